@@ -1,0 +1,55 @@
+/* Stored baselines: baselines/<gpu-name>.csv, one row per
+ * (benchmark, backend, dtype, M, N).
+ *
+ * Schema (header row required, libcsv):
+ *   benchmark,backend,dtype,M,N,median_ms,gbps,noise,samples,q1_ms,q3_ms,
+ *   date,version
+ * noise is the robust relative spread of the recording run (1.4826*MAD/median);
+ * q1/q3 the quartiles of its samples. Columns after the required ones
+ * (benchmark..noise) may be empty or absent in older files. */
+#ifndef KB_BASELINE_H
+#define KB_BASELINE_H
+
+#include "kbench.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    char benchmark[48], backend[48], dtype[8];
+    int64_t M, N;
+    double median_ms, gbps, noise;
+    int samples;
+    double q1_ms, q3_ms; /* NaN when absent */
+    char date[32], version[16];
+} kb_baseline_row;
+
+typedef struct {
+    kb_baseline_row *v;
+    size_t n, cap;
+} kb_baseline;
+
+void kb_baseline_init(kb_baseline *b);
+void kb_baseline_free(kb_baseline *b);
+
+/* A missing file is an empty baseline (KB_OK); a malformed one (bad header,
+ * wrong field count, non-numeric number, unterminated quote, truncated last
+ * row, duplicate key) is KB_ERR_PARSE naming file and line. */
+kb_status kb_baseline_read(const char *path, kb_baseline *b, kb_err *e);
+/* Row for the key or NULL. */
+const kb_baseline_row *kb_baseline_find(const kb_baseline *b, const char *benchmark,
+                                        const char *backend, const char *dtype, int64_t M,
+                                        int64_t N);
+/* Insert or replace by key; other rows untouched. */
+kb_status kb_baseline_upsert(kb_baseline *b, const kb_baseline_row *row, kb_err *e);
+/* Sorted by key, written to path.tmp then renamed: a crash never leaves a
+ * half-written file. */
+kb_status kb_baseline_write(const char *path, const kb_baseline *b, kb_err *e);
+/* "NVIDIA H200" -> "<dir>/NVIDIA_H200.csv" */
+void kb_baseline_path(const char *dir, const char *gpu_name, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,39 @@
+/* Device buffers of one case: inputs, saved forward statistics, outputs,
+ * gold and the backend's workspace, allocated together after checking that
+ * they fit in free device memory. */
+#ifndef KB_BUFFERS_H
+#define KB_BUFFERS_H
+
+#include "kbench.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    kb_problem p;
+    kb_tensors t;       /* what the backend sees                            */
+    void *gold;         /* reference output, same dtype/size as t.out       */
+    float *gold_dw;     /* reference dw [N] (norm backward)                 */
+    void *block;        /* one cudaMalloc holding everything                */
+    size_t bytes;
+} kb_buffers;
+
+/* Bytes kb_buffers_alloc would take for p with ws bytes of workspace. */
+size_t kb_buffers_bytes(const kb_problem *p, size_t ws);
+/* KB_ERR_NOMEM (with the sizes in the message) when it does not fit. */
+kb_status kb_buffers_alloc(const kb_problem *p, size_t ws, kb_buffers *b, kb_err *e);
+void kb_buffers_free(kb_buffers *b);
+/* Number of elements / bytes of t.out for p. */
+int64_t kb_out_elems(const kb_problem *p);
+
+/* Inputs from the fixed seed (see kernels/reference/inputs.cu), then the
+ * saved forward statistics, then the gold outputs; all on stream s. */
+kb_status kb_buffers_prepare(kb_buffers *b, uint64_t seed, cudaStream_t s, kb_err *e);
+/* Fill outputs (out, dw) with NaN so unwritten elements fail accuracy. */
+kb_status kb_buffers_poison(kb_buffers *b, cudaStream_t s, kb_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

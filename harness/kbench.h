@@ -1,0 +1,172 @@
+/* kbench core types shared by the harness (C11) and the kernels (CUDA C).
+ *
+ * Everything a backend needs to know about a case lives here: the problem
+ * (benchmark, dtype, shape), the device tensors, the status/error convention
+ * and the backend implementation table. Host code includes it from C, kernels
+ * from .cu files; hence the extern "C" guards. */
+#ifndef KBENCH_H
+#define KBENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KB_VERSION "0.1.0"
+
+/* Exit code CTest treats as "skipped" (SKIP_RETURN_CODE). */
+#define KB_EXIT_SKIP 77
+
+/* ---- errors are values -------------------------------------------------- */
+typedef enum {
+    KB_OK = 0,
+    KB_ERR_ARG,         /* bad user input: names, shapes, flags          */
+    KB_ERR_IO,          /* file could not be read or written             */
+    KB_ERR_PARSE,       /* malformed file content (CSV, cache)           */
+    KB_ERR_CUDA,        /* a CUDA runtime call or a launch failed        */
+    KB_ERR_NOMEM,       /* shape does not fit in free device memory      */
+    KB_ERR_NODEV,       /* no usable CUDA device                         */
+    KB_ERR_UNSUPPORTED, /* backend cannot run this case (SKIP, not FAIL) */
+    KB_ERR_ACCURACY,    /* output differs from the fp32 reference        */
+    KB_ERR_PERF         /* slower than the stored baseline               */
+} kb_status;
+
+typedef struct {
+    char msg[1024];
+} kb_err;
+
+/* Record "file:line: message" in e (if non-NULL) and return st. */
+kb_status kb_fail(kb_err *e, kb_status st, const char *file, int line,
+                  const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+const char *kb_status_name(kb_status st);
+
+#define KB_FAIL(e, st, ...) kb_fail((e), (st), __FILE__, __LINE__, __VA_ARGS__)
+
+/* Every CUDA runtime call goes through this: a failure becomes a status with
+ * the call's text, CUDA's message, file and line. */
+#define KB_CUDA(e, call)                                                      \
+    do {                                                                      \
+        cudaError_t kb_cuda_rc_ = (call);                                     \
+        if (kb_cuda_rc_ != cudaSuccess)                                       \
+            return kb_fail((e), KB_ERR_CUDA, __FILE__, __LINE__, "%s: %s",    \
+                           #call, cudaGetErrorString(kb_cuda_rc_));           \
+    } while (0)
+
+/* After a kernel launch: catches bad configurations at once. */
+#define KB_LAUNCHED(e) KB_CUDA((e), cudaGetLastError())
+
+#define KB_TRY(call)                                                          \
+    do {                                                                      \
+        kb_status kb_try_rc_ = (call);                                        \
+        if (kb_try_rc_ != KB_OK) return kb_try_rc_;                           \
+    } while (0)
+
+/* ---- dtypes ------------------------------------------------------------- */
+typedef enum { KB_BF16 = 0, KB_FP16 = 1, KB_FP32 = 2, KB_NUM_DTYPES } kb_dtype;
+
+size_t kb_dtype_size(kb_dtype d);
+const char *kb_dtype_name(kb_dtype d);
+kb_status kb_dtype_parse(const char *s, kb_dtype *out, kb_err *e);
+
+/* ---- benchmarks --------------------------------------------------------- */
+typedef enum {
+    KB_CE_FWD = 0,
+    KB_CE_BWD,
+    KB_SOFTMAX_FWD,
+    KB_SOFTMAX_BWD,
+    KB_RMSNORM_FWD,
+    KB_RMSNORM_BWD,
+    KB_LAYERNORM_FWD,
+    KB_LAYERNORM_BWD,
+    KB_NUM_BENCH
+} kb_bench_id;
+
+typedef struct {
+    int64_t M, N;
+} kb_shape;
+
+/* One case's problem: what is computed, in which dtype, on which shape. */
+typedef struct {
+    kb_bench_id bench;
+    kb_dtype dtype;
+    int64_t M, N;
+} kb_problem;
+
+#define KB_NORM_EPS 1e-6f
+
+/* Device tensors of one case. Rows are contiguous, shape [M, N], reduction
+ * over N. Unused pointers are NULL. "dtype" means the problem's dtype.
+ *
+ *   benchmark            inputs                 saved (fwd, untimed)  outputs
+ *   cross_entropy_fwd    x, target              -                     out=loss[M] dtype
+ *   cross_entropy_bwd    x, target, dloss       lse[M]                out=dx[M,N]
+ *   softmax_fwd          x                      -                     out=y[M,N]
+ *   softmax_bwd          dy                     y[M,N] (=softmax(x))  out=dx[M,N]
+ *   rmsnorm_fwd          x, w                   -                     out=y[M,N]
+ *   rmsnorm_bwd          x, w, dy               rstd[M]               out=dx[M,N], dw[N]
+ *   layernorm_fwd        x, w                   -                     out=y[M,N]
+ *   layernorm_bwd        x, w, dy               mean[M], rstd[M]      out=dx[M,N], dw[N]
+ *
+ * Saved statistics are fp32. The workspace is the scratch the backend asked
+ * for in setup (eager's HBM intermediates, tuned's dw partials), 256-byte
+ * aligned, contents undefined on entry. */
+typedef struct {
+    const void *x;
+    const int64_t *target;
+    const float *dloss;
+    const void *dy;
+    const float *w;
+    const void *y;
+    const float *lse;
+    const float *mean;
+    const float *rstd;
+    void *out;
+    float *dw;
+    void *workspace;
+    size_t workspace_bytes;
+} kb_tensors;
+
+/* What setup may look at besides the problem. */
+typedef struct {
+    int device;                 /* CUDA ordinal the case runs on            */
+    int sm_count;
+    size_t l2_bytes;
+    size_t smem_optin;          /* max dynamic shared memory per block      */
+    const char *gpu_name;       /* cudaDeviceProp.name, spaces kept          */
+    const char *tune_cache;     /* tuned backend: cache file path (or NULL) */
+    const char *custom_config;  /* tuned backend: "key=val,..." or NULL     */
+    int tune;                   /* tuned backend: run the search now        */
+} kb_setup_ctx;
+
+/* A backend's implementation of one benchmark.
+ *
+ * setup    (optional) runs once per case outside the timed region: build
+ *          plans, pick launch parameters, report workspace bytes needed.
+ *          Returning KB_ERR_UNSUPPORTED makes the case SKIP with e->msg.
+ * run      enqueues the whole op on stream s; must not synchronise or
+ *          allocate. Called many times with the same tensors.
+ * describe (optional) writes a short text of the chosen configuration
+ *          (e.g. tuned launch parameters) shown in results.
+ * teardown (optional) frees state. */
+typedef struct kb_impl {
+    const char *backend;
+    kb_bench_id bench;
+    kb_status (*setup)(const kb_problem *p, const kb_setup_ctx *ctx,
+                       void **state, size_t *workspace_bytes, kb_err *e);
+    kb_status (*run)(const kb_problem *p, const kb_tensors *t, void *state,
+                     cudaStream_t s, kb_err *e);
+    void (*describe)(const void *state, char *buf, size_t len);
+    void (*teardown)(void *state);
+} kb_impl;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

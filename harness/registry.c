@@ -1,0 +1,252 @@
+/* Benchmarks, shapes, byte models and backend implementations. */
+#include "registry.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const kb_bench_info benches[KB_NUM_BENCH] = {
+    {KB_CE_FWD, "cross_entropy_forward", "cross_entropy", 0, 0},
+    {KB_CE_BWD, "cross_entropy_backward", "cross_entropy", 1, 0},
+    {KB_SOFTMAX_FWD, "softmax_forward", "softmax", 0, 0},
+    {KB_SOFTMAX_BWD, "softmax_backward", "softmax", 1, 0},
+    {KB_RMSNORM_FWD, "rmsnorm_forward", "rmsnorm", 0, 1},
+    {KB_RMSNORM_BWD, "rmsnorm_backward", "rmsnorm", 1, 1},
+    {KB_LAYERNORM_FWD, "layernorm_forward", "layernorm", 0, 1},
+    {KB_LAYERNORM_BWD, "layernorm_backward", "layernorm", 1, 1},
+};
+
+const kb_bench_info *kb_bench_info_get(kb_bench_id id)
+{
+    return (unsigned)id < KB_NUM_BENCH ? &benches[id] : NULL;
+}
+
+kb_status kb_bench_find(const char *name, kb_bench_id *out, kb_err *e)
+{
+    for (int i = 0; i < KB_NUM_BENCH; i++)
+        if (strcmp(name, benches[i].name) == 0) {
+            *out = (kb_bench_id)i;
+            return KB_OK;
+        }
+    return KB_FAIL(e, KB_ERR_ARG, "Unknown benchmark '%s'. Use --list to see the benchmarks.",
+                   name);
+}
+
+double kb_bytes_moved(const kb_problem *p)
+{
+    const double M = (double)p->M, N = (double)p->N, s = (double)kb_dtype_size(p->dtype);
+    switch (p->bench) {
+    case KB_CE_FWD: return (M * N + M + M) * s;
+    case KB_CE_BWD: return 2 * M * N * s + 8 * M + 4 * M;
+    case KB_SOFTMAX_FWD: return 2 * M * N * s;
+    case KB_SOFTMAX_BWD: return 3 * M * N * s;
+    case KB_RMSNORM_FWD:
+    case KB_LAYERNORM_FWD: return 2 * M * N * s + 4 * N;
+    case KB_RMSNORM_BWD:
+    case KB_LAYERNORM_BWD: return 3 * M * N * s + 2 * 4 * N;
+    case KB_NUM_BENCH: break;
+    }
+    return 0;
+}
+
+/* SPEC's default sweep; the norms add the transformer-activation shapes. */
+static const kb_shape sweep[] = {
+    {32768, 256},   {32768, 512},   {32768, 1024},  {32768, 2048},
+    {32768, 4096},  {32768, 8192},  {32768, 16384}, {32768, 32768},
+    {32768, 65536}, {16384, 131072}, {8192, 262144},
+    {576000, 384},  {576000, 512},  {1152000, 384}, {1152000, 512},
+};
+#define SWEEP_COMMON 11
+#define SWEEP_NORM 15
+
+/* Vocabulary sizes (GPT-2, Llama 3, Qwen 2), a width one short of a power of
+ * two, a single column and a single row: the tails and edges of every kernel. */
+static const kb_shape odd[] = {
+    {4096, 50257}, {2048, 128256}, {1024, 151936}, {32768, 4095}, {4096, 1}, {1, 32768},
+};
+/* fp16 and fp32: one aligned and one odd width. */
+static const kb_shape short_list[] = {{32768, 1024}, {4096, 50257}};
+
+size_t kb_shapes(kb_bench_id id, kb_shape_set set, const kb_shape **out)
+{
+    switch (set) {
+    case KB_SHAPES_DEFAULT:
+        *out = sweep;
+        return benches[id].norm ? SWEEP_NORM : SWEEP_COMMON;
+    case KB_SHAPES_ODD: *out = odd; return sizeof odd / sizeof odd[0];
+    case KB_SHAPES_SHORT: *out = short_list; return sizeof short_list / sizeof short_list[0];
+    }
+    *out = NULL;
+    return 0;
+}
+
+/* ---- backends ------------------------------------------------------------
+ * Each kernels/<op>/<backend> file defines kb_<op>_<backend>_{fwd,bwd}. The
+ * references are weak so that a build without a backend (cuDNN switched off
+ * at configure time) links and simply does not register it. The kernel
+ * objects are linked as objects, not from an archive, so weak references
+ * still resolve to them when they are built. */
+#define KB_DECLARE(op, be)                                                    \
+    extern const kb_impl kb_##op##_##be##_fwd __attribute__((weak));         \
+    extern const kb_impl kb_##op##_##be##_bwd __attribute__((weak));
+#define KB_DECLARE_BACKEND(be)                                                \
+    KB_DECLARE(cross_entropy, be)                                             \
+    KB_DECLARE(softmax, be) KB_DECLARE(rmsnorm, be) KB_DECLARE(layernorm, be)
+KB_DECLARE_BACKEND(eager)
+KB_DECLARE_BACKEND(fused)
+KB_DECLARE_BACKEND(tuned)
+KB_DECLARE_BACKEND(cudnn)
+
+#define KB_ROW(be)                                                            \
+    {&kb_cross_entropy_##be##_fwd, &kb_cross_entropy_##be##_bwd,              \
+     &kb_softmax_##be##_fwd,       &kb_softmax_##be##_bwd,                    \
+     &kb_rmsnorm_##be##_fwd,       &kb_rmsnorm_##be##_bwd,                    \
+     &kb_layernorm_##be##_fwd,     &kb_layernorm_##be##_bwd}
+
+static const char *const backend_names[KB_NUM_BACKENDS] = {"eager", "fused", "tuned", "cudnn"};
+
+static const kb_impl *impl_at(int backend, kb_bench_id bench)
+{
+    static const kb_impl *const table[KB_NUM_BACKENDS][KB_NUM_BENCH] = {
+        KB_ROW(eager), KB_ROW(fused), KB_ROW(tuned), KB_ROW(cudnn)};
+    return table[backend][bench];
+}
+
+const char *kb_backend_name(int i)
+{
+    return i >= 0 && i < KB_NUM_BACKENDS ? backend_names[i] : NULL;
+}
+
+int kb_backend_index(const char *name)
+{
+    for (int i = 0; i < KB_NUM_BACKENDS; i++)
+        if (strcmp(name, backend_names[i]) == 0) return i;
+    return -1;
+}
+
+const kb_impl *kb_impl_get(kb_bench_id bench, const char *backend)
+{
+    int b = kb_backend_index(backend);
+    if (b < 0 || (unsigned)bench >= KB_NUM_BENCH) return NULL;
+    return impl_at(b, bench);
+}
+
+/* ---- cases --------------------------------------------------------------- */
+static const struct {
+    kb_dtype dtype;
+    kb_shape_set set;
+} sweeps[] = {
+    {KB_BF16, KB_SHAPES_DEFAULT},
+    {KB_BF16, KB_SHAPES_ODD},
+    {KB_FP16, KB_SHAPES_SHORT},
+    {KB_FP32, KB_SHAPES_SHORT},
+};
+
+kb_status kb_cases_foreach(kb_status (*fn)(const kb_case *c, void *arg), void *arg)
+{
+    for (int b = 0; b < KB_NUM_BENCH; b++)
+        for (int be = 0; be < KB_NUM_BACKENDS; be++) {
+            const kb_impl *impl = impl_at(be, (kb_bench_id)b);
+            if (!impl) continue;
+            for (size_t s = 0; s < sizeof sweeps / sizeof sweeps[0]; s++) {
+                const kb_shape *shapes;
+                size_t n = kb_shapes((kb_bench_id)b, sweeps[s].set, &shapes);
+                for (size_t i = 0; i < n; i++) {
+                    kb_case c = {{(kb_bench_id)b, sweeps[s].dtype, shapes[i].M, shapes[i].N},
+                                 impl, backend_names[be], sweeps[s].set};
+                    kb_status st = fn(&c, arg);
+                    if (st != KB_OK) return st;
+                }
+            }
+        }
+    return KB_OK;
+}
+
+void kb_case_name(const kb_case *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s.%s.%s.%" PRId64 "x%" PRId64, benches[c->p.bench].name, c->backend,
+             kb_dtype_name(c->p.dtype), c->p.M, c->p.N);
+}
+
+void kb_case_labels(const kb_case *c, char *buf, size_t len)
+{
+    const kb_bench_info *bi = &benches[c->p.bench];
+    snprintf(buf, len, "%s,%s,%s,%s,%s,gpu%s", bi->family, bi->name,
+             bi->backward ? "backward" : "forward", c->backend, kb_dtype_name(c->p.dtype),
+             c->set == KB_SHAPES_ODD ? ",odd" : "");
+}
+
+static kb_status parse_dim(const char *s, const char *end, const char *whole, int64_t *out,
+                           kb_err *e)
+{
+    if (s == end) return KB_FAIL(e, KB_ERR_ARG, "malformed shape '%s': expected MxN", whole);
+    int64_t v = 0;
+    for (const char *c = s; c < end; c++) {
+        if (*c < '0' || *c > '9')
+            return KB_FAIL(e, KB_ERR_ARG,
+                           "malformed shape '%s': expected MxN with positive integers", whole);
+        if (v > (INT64_MAX - 9) / 10)
+            return KB_FAIL(e, KB_ERR_ARG, "shape '%s': dimension too large", whole);
+        v = v * 10 + (*c - '0');
+    }
+    if (v < 1) return KB_FAIL(e, KB_ERR_ARG, "shape '%s': M and N must be >= 1", whole);
+    *out = v;
+    return KB_OK;
+}
+
+kb_status kb_shape_parse(const char *s, kb_shape *out, kb_err *e)
+{
+    const char *x = strchr(s, 'x');
+    if (!x) return KB_FAIL(e, KB_ERR_ARG, "malformed shape '%s': expected MxN, e.g. 32768x4096", s);
+    kb_shape sh;
+    KB_TRY(parse_dim(s, x, s, &sh.M, e));
+    KB_TRY(parse_dim(x + 1, x + strlen(x), s, &sh.N, e));
+    /* Element counts are int64 in the kernels; keep M*N well inside. */
+    if (sh.M > INT64_MAX / 4 / sh.N)
+        return KB_FAIL(e, KB_ERR_ARG, "shape '%s': M*N too large", s);
+    *out = sh;
+    return KB_OK;
+}
+
+kb_status kb_case_parse(const char *name, kb_case *out, kb_err *e)
+{
+    char buf[256];
+    if (strlen(name) >= sizeof buf) return KB_FAIL(e, KB_ERR_ARG, "case name too long: '%s'", name);
+    strcpy(buf, name);
+    char *part[4];
+    char *p = buf;
+    for (int i = 0; i < 3; i++) {
+        char *dot = strchr(p, '.');
+        if (!dot)
+            return KB_FAIL(e, KB_ERR_ARG,
+                           "malformed case name '%s': expected <benchmark>.<backend>.<dtype>.<M>x<N>",
+                           name);
+        *dot = '\0';
+        part[i] = p;
+        p = dot + 1;
+    }
+    part[3] = p;
+    kb_case c;
+    memset(&c, 0, sizeof c);
+    KB_TRY(kb_bench_find(part[0], &c.p.bench, e));
+    int be = kb_backend_index(part[1]);
+    if (be < 0) return KB_FAIL(e, KB_ERR_ARG, "unknown backend '%s' in case '%s'", part[1], name);
+    c.backend = backend_names[be];
+    c.impl = impl_at(be, c.p.bench);
+    if (!c.impl)
+        return KB_FAIL(e, KB_ERR_ARG, "backend '%s' does not implement %s", part[1], part[0]);
+    KB_TRY(kb_dtype_parse(part[2], &c.p.dtype, e));
+    kb_shape sh;
+    KB_TRY(kb_shape_parse(part[3], &sh, e));
+    c.p.M = sh.M;
+    c.p.N = sh.N;
+    c.set = KB_SHAPES_DEFAULT;
+    const kb_shape *odd_shapes;
+    size_t n = kb_shapes(c.p.bench, KB_SHAPES_ODD, &odd_shapes);
+    for (size_t i = 0; i < n; i++)
+        if (odd_shapes[i].M == sh.M && odd_shapes[i].N == sh.N) c.set = KB_SHAPES_ODD;
+    *out = c;
+    return KB_OK;
+}

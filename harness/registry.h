@@ -1,0 +1,67 @@
+/* The registry: the one source of truth for benchmarks, their shapes, byte
+ * models and the backends that implement them. CTest's case list, the CLI's
+ * --list and the unit tests all read it; nothing else keeps a list. */
+#ifndef KB_REGISTRY_H
+#define KB_REGISTRY_H
+
+#include "kbench.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    kb_bench_id id;
+    const char *name;    /* "softmax_forward"                      */
+    const char *family;  /* "softmax": op family, a CTest label      */
+    int backward;        /* 0 forward, 1 backward                  */
+    int norm;            /* 1 for RMSNorm/LayerNorm (extra shapes)  */
+} kb_bench_info;
+
+const kb_bench_info *kb_bench_info_get(kb_bench_id id);
+kb_status kb_bench_find(const char *name, kb_bench_id *out, kb_err *e);
+
+/* Bytes moved per SPEC's table (for GB/s). */
+double kb_bytes_moved(const kb_problem *p);
+
+/* Shape lists. */
+typedef enum {
+    KB_SHAPES_DEFAULT = 0, /* SPEC's default sweep (+ norm extras)           */
+    KB_SHAPES_ODD,         /* N not a multiple of the vector width, M = 1    */
+    KB_SHAPES_SHORT        /* what fp16 and fp32 run on                      */
+} kb_shape_set;
+size_t kb_shapes(kb_bench_id id, kb_shape_set set, const kb_shape **out);
+
+/* Backends, in display order: eager first (speedups are against it). */
+#define KB_NUM_BACKENDS 4
+const char *kb_backend_name(int i);
+int kb_backend_index(const char *name); /* -1 when unknown */
+
+/* The implementation of bench by backend, or NULL when that backend does
+ * not implement it (or was not built). */
+const kb_impl *kb_impl_get(kb_bench_id bench, const char *backend);
+
+/* A case as CTest names it: <benchmark>.<backend>.<dtype>.<M>x<N>. */
+typedef struct {
+    kb_problem p;
+    const kb_impl *impl;
+    const char *backend;
+    kb_shape_set set;
+} kb_case;
+
+/* Enumerate every registered case (all benchmarks, backends, dtypes,
+ * shapes); fn is called once per case, stops early on non-KB_OK. */
+kb_status kb_cases_foreach(kb_status (*fn)(const kb_case *c, void *arg),
+                           void *arg);
+void kb_case_name(const kb_case *c, char *buf, size_t len);
+kb_status kb_case_parse(const char *name, kb_case *out, kb_err *e);
+/* Labels, ','-separated: family, benchmark, direction, backend, dtype, gpu. */
+void kb_case_labels(const kb_case *c, char *buf, size_t len);
+
+/* "MxN" with M >= 1, N >= 1, decimal, nothing else. */
+kb_status kb_shape_parse(const char *s, kb_shape *out, kb_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,67 @@
+/* One measured case and the files results are written to.
+ *
+ * Results CSV schema (header row, libcsv, one row per case; the report reads
+ * it, peers' scripts write it):
+ *   benchmark,backend,dtype,M,N,median_ms,min_ms,max_ms,noise,gbps,sol_gbps,
+ *   sol_pct,samples,accuracy,mismatches,max_err,baseline_gbps,verdict,gpu,
+ *   config,date,version
+ * accuracy: PASS | FAIL | SKIP. verdict: SAME | FASTER | SLOWER | NOISY |
+ * NO_BASELINE | (empty when not checked). Unmeasured numbers are empty.
+ * backend is the series name: "eager", "tuned", "tuned:<custom-name>",
+ * or a peer ("torch_eager", "torch_compile", "liger", ...). */
+#ifndef KB_RESULTS_H
+#define KB_RESULTS_H
+
+#include <stdio.h>
+
+#include "kbench.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    char benchmark[48];
+    char backend[48];
+    char dtype[8];
+    int64_t M, N;
+    double median_ms, min_ms, max_ms, noise; /* NaN when not timed */
+    double gbps, sol_gbps, sol_pct;
+    int samples;
+    char accuracy[8];     /* PASS FAIL SKIP */
+    int64_t mismatches;
+    double max_err;       /* worst |out-gold| / (atol + rtol|gold|) */
+    double baseline_gbps; /* NaN: no baseline row */
+    char verdict[16];
+    char gpu[64];
+    char config[128];     /* tuned launch parameters etc. */
+    char date[32];        /* ISO 8601 UTC */
+    char version[16];
+    char message[256];    /* skip reason / failure text (not in CSV) */
+} kb_result;
+
+typedef struct {
+    kb_result *v;
+    size_t n, cap;
+} kb_results;
+
+void kb_results_init(kb_results *r);
+kb_status kb_results_push(kb_results *r, const kb_result *x, kb_err *e);
+void kb_results_free(kb_results *r);
+
+/* Write all results: CSV through libcsv, JSON by hand (an array of objects,
+ * NaN as null). Written to a temp file and renamed into place. */
+kb_status kb_results_write_csv(const kb_results *r, const char *path, kb_err *e);
+kb_status kb_results_write_json(const kb_results *r, const char *path, kb_err *e);
+/* Read a results CSV (ours or a peer's); header names columns, order free,
+ * unknown columns ignored; required: benchmark,backend,dtype,M,N,median_ms.
+ * Errors name the file and line. Appends to r. */
+kb_status kb_results_read_csv(const char *path, kb_results *r, kb_err *e);
+
+/* One line per result, as --print-benchmark-result shows it. */
+void kb_result_print(FILE *f, const kb_result *x);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,76 @@
+/* The tuned backend's launch-parameter selection: heuristic default, an
+ * on-disk cache of search results keyed by GPU, and a coordinate-descent
+ * search (move one parameter at a time, keep improvements: the method torch
+ * inductor's coordinate_descent_tuning uses).
+ *
+ * Each tuned kernel file describes its search space with a kb_tune_space and
+ * wires its kb_impl to the generic kb_tuned_* functions below. */
+#ifndef KB_TUNER_H
+#define KB_TUNER_H
+
+#include "kbench.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KB_TUNE_MAX_PARAMS 6
+#define KB_TUNE_MAX_CHOICES 12
+
+typedef struct {
+    int v[KB_TUNE_MAX_PARAMS]; /* values in the order of kb_tune_space.names */
+} kb_tune_cfg;
+
+typedef struct kb_tune_space {
+    const char *op; /* benchmark name, e.g. "softmax_forward" */
+    int nparams;
+    const char *names[KB_TUNE_MAX_PARAMS];  /* "threads", "rows", "cluster", ... */
+    int nchoices[KB_TUNE_MAX_PARAMS];
+    int choices[KB_TUNE_MAX_PARAMS][KB_TUNE_MAX_CHOICES];
+    /* Default when no cache entry exists: must be valid for every problem. */
+    void (*heuristic)(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out);
+    /* 1 if the kernel can run c on p (instantiated, fits registers/smem). */
+    int (*valid)(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg *c);
+    /* Scratch bytes the launch needs (may be NULL: none). */
+    size_t (*workspace)(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg *c);
+    kb_status (*launch)(const kb_problem *p, const kb_tensors *t, const kb_tune_cfg *c,
+                        cudaStream_t s, kb_err *e);
+} kb_tune_space;
+
+/* "threads=256,rows=1" -> cfg; unknown keys, bad numbers, values not among
+ * the choices: KB_ERR_ARG naming the key. Keys left out keep base's value. */
+kb_status kb_tune_parse(const kb_tune_space *sp, const char *text, const kb_tune_cfg *base,
+                        kb_tune_cfg *out, kb_err *e);
+void kb_tune_format(const kb_tune_space *sp, const kb_tune_cfg *c, char *buf, size_t len);
+
+/* Generic kb_impl glue for tuned kernels. setup picks the configuration:
+ * ctx->custom_config if given, else the cache entry for (GPU, op, dtype,
+ * N bucket) in ctx->tune_cache, else the heuristic; with ctx->tune it first
+ * runs the search and stores the winner in the cache. */
+kb_status kb_tuned_setup(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx,
+                         void **state, size_t *workspace_bytes, kb_err *e);
+kb_status kb_tuned_run(const kb_problem *p, const kb_tensors *t, void *state, cudaStream_t s,
+                       kb_err *e);
+void kb_tuned_describe(const void *state, char *buf, size_t len);
+void kb_tuned_teardown(void *state);
+
+/* Defines kb_<op>_tuned_<dir> from a kb_tune_space named space. */
+#define KB_TUNED_IMPL(sym, bench_id, space)                                   \
+    static kb_status sym##_setup(const kb_problem *p, const kb_setup_ctx *ctx, \
+                                 void **state, size_t *ws, kb_err *e)         \
+    {                                                                         \
+        return kb_tuned_setup(&(space), p, ctx, state, ws, e);                \
+    }                                                                         \
+    KB_EXTERN_C const kb_impl sym = {"tuned", bench_id, sym##_setup, kb_tuned_run, \
+                                     kb_tuned_describe, kb_tuned_teardown};
+
+#ifdef __cplusplus
+#define KB_EXTERN_C extern "C"
+#else
+#define KB_EXTERN_C
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

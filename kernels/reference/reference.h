@@ -1,0 +1,66 @@
+/* fp32 references: a plain CPU implementation (C, used by the unit tests and
+ * to validate the GPU one) and simple GPU kernels (used by every case for
+ * speed). Both accumulate in fp32 or wider; the GPU gold is rounded to the
+ * output dtype as a last step.
+ *
+ * Definitions (eps = KB_NORM_EPS, rows of length N, reduction over N):
+ *   lse[i]  = log(sum_j exp(x[i,j]))
+ *   CE fwd  loss[i] = lse[i] - x[i, target[i]]
+ *   CE bwd  dx[i,j] = dloss[i] * (exp(x[i,j] - lse[i]) - (j == target[i]))
+ *   SM fwd  y = exp(x - max) / sum exp(x - max)
+ *   SM bwd  dx = y * (dy - sum_j(dy*y))
+ *   RMS fwd rstd = 1/sqrt(mean(x^2) + eps); y = x * rstd * w
+ *   RMS bwd xh = x*rstd; g = dy*w; dx = rstd * (g - xh * mean(g*xh)); dw = sum_i dy*xh
+ *   LN fwd  mean, rstd = 1/sqrt(var + eps) (biased var); y = (x-mean)*rstd*w
+ *   LN bwd  xh = (x-mean)*rstd; g = dy*w;
+ *           dx = rstd * (g - mean(g) - xh*mean(g*xh)); dw = sum_i dy*xh
+ * Inputs read by the backward are the dtype-rounded tensors (x, dy, y) and
+ * the fp32 saved statistics. */
+#ifndef KB_REFERENCE_H
+#define KB_REFERENCE_H
+
+#include <stdio.h>
+
+#include "buffers.h"
+#include "kbench.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- CPU (host arrays, fp32 in and out) ---------------------------------- */
+typedef struct {
+    const float *x, *dy, *w, *dloss, *y; /* y: softmax output for SM bwd */
+    const int64_t *target;
+    const float *lse, *mean, *rstd;      /* saved stats for the backwards */
+} kb_ref_in;
+
+typedef struct {
+    float *out;                          /* loss[M] or [M,N]        */
+    float *dw;                           /* [N] (norm backward)     */
+} kb_ref_out;
+
+/* Saved statistics of the forward (lse / mean / rstd / softmax y) from x. */
+void kb_ref_cpu_saved(kb_bench_id b, int64_t M, int64_t N, const float *x,
+                      float *lse, float *mean, float *rstd, float *y);
+kb_status kb_ref_cpu(kb_bench_id b, int64_t M, int64_t N, const kb_ref_in *in,
+                     kb_ref_out *out, kb_err *e);
+
+/* ---- GPU (device buffers of a case) ---------------------------------------- */
+/* Inputs from the fixed seed: x, target, dloss, dy, w as SPEC says; a
+ * counter-based generator, so the same (seed, tensor, index) gives the same
+ * value on every run and GPU. */
+kb_status kb_inputs_generate(kb_buffers *b, uint64_t seed, cudaStream_t s, kb_err *e);
+/* What the forward saves for the backward: y, lse, mean, rstd. */
+kb_status kb_ref_gpu_saved(kb_buffers *b, cudaStream_t s, kb_err *e);
+/* Gold outputs into b->gold (and b->gold_dw). */
+kb_status kb_ref_gpu_gold(kb_buffers *b, cudaStream_t s, kb_err *e);
+
+/* GPU reference vs CPU reference on small shapes (every benchmark, dtype);
+ * prints one line per check to log. KB_ERR_ACCURACY on a mismatch. */
+kb_status kb_reference_selftest(FILE *log, kb_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,44 @@
+/* Runs one Check suite by name (CTest registers one case per suite) or all
+ * of them. Each tests/unit/test_<name>.c defines kb_suite_<name>(). */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "unit.h"
+
+static const struct {
+    const char *name;
+    Suite *(*make)(void);
+} suites[] = {
+    {"registry", kb_suite_registry}, {"cli", kb_suite_cli},
+    {"tolerance", kb_suite_tolerance}, {"stats", kb_suite_stats},
+    {"reference", kb_suite_reference}, {"baseline", kb_suite_baseline},
+    {"results", kb_suite_results}, {"npy", kb_suite_npy},
+    {"report", kb_suite_report}, {"gate", kb_suite_gate},
+    {"tuner", kb_suite_tuner}, {"resources", kb_suite_resources},
+};
+
+int main(int argc, char **argv)
+{
+    const char *want = argc > 1 ? argv[1] : NULL;
+    SRunner *sr = NULL;
+    for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) {
+        if (want && strcmp(want, suites[i].name) != 0) continue;
+        if (!suites[i].make) {
+            fprintf(stderr, "kbench_unit: suite '%s' is not built\n", suites[i].name);
+            return 1;
+        }
+        if (!sr)
+            sr = srunner_create(suites[i].make());
+        else
+            srunner_add_suite(sr, suites[i].make());
+    }
+    if (!sr) {
+        fprintf(stderr, "kbench_unit: no suite named '%s'\n", want);
+        return 2;
+    }
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

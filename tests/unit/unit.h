@@ -1,0 +1,23 @@
+/* Suite constructors, one per tests/unit/test_<name>.c. Weak so a suite still
+ * being written does not break the link; main() fails loudly if asked for a
+ * suite that is not built. */
+#ifndef KB_UNIT_H
+#define KB_UNIT_H
+#include <check.h>
+
+#define KB_SUITE(name) Suite *kb_suite_##name(void) __attribute__((weak));
+KB_SUITE(registry)
+KB_SUITE(cli)
+KB_SUITE(tolerance)
+KB_SUITE(stats)
+KB_SUITE(reference)
+KB_SUITE(baseline)
+KB_SUITE(results)
+KB_SUITE(npy)
+KB_SUITE(report)
+KB_SUITE(gate)
+KB_SUITE(tuner)
+KB_SUITE(resources)
+#undef KB_SUITE
+
+#endif
