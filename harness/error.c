@@ -54,3 +54,13 @@ kb_status kb_dtype_parse(const char *s, kb_dtype *out, kb_err *e)
         }
     return KB_FAIL(e, KB_ERR_ARG, "unknown dtype '%s' (expected bf16, fp16 or fp32)", s);
 }
+
+const char *kb_err_text(const kb_err *e)
+{
+    /* Skip the "file.c:123: " prefix that KB_FAIL puts first. */
+    const char *m = e->msg, *c = strchr(m, ':');
+    if (!c || c[1] < '0' || c[1] > '9') return m;
+    const char *d = c + 1;
+    while (*d >= '0' && *d <= '9') d++;
+    return d[0] == ':' && d[1] == ' ' ? d + 2 : m;
+}

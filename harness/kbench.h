@@ -46,6 +46,8 @@ kb_status kb_fail(kb_err *e, kb_status st, const char *file, int line,
 #endif
     ;
 const char *kb_status_name(kb_status st);
+/* The message without its "file:line: " prefix, for users' eyes. */
+const char *kb_err_text(const kb_err *e);
 
 #define KB_FAIL(e, st, ...) kb_fail((e), (st), __FILE__, __LINE__, __VA_ARGS__)
 

@@ -242,10 +242,12 @@ kb_status kb_case_parse(const char *name, kb_case *out, kb_err *e)
     KB_TRY(kb_shape_parse(part[3], &sh, e));
     c.p.M = sh.M;
     c.p.N = sh.N;
-    c.set = KB_SHAPES_DEFAULT;
+    /* Which list the case comes from, as kb_cases_foreach registers it: the
+     * odd list runs in bf16, the short list in fp16/fp32. */
+    c.set = c.p.dtype == KB_BF16 ? KB_SHAPES_DEFAULT : KB_SHAPES_SHORT;
     const kb_shape *odd_shapes;
     size_t n = kb_shapes(c.p.bench, KB_SHAPES_ODD, &odd_shapes);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n && c.p.dtype == KB_BF16; i++)
         if (odd_shapes[i].M == sh.M && odd_shapes[i].N == sh.N) c.set = KB_SHAPES_ODD;
     *out = c;
     return KB_OK;

@@ -26,6 +26,7 @@ typedef struct {
     char dtype[8];
     int64_t M, N;
     double median_ms, min_ms, max_ms, noise; /* NaN when not timed */
+    double q1_ms, q3_ms;  /* quartiles of the samples (for baselines; not in the CSV) */
     double gbps, sol_gbps, sol_pct;
     int samples;
     char accuracy[8];     /* PASS FAIL SKIP */
@@ -37,7 +38,7 @@ typedef struct {
     char config[128];     /* tuned launch parameters etc. */
     char date[32];        /* ISO 8601 UTC */
     char version[16];
-    char message[256];    /* skip reason / failure text (not in CSV) */
+    char message[512];    /* skip reason / failure text (not in CSV) */
 } kb_result;
 
 typedef struct {

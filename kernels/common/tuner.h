@@ -43,6 +43,46 @@ kb_status kb_tune_parse(const kb_tune_space *sp, const char *text, const kb_tune
                         kb_tune_cfg *out, kb_err *e);
 void kb_tune_format(const kb_tune_space *sp, const kb_tune_cfg *c, char *buf, size_t len);
 
+/* ---- building blocks, exposed for the unit tests --------------------------- */
+
+/* N bucket of a cache key: N rounded up to a power of two, plus whether N is
+ * a multiple of the 16-byte vector width of dtype: "N<=4096" or
+ * "N<=4096,unaligned". */
+void kb_tune_bucket(kb_dtype dtype, int64_t N, char *buf, size_t len);
+
+/* One cache entry's key. Fields must not contain '|' or line breaks (the GPU
+ * name is sanitised by kb_tuned_setup). */
+typedef struct {
+    const char *gpu, *op, *dtype, *bucket;
+} kb_tune_key;
+
+/* Look k up in the cache file at path. A missing file is not an error
+ * (*found = 0); a malformed line is KB_ERR_PARSE naming path:line. The last
+ * matching line wins. cfg receives the "key=val,..." text. */
+kb_status kb_tune_cache_lookup(const char *path, const kb_tune_key *k, char *cfg, size_t cfg_len,
+                               double *gbps, int *found, kb_err *e);
+/* Insert or replace k's entry, keeping every other line (comments too);
+ * creates the file (and its directory) with a comment header when missing.
+ * Atomic: written to a temporary file, then renamed over path. */
+kb_status kb_tune_cache_store(const char *path, const kb_tune_key *k, const char *cfg,
+                              double gbps, kb_err *e);
+
+/* Cost of one candidate, lower is better (the tuner passes milliseconds).
+ * Set *cost to INFINITY for a candidate that cannot run; a status other than
+ * KB_OK aborts the search. */
+typedef kb_status (*kb_tune_cost_fn)(void *arg, const kb_tune_cfg *c, double *cost, kb_err *e);
+
+/* Coordinate descent from start (which must be valid): for each parameter in
+ * turn evaluate the nearest valid choice below and above the current value,
+ * move to the better one if it beats the best cost by more than 1 %; repeat
+ * until a full pass makes no move or max_evals distinct configurations have
+ * been evaluated. best/best_cost receive the winner; *evals (may be NULL)
+ * the number of evaluations. */
+kb_status kb_tune_search(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx,
+                         const kb_tune_cfg *start, kb_tune_cost_fn cost, void *arg,
+                         int max_evals, kb_tune_cfg *best, double *best_cost, int *evals,
+                         kb_err *e);
+
 /* Generic kb_impl glue for tuned kernels. setup picks the configuration:
  * ctx->custom_config if given, else the cache entry for (GPU, op, dtype,
  * N bucket) in ctx->tune_cache, else the heuristic; with ctx->tune it first

@@ -1,0 +1,179 @@
+/* GPU comparison: a grid-stride pass that counts mismatches and tracks the
+ * worst element (largest excess over the allowed error, lowest index on
+ * ties, so the report is deterministic), reduced per block and finished on
+ * the host. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "accuracy.h"
+#include "kb_cuda.cuh"
+
+#define CMP_THREADS 256
+#define CMP_BLOCKS 1024
+
+struct cmp_partial {
+    unsigned long long mismatches;
+    double excess;
+    long long index;
+};
+
+__device__ __forceinline__ void better(double &ex, long long &ix, double oex, long long oix)
+{
+    if (oex > ex || (oex == ex && oix >= 0 && (ix < 0 || oix < ix))) {
+        ex = oex;
+        ix = oix;
+    }
+}
+
+/* abs_sum (dw only): per-element extra allowance KB_DW_ROUNDING*u*abs_sum. */
+template <typename T>
+__global__ void compare_kernel(const T *out, const T *gold, const float *abs_sum, int64_t n,
+                               double atol, double rtol, cmp_partial *partials)
+{
+    unsigned long long bad = 0;
+    double ex = -1.0;
+    long long ix = -1;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const double g = kb_to_float(gold[i]), o = kb_to_float(out[i]);
+        double allowed = atol + rtol * fabs(g);
+        if (abs_sum) allowed += KB_DW_ROUNDING * KB_FP32_UNIT_ROUNDOFF * abs_sum[i];
+        const double x = kb_excess(o, g, allowed);
+        if (x > 1.0) bad++;
+        better(ex, ix, x, i);
+    }
+    __shared__ unsigned long long s_bad[CMP_THREADS];
+    __shared__ double s_ex[CMP_THREADS];
+    __shared__ long long s_ix[CMP_THREADS];
+    s_bad[threadIdx.x] = bad;
+    s_ex[threadIdx.x] = ex;
+    s_ix[threadIdx.x] = ix;
+    __syncthreads();
+    for (int stride = CMP_THREADS / 2; stride > 0; stride >>= 1) {
+        if (threadIdx.x < stride) {
+            s_bad[threadIdx.x] += s_bad[threadIdx.x + stride];
+            better(s_ex[threadIdx.x], s_ix[threadIdx.x], s_ex[threadIdx.x + stride],
+                   s_ix[threadIdx.x + stride]);
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) partials[blockIdx.x] = {s_bad[0], s_ex[0], s_ix[0]};
+}
+
+/* abs_sum[j] += sum over a chunk of rows of |dy * xhat|; atomics are fine:
+ * this only scales the tolerance. */
+template <typename T>
+__global__ void dw_abs_kernel(const T *x, const T *dy, const float *mean, const float *rstd,
+                              int64_t M, int64_t N, int64_t rows_per_chunk, float *abs_sum)
+{
+    const int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (j >= N) return;
+    const int64_t r0 = blockIdx.y * rows_per_chunk;
+    const int64_t r1 = min(M, r0 + rows_per_chunk);
+    float acc = 0.f;
+    for (int64_t r = r0; r < r1; r++) {
+        const float mu = mean ? mean[r] : 0.f;
+        const float xh = (kb_to_float(x[r * N + j]) - mu) * rstd[r];
+        acc += fabsf(kb_to_float(dy[r * N + j]) * xh);
+    }
+    atomicAdd(&abs_sum[j], acc);
+}
+
+static double host_value(kb_dtype d, const void *p, int64_t i, kb_err *e, kb_status *st)
+{
+    unsigned char buf[4] = {0};
+    size_t es = kb_dtype_size(d);
+    cudaError_t rc = cudaMemcpy(buf, (const char *)p + i * es, es, cudaMemcpyDeviceToHost);
+    if (rc != cudaSuccess) {
+        *st = KB_FAIL(e, KB_ERR_CUDA, "cudaMemcpy: %s", cudaGetErrorString(rc));
+        return NAN;
+    }
+    if (d == KB_FP32) return *(float *)buf;
+    uint16_t h = (uint16_t)(buf[0] | buf[1] << 8);
+    return d == KB_BF16 ? (double)__bfloat162float(*(__nv_bfloat16 *)&h)
+                        : (double)__half2float(*(__half *)&h);
+}
+
+static kb_status compare(kb_dtype d, const void *out, const void *gold, const float *abs_sum,
+                         int64_t n, kb_tol tol, cudaStream_t s, kb_accuracy *acc, kb_err *e)
+{
+    cmp_partial *dev = NULL;
+    cmp_partial host[CMP_BLOCKS];
+    const int blocks = (int)(n < (int64_t)CMP_BLOCKS * CMP_THREADS
+                                 ? kb_cdiv(n, CMP_THREADS) : CMP_BLOCKS);
+    KB_CUDA(e, cudaMalloc(&dev, sizeof(cmp_partial) * CMP_BLOCKS));
+    kb_status st = KB_OK;
+    KB_DISPATCH(d, T, compare_kernel<T><<<blocks, CMP_THREADS, 0, s>>>(
+                          (const T *)out, (const T *)gold, abs_sum, n, tol.atol, tol.rtol, dev));
+    cudaError_t rc = cudaGetLastError();
+    if (rc == cudaSuccess) rc = cudaMemcpyAsync(host, dev, sizeof(cmp_partial) * blocks,
+                                                cudaMemcpyDeviceToHost, s);
+    if (rc == cudaSuccess) rc = cudaStreamSynchronize(s);
+    cudaFree(dev);
+    if (rc != cudaSuccess)
+        return KB_FAIL(e, KB_ERR_CUDA, "accuracy comparison: %s", cudaGetErrorString(rc));
+    acc->n = n;
+    acc->mismatches = 0;
+    acc->worst_excess = -1;
+    acc->worst_index = -1;
+    acc->tol = tol;
+    for (int i = 0; i < blocks; i++) {
+        acc->mismatches += (int64_t)host[i].mismatches;
+        if (host[i].excess > acc->worst_excess ||
+            (host[i].excess == acc->worst_excess && host[i].index < acc->worst_index)) {
+            acc->worst_excess = host[i].excess;
+            acc->worst_index = host[i].index;
+        }
+    }
+    acc->worst_out = acc->worst_gold = NAN;
+    if (acc->worst_index >= 0) {
+        acc->worst_out = host_value(d, out, acc->worst_index, e, &st);
+        acc->worst_gold = host_value(d, gold, acc->worst_index, e, &st);
+    }
+    return st;
+}
+
+extern "C" kb_status kb_check_output(const kb_buffers *b, kb_tol tol, cudaStream_t s,
+                                     kb_accuracy *acc, kb_err *e)
+{
+    return compare(b->p.dtype, b->t.out, b->gold, NULL, kb_out_elems(&b->p), tol, s, acc, e);
+}
+
+extern "C" kb_status kb_check_dw(const kb_buffers *b, kb_tol tol, cudaStream_t s,
+                                 kb_accuracy *acc, kb_err *e)
+{
+    const kb_problem *p = &b->p;
+    float *abs_sum = NULL;
+    KB_CUDA(e, cudaMalloc(&abs_sum, (size_t)p->N * sizeof(float)));
+    cudaError_t rc = cudaMemsetAsync(abs_sum, 0, (size_t)p->N * sizeof(float), s);
+    const int64_t rows = 1024;
+    const dim3 grid((unsigned)kb_cdiv(p->N, 256), (unsigned)kb_cdiv(p->M, rows));
+    if (rc == cudaSuccess) {
+        KB_DISPATCH(p->dtype, T, dw_abs_kernel<T><<<grid, 256, 0, s>>>(
+                                     (const T *)b->t.x, (const T *)b->t.dy, b->t.mean, b->t.rstd,
+                                     p->M, p->N, rows, abs_sum));
+        rc = cudaGetLastError();
+    }
+    kb_status st = rc == cudaSuccess
+                       ? compare(KB_FP32, b->t.dw, b->gold_dw, abs_sum, p->N, tol, s, acc, e)
+                       : KB_FAIL(e, KB_ERR_CUDA, "dw tolerance scale: %s", cudaGetErrorString(rc));
+    cudaFree(abs_sum);
+    return st;
+}
+
+extern "C" void kb_accuracy_describe(const kb_accuracy *a, int64_t N, const char *what,
+                                     char *buf, size_t len)
+{
+    if (a->worst_index < 0) {
+        snprintf(buf, len, "%s: %" PRId64 " elements, all exact", what, a->n);
+        return;
+    }
+    snprintf(buf, len,
+             "%s: %" PRId64 " of %" PRId64 " elements mismatch (atol %g, rtol %g); worst at "
+             "index %" PRId64 " (row %" PRId64 ", col %" PRId64 "): got %.9g, gold %.9g, "
+             "%.3gx the allowed error",
+             what, a->mismatches, a->n, a->tol.atol, a->tol.rtol, a->worst_index,
+             a->worst_index / N, a->worst_index % N, a->worst_out, a->worst_gold,
+             a->worst_excess);
+}

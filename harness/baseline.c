@@ -1,0 +1,340 @@
+/* Stored baselines: strict CSV reading, keyed upsert, sorted atomic writes.
+ *
+ * A baseline gates performance, so a file that does not parse cleanly is an
+ * error naming file:line (the line the bad row starts on), never a partial
+ * read. Rows are validated the same way when read, upserted and written, so
+ * what kbench writes it can always read back. */
+#include "baseline.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csvio.h"
+
+enum { C_BENCH, C_BACKEND, C_DTYPE, C_M, C_N, C_MEDIAN, C_GBPS, C_NOISE,
+       C_SAMPLES, C_Q1, C_Q3, C_DATE, C_VERSION, NCOLS };
+#define NREQUIRED 8 /* benchmark..noise */
+static const char *const col_names[NCOLS] = {
+    "benchmark", "backend", "dtype", "M", "N", "median_ms", "gbps", "noise",
+    "samples", "q1_ms", "q3_ms", "date", "version"};
+
+void kb_baseline_init(kb_baseline *b)
+{
+    b->v = NULL;
+    b->n = b->cap = 0;
+}
+
+void kb_baseline_free(kb_baseline *b)
+{
+    free(b->v);
+    kb_baseline_init(b);
+}
+
+static int key_cmp(const kb_baseline_row *a, const kb_baseline_row *b)
+{
+    int c = strcmp(a->benchmark, b->benchmark);
+    if (!c) c = strcmp(a->backend, b->backend);
+    if (!c) c = strcmp(a->dtype, b->dtype);
+    if (!c) c = (a->M > b->M) - (a->M < b->M);
+    if (!c) c = (a->N > b->N) - (a->N < b->N);
+    return c;
+}
+
+static int key_cmp_qsort(const void *a, const void *b) { return key_cmp(a, b); }
+
+static ptrdiff_t find_index(const kb_baseline *b, const kb_baseline_row *key)
+{
+    for (size_t i = 0; i < b->n; i++)
+        if (key_cmp(&b->v[i], key) == 0) return (ptrdiff_t)i;
+    return -1;
+}
+
+static kb_status push(kb_baseline *b, const kb_baseline_row *r, kb_err *e)
+{
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 64;
+        kb_baseline_row *v = realloc(b->v, cap * sizeof *v);
+        if (!v) return KB_FAIL(e, KB_ERR_NOMEM, "baseline: out of host memory");
+        b->v = v;
+        b->cap = cap;
+    }
+    b->v[b->n++] = *r;
+    return KB_OK;
+}
+
+static int terminated(const char *s, size_t cap) { return memchr(s, '\0', cap) != NULL; }
+
+/* What is wrong with a row, or NULL. Shared by read, upsert and write. */
+static const char *row_problem(const kb_baseline_row *r)
+{
+    if (!terminated(r->benchmark, sizeof r->benchmark) || !terminated(r->backend, sizeof r->backend) ||
+        !terminated(r->dtype, sizeof r->dtype) || !terminated(r->date, sizeof r->date) ||
+        !terminated(r->version, sizeof r->version))
+        return "a text field is not NUL-terminated";
+    if (!r->benchmark[0] || !r->backend[0] || !r->dtype[0])
+        return "benchmark, backend and dtype must not be empty";
+    if (r->M < 1 || r->N < 1) return "M and N must be >= 1";
+    if (!isfinite(r->median_ms) || r->median_ms <= 0) return "median_ms must be finite and > 0";
+    if (!isfinite(r->gbps) || r->gbps <= 0) return "gbps must be finite and > 0";
+    if (!isfinite(r->noise) || r->noise < 0) return "noise must be finite and >= 0";
+    if (r->samples < 0) return "samples must be >= 0";
+    if (!isnan(r->q1_ms) && (!isfinite(r->q1_ms) || r->q1_ms < 0)) return "q1_ms must be >= 0 or empty";
+    if (!isnan(r->q3_ms) && (!isfinite(r->q3_ms) || r->q3_ms < 0)) return "q3_ms must be >= 0 or empty";
+    return NULL;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+typedef struct {
+    const char *path;
+    kb_baseline b;  /* rows read so far */
+    long *lines;    /* line of each row in b, for duplicate messages */
+    size_t nheader; /* fields in the header row */
+    int idx[NCOLS];
+} read_ctx;
+
+#define BAD(...) KB_FAIL(e, KB_ERR_PARSE, __VA_ARGS__)
+
+static kb_status get_text(read_ctx *c, char *const *f, int col, long line, char *dst,
+                          size_t cap, int required, kb_err *e)
+{
+    const char *s = c->idx[col] >= 0 ? f[c->idx[col]] : "";
+    if (required && !*s) return BAD("%s:%ld: column '%s' is empty", c->path, line, col_names[col]);
+    if (strlen(s) >= cap)
+        return BAD("%s:%ld: column '%s' is longer than %zu characters: '%.40s...'", c->path,
+                   line, col_names[col], cap - 1, s);
+    strcpy(dst, s);
+    return KB_OK;
+}
+
+/* Optional numeric columns: absent or empty gives *out unchanged. */
+static kb_status get_double(read_ctx *c, char *const *f, int col, long line, double *out,
+                            kb_err *e)
+{
+    const char *s = c->idx[col] >= 0 ? f[c->idx[col]] : "";
+    if (!*s) {
+        if (col < NREQUIRED)
+            return BAD("%s:%ld: column '%s' is empty", c->path, line, col_names[col]);
+        return KB_OK;
+    }
+    if (kb_parse_double(s, out) != 0)
+        return BAD("%s:%ld: column '%s': '%.40s' is not a finite number", c->path, line,
+                   col_names[col], s);
+    return KB_OK;
+}
+
+static kb_status get_int(read_ctx *c, char *const *f, int col, long line, int64_t *out,
+                         kb_err *e)
+{
+    const char *s = c->idx[col] >= 0 ? f[c->idx[col]] : "";
+    if (!*s) {
+        if (col < NREQUIRED)
+            return BAD("%s:%ld: column '%s' is empty", c->path, line, col_names[col]);
+        return KB_OK;
+    }
+    if (kb_parse_int64(s, out) != 0)
+        return BAD("%s:%ld: column '%s': '%.40s' is not an integer", c->path, line,
+                   col_names[col], s);
+    return KB_OK;
+}
+
+static kb_status on_row(void *ctx, size_t row, char *const *f, size_t n, long line, kb_err *e)
+{
+    read_ctx *c = ctx;
+    if (row == 0) {
+        c->nheader = n;
+        return kb_csv_map_header(c->path, line, f, n, col_names, NCOLS, NREQUIRED, c->idx, e);
+    }
+    if (n != c->nheader)
+        return BAD("%s:%ld: %zu fields, the header has %zu (truncated or malformed row)",
+                   c->path, line, n, c->nheader);
+
+    kb_baseline_row r;
+    memset(&r, 0, sizeof r);
+    r.q1_ms = r.q3_ms = NAN;
+    int64_t samples = 0;
+    KB_TRY(get_text(c, f, C_BENCH, line, r.benchmark, sizeof r.benchmark, 1, e));
+    KB_TRY(get_text(c, f, C_BACKEND, line, r.backend, sizeof r.backend, 1, e));
+    KB_TRY(get_text(c, f, C_DTYPE, line, r.dtype, sizeof r.dtype, 1, e));
+    KB_TRY(get_int(c, f, C_M, line, &r.M, e));
+    KB_TRY(get_int(c, f, C_N, line, &r.N, e));
+    KB_TRY(get_double(c, f, C_MEDIAN, line, &r.median_ms, e));
+    KB_TRY(get_double(c, f, C_GBPS, line, &r.gbps, e));
+    KB_TRY(get_double(c, f, C_NOISE, line, &r.noise, e));
+    KB_TRY(get_int(c, f, C_SAMPLES, line, &samples, e));
+    KB_TRY(get_double(c, f, C_Q1, line, &r.q1_ms, e));
+    KB_TRY(get_double(c, f, C_Q3, line, &r.q3_ms, e));
+    KB_TRY(get_text(c, f, C_DATE, line, r.date, sizeof r.date, 0, e));
+    KB_TRY(get_text(c, f, C_VERSION, line, r.version, sizeof r.version, 0, e));
+    if (samples < 0 || samples > INT_MAX)
+        return BAD("%s:%ld: column 'samples': %lld out of range", c->path, line, (long long)samples);
+    r.samples = (int)samples;
+
+    const char *why = row_problem(&r);
+    if (why) return BAD("%s:%ld: %s", c->path, line, why);
+    ptrdiff_t dup = find_index(&c->b, &r);
+    if (dup >= 0)
+        return BAD("%s:%ld: duplicate row for %s %s %s %lldx%lld (first on line %ld)", c->path,
+                   line, r.benchmark, r.backend, r.dtype, (long long)r.M, (long long)r.N,
+                   c->lines[dup]);
+
+    size_t cap = c->b.cap;
+    KB_TRY(push(&c->b, &r, e));
+    if (c->b.cap != cap) {
+        long *l = realloc(c->lines, c->b.cap * sizeof *l);
+        if (!l) return KB_FAIL(e, KB_ERR_NOMEM, "%s: out of host memory", c->path);
+        c->lines = l;
+    }
+    c->lines[c->b.n - 1] = line;
+    return KB_OK;
+}
+
+kb_status kb_baseline_read(const char *path, kb_baseline *b, kb_err *e)
+{
+    read_ctx c = {.path = path};
+    kb_baseline_init(&c.b);
+    int missing = 0;
+    kb_status st = kb_csv_read(path, on_row, &c, &missing, e);
+    free(c.lines);
+    if (st != KB_OK) {
+        kb_baseline_free(&c.b);
+        if (missing) { /* no file yet: nothing recorded for this GPU */
+            kb_baseline_free(b);
+            if (e) e->msg[0] = '\0';
+            return KB_OK;
+        }
+        return st; /* b untouched */
+    }
+    kb_baseline_free(b);
+    *b = c.b;
+    return KB_OK;
+}
+
+/* ---- lookup and update -------------------------------------------------- */
+
+static int make_key(kb_baseline_row *k, const char *benchmark, const char *backend,
+                    const char *dtype, int64_t M, int64_t N)
+{
+    memset(k, 0, sizeof *k);
+    if (strlen(benchmark) >= sizeof k->benchmark || strlen(backend) >= sizeof k->backend ||
+        strlen(dtype) >= sizeof k->dtype)
+        return -1;
+    strcpy(k->benchmark, benchmark);
+    strcpy(k->backend, backend);
+    strcpy(k->dtype, dtype);
+    k->M = M;
+    k->N = N;
+    return 0;
+}
+
+const kb_baseline_row *kb_baseline_find(const kb_baseline *b, const char *benchmark,
+                                        const char *backend, const char *dtype, int64_t M,
+                                        int64_t N)
+{
+    kb_baseline_row k;
+    if (make_key(&k, benchmark, backend, dtype, M, N) != 0) return NULL; /* cannot be stored */
+    ptrdiff_t i = find_index(b, &k);
+    return i >= 0 ? &b->v[i] : NULL;
+}
+
+kb_status kb_baseline_upsert(kb_baseline *b, const kb_baseline_row *row, kb_err *e)
+{
+    const char *why = row_problem(row);
+    if (why)
+        return KB_FAIL(e, KB_ERR_ARG, "baseline row %.47s %.47s %.7s %lldx%lld: %s",
+                       row->benchmark, row->backend, row->dtype, (long long)row->M,
+                       (long long)row->N, why);
+    ptrdiff_t i = find_index(b, row);
+    if (i >= 0) {
+        b->v[i] = *row;
+        return KB_OK;
+    }
+    return push(b, row, e);
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+typedef struct {
+    const kb_baseline_row *v;
+    size_t n;
+} write_ctx;
+
+static kb_status write_rows(FILE *f, void *ctx, kb_err *e)
+{
+    const write_ctx *w = ctx;
+    for (int j = 0; j < NCOLS; j++) kb_csv_put(f, col_names[j], j > 0);
+    fputc('\n', f);
+    for (size_t i = 0; i < w->n; i++) {
+        const kb_baseline_row *r = &w->v[i];
+        char num[32];
+        kb_csv_put(f, r->benchmark, 0);
+        kb_csv_put(f, r->backend, 1);
+        kb_csv_put(f, r->dtype, 1);
+        snprintf(num, sizeof num, "%lld", (long long)r->M);
+        kb_csv_put(f, num, 1);
+        snprintf(num, sizeof num, "%lld", (long long)r->N);
+        kb_csv_put(f, num, 1);
+        kb_csv_put_double(f, r->median_ms, 1);
+        kb_csv_put_double(f, r->gbps, 1);
+        kb_csv_put_double(f, r->noise, 1);
+        snprintf(num, sizeof num, "%d", r->samples);
+        kb_csv_put(f, num, 1);
+        kb_csv_put_double(f, r->q1_ms, 1);
+        kb_csv_put_double(f, r->q3_ms, 1);
+        kb_csv_put(f, r->date, 1);
+        kb_csv_put(f, r->version, 1);
+        fputc('\n', f);
+    }
+    return KB_OK; /* stream errors are caught by kb_atomic_write */
+}
+
+kb_status kb_baseline_write(const char *path, const kb_baseline *b, kb_err *e)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        const char *why = row_problem(&b->v[i]);
+        if (why) return KB_FAIL(e, KB_ERR_ARG, "%s: row %zu: %s (nothing written)", path, i, why);
+    }
+    kb_baseline_row *sorted = NULL;
+    if (b->n) {
+        sorted = malloc(b->n * sizeof *sorted);
+        if (!sorted) return KB_FAIL(e, KB_ERR_NOMEM, "%s: out of host memory", path);
+        memcpy(sorted, b->v, b->n * sizeof *sorted);
+        qsort(sorted, b->n, sizeof *sorted, key_cmp_qsort);
+    }
+    kb_status st = KB_OK;
+    for (size_t i = 1; i < b->n && st == KB_OK; i++)
+        if (key_cmp(&sorted[i - 1], &sorted[i]) == 0)
+            st = KB_FAIL(e, KB_ERR_ARG, "%s: duplicate key %s %s %s %lldx%lld (nothing written)",
+                         path, sorted[i].benchmark, sorted[i].backend, sorted[i].dtype,
+                         (long long)sorted[i].M, (long long)sorted[i].N);
+    if (st == KB_OK) {
+        write_ctx w = {sorted, b->n};
+        st = kb_atomic_write(path, write_rows, &w, e);
+    }
+    free(sorted);
+    return st;
+}
+
+void kb_baseline_path(const char *dir, const char *gpu_name, char *buf, size_t len)
+{
+    if (!len) return;
+    size_t n = 0;
+    if (dir && *dir) {
+        size_t d = strlen(dir);
+        snprintf(buf, len, "%s%s", dir, dir[d - 1] == '/' ? "" : "/");
+        n = strlen(buf);
+    } else {
+        buf[0] = '\0';
+    }
+    const char *g = gpu_name && *gpu_name ? gpu_name : "unknown_gpu";
+    /* The name becomes one path component: no separators, no blanks. */
+    for (; *g && n + 1 < len; g++) {
+        char ch = *g;
+        buf[n++] = (ch == ' ' || ch == '\t' || ch == '/' || ch == '\\') ? '_' : ch;
+    }
+    buf[n] = '\0';
+    if (n + 4 < len) strcpy(buf + n, ".csv");
+}

@@ -1,0 +1,124 @@
+/* One allocation per case, carved into 256-byte aligned tensors. */
+#include "buffers.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "reference.h"
+#include "registry.h"
+
+#define ALIGN 256
+
+static size_t up(size_t v) { return (v + ALIGN - 1) / ALIGN * ALIGN; }
+
+int64_t kb_out_elems(const kb_problem *p) { return p->bench == KB_CE_FWD ? p->M : p->M * p->N; }
+
+typedef struct {
+    size_t x, target, dloss, dy, w, y, lse, mean, rstd, out, dw, gold, gold_dw, ws;
+} layout;
+
+/* Byte size of every tensor the benchmark uses (0: not used). */
+static layout sizes(const kb_problem *p, size_t ws)
+{
+    const size_t es = kb_dtype_size(p->dtype);
+    const size_t M = (size_t)p->M, N = (size_t)p->N, MN = M * N;
+    const kb_bench_id b = p->bench;
+    const int ce = b == KB_CE_FWD || b == KB_CE_BWD;
+    const int norm = b >= KB_RMSNORM_FWD;
+    const int bwd = kb_bench_info_get(b)->backward;
+    layout l;
+    memset(&l, 0, sizeof l);
+    l.x = MN * es; /* softmax backward derives its saved y from x */
+    l.target = ce ? M * 8 : 0;
+    l.dloss = b == KB_CE_BWD ? M * 4 : 0;
+    l.dy = bwd && b != KB_CE_BWD ? MN * es : 0;
+    l.w = norm ? N * 4 : 0;
+    l.y = b == KB_SOFTMAX_BWD ? MN * es : 0;
+    l.lse = b == KB_CE_BWD ? M * 4 : 0;
+    l.mean = b == KB_LAYERNORM_BWD ? M * 4 : 0;
+    l.rstd = b == KB_RMSNORM_BWD || b == KB_LAYERNORM_BWD ? M * 4 : 0;
+    l.out = (size_t)kb_out_elems(p) * es;
+    l.dw = norm && bwd ? N * 4 : 0;
+    l.gold = l.out;
+    l.gold_dw = l.dw;
+    l.ws = ws;
+    return l;
+}
+
+size_t kb_buffers_bytes(const kb_problem *p, size_t ws)
+{
+    layout l = sizes(p, ws);
+    const size_t *f = &l.x;
+    size_t total = 0;
+    for (size_t i = 0; i < sizeof l / sizeof *f; i++) total += up(f[i]);
+    return total;
+}
+
+kb_status kb_buffers_alloc(const kb_problem *p, size_t ws, kb_buffers *b, kb_err *e)
+{
+    memset(b, 0, sizeof *b);
+    b->p = *p;
+    const size_t need = kb_buffers_bytes(p, ws);
+    size_t free_b = 0, total_b = 0;
+    KB_CUDA(e, cudaMemGetInfo(&free_b, &total_b));
+    /* Headroom for the reference's scratch, the L2 flush buffer and cuDNN. */
+    const size_t headroom = (size_t)1 << 30;
+    if (need + headroom > free_b)
+        return KB_FAIL(e, KB_ERR_NOMEM,
+                       "%s %s %" PRId64 "x%" PRId64 " needs %.2f GB of device memory "
+                       "(+1 GB headroom), only %.2f GB free: skipped",
+                       kb_bench_info_get(p->bench)->name, kb_dtype_name(p->dtype), p->M, p->N,
+                       need / 1e9, free_b / 1e9);
+    cudaError_t rc = cudaMalloc(&b->block, need);
+    if (rc == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        return KB_FAIL(e, KB_ERR_NOMEM, "cudaMalloc of %.2f GB failed: skipped", need / 1e9);
+    }
+    KB_CUDA(e, rc);
+    b->bytes = need;
+    layout l = sizes(p, ws);
+    char *cur = (char *)b->block;
+#define TAKE(field) (l.field ? (void *)(cur += up(l.field), cur - up(l.field)) : NULL)
+    b->t.x = TAKE(x);
+    b->t.target = (const int64_t *)TAKE(target);
+    b->t.dloss = (const float *)TAKE(dloss);
+    b->t.dy = TAKE(dy);
+    b->t.w = (const float *)TAKE(w);
+    b->t.y = TAKE(y);
+    b->t.lse = (const float *)TAKE(lse);
+    b->t.mean = (const float *)TAKE(mean);
+    b->t.rstd = (const float *)TAKE(rstd);
+    b->t.out = TAKE(out);
+    b->t.dw = (float *)TAKE(dw);
+    b->gold = TAKE(gold);
+    b->gold_dw = (float *)TAKE(gold_dw);
+    b->t.workspace = TAKE(ws);
+    b->t.workspace_bytes = ws;
+#undef TAKE
+    return KB_OK;
+}
+
+void kb_buffers_free(kb_buffers *b)
+{
+    if (b->block) cudaFree(b->block);
+    memset(b, 0, sizeof *b);
+}
+
+kb_status kb_buffers_prepare(kb_buffers *b, uint64_t seed, cudaStream_t s, kb_err *e)
+{
+    KB_TRY(kb_inputs_generate(b, seed, s, e));
+    KB_TRY(kb_ref_gpu_saved(b, s, e));
+    KB_TRY(kb_ref_gpu_gold(b, s, e));
+    KB_CUDA(e, cudaStreamSynchronize(s));
+    return KB_OK;
+}
+
+kb_status kb_buffers_poison(kb_buffers *b, cudaStream_t s, kb_err *e)
+{
+    /* All-ones bytes are a NaN in bf16, fp16 and fp32 alike. */
+    const size_t out_bytes = (size_t)kb_out_elems(&b->p) * kb_dtype_size(b->p.dtype);
+    KB_CUDA(e, cudaMemsetAsync(b->t.out, 0xff, out_bytes, s));
+    if (b->t.dw) KB_CUDA(e, cudaMemsetAsync(b->t.dw, 0xff, (size_t)b->p.N * 4, s));
+    return KB_OK;
+}

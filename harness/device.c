@@ -1,0 +1,160 @@
+/* Device selection, properties and the speed-of-light measurement. */
+#include "device.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static kb_status parse_int(const char *s, const char *what, long *out, kb_err *e)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno || v < 0 || v > INT_MAX)
+        return KB_FAIL(e, KB_ERR_ARG, "malformed %s '%s': expected a non-negative integer", what,
+                       s);
+    *out = v;
+    return KB_OK;
+}
+
+kb_status kb_resource_parse(const char *count, const char *gpus, int *ordinal, kb_err *e)
+{
+    *ordinal = -1;
+    if (!count) return KB_OK;
+    long n = 0;
+    KB_TRY(parse_int(count, "CTEST_RESOURCE_GROUP_COUNT", &n, e));
+    if (n < 1)
+        return KB_FAIL(e, KB_ERR_ARG, "CTEST_RESOURCE_GROUP_COUNT is %ld: a case needs one GPU", n);
+    if (!gpus || !*gpus)
+        return KB_FAIL(e, KB_ERR_ARG,
+                       "CTEST_RESOURCE_GROUP_0_GPUS is not set: the resource spec file must "
+                       "define a 'gpus' resource (see ci/write-gpu-spec)");
+    /* "id:<id>,slots:<n>"; the id is the CUDA ordinal (ci/write-gpu-spec). */
+    char buf[128];
+    if (strlen(gpus) >= sizeof buf)
+        return KB_FAIL(e, KB_ERR_ARG, "CTEST_RESOURCE_GROUP_0_GPUS too long: '%s'", gpus);
+    strcpy(buf, gpus);
+    char *semi = strchr(buf, ';');
+    if (semi) *semi = '\0'; /* several GPUs granted: a case uses the first */
+    char *comma = strchr(buf, ',');
+    if (strncmp(buf, "id:", 3) != 0 || !comma || strncmp(comma + 1, "slots:", 6) != 0)
+        return KB_FAIL(e, KB_ERR_ARG,
+                       "malformed CTEST_RESOURCE_GROUP_0_GPUS '%s': expected id:<n>,slots:<n>",
+                       gpus);
+    *comma = '\0';
+    long id = 0, slots = 0;
+    KB_TRY(parse_int(buf + 3, "GPU id", &id, e));
+    KB_TRY(parse_int(comma + 7, "slot count", &slots, e));
+    if (slots < 1) return KB_FAIL(e, KB_ERR_ARG, "malformed CTEST_RESOURCE_GROUP_0_GPUS '%s': slots < 1", gpus);
+    *ordinal = (int)id;
+    return KB_OK;
+}
+
+kb_status kb_device_open(int requested, kb_device *d, kb_err *e)
+{
+    memset(d, 0, sizeof *d);
+    int ordinal = requested;
+    if (ordinal < 0) {
+        KB_TRY(kb_resource_parse(getenv("CTEST_RESOURCE_GROUP_COUNT"),
+                                 getenv("CTEST_RESOURCE_GROUP_0_GPUS"), &ordinal, e));
+        if (ordinal < 0) ordinal = 0;
+    }
+    int count = 0;
+    cudaError_t rc = cudaGetDeviceCount(&count);
+    if (rc != cudaSuccess || count == 0)
+        return KB_FAIL(e, KB_ERR_NODEV, "no CUDA device: %s",
+                       rc != cudaSuccess ? cudaGetErrorString(rc) : "device count is 0");
+    if (ordinal >= count)
+        return KB_FAIL(e, KB_ERR_ARG, "GPU %d requested but only %d visible", ordinal, count);
+    KB_CUDA(e, cudaSetDevice(ordinal));
+    struct cudaDeviceProp prop;
+    KB_CUDA(e, cudaGetDeviceProperties(&prop, ordinal));
+    d->ordinal = ordinal;
+    snprintf(d->name, sizeof d->name, "%s", prop.name);
+    KB_CUDA(e, cudaDeviceGetPCIBusId(d->pci, (int)sizeof d->pci, ordinal));
+    d->sm_count = prop.multiProcessorCount;
+    d->l2_bytes = (size_t)prop.l2CacheSize;
+    d->smem_optin = prop.sharedMemPerBlockOptin;
+    d->total_mem = prop.totalGlobalMem;
+    d->cc_major = prop.major;
+    d->cc_minor = prop.minor;
+    return KB_OK;
+}
+
+static void sol_cache_path(const kb_device *d, const char *dir, char *buf, size_t len)
+{
+    char name[256];
+    snprintf(name, sizeof name, "%s", d->name);
+    for (char *c = name; *c; c++)
+        if (*c == ' ' || *c == '/') *c = '_';
+    snprintf(buf, len, "%s/sol-%s.txt", dir, name);
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static kb_status measure_copy(const kb_device *d, double *gbps, kb_err *e)
+{
+    /* 16x L2 per buffer (>= 1 GiB): the copy streams from HBM. */
+    size_t bytes = d->l2_bytes * 16;
+    if (bytes < ((size_t)1 << 30)) bytes = (size_t)1 << 30;
+    void *a = NULL, *b = NULL;
+    cudaEvent_t t0 = NULL, t1 = NULL;
+    float ms[15];
+    kb_status st = KB_OK;
+    cudaError_t rc = cudaMalloc(&a, bytes);
+    if (rc == cudaSuccess) rc = cudaMalloc(&b, bytes);
+    if (rc == cudaSuccess) rc = cudaMemset(a, 1, bytes);
+    if (rc == cudaSuccess) rc = cudaEventCreate(&t0);
+    if (rc == cudaSuccess) rc = cudaEventCreate(&t1);
+    for (int i = -3; i < 15 && rc == cudaSuccess; i++) {
+        rc = cudaEventRecord(t0, 0);
+        if (rc == cudaSuccess) rc = cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, 0);
+        if (rc == cudaSuccess) rc = cudaEventRecord(t1, 0);
+        if (rc == cudaSuccess) rc = cudaEventSynchronize(t1);
+        if (rc == cudaSuccess && i >= 0) rc = cudaEventElapsedTime(&ms[i], t0, t1);
+    }
+    if (rc != cudaSuccess)
+        st = KB_FAIL(e, KB_ERR_CUDA, "SOL copy measurement: %s", cudaGetErrorString(rc));
+    else {
+        qsort(ms, 15, sizeof ms[0], cmp_float);
+        *gbps = 2.0 * (double)bytes / (ms[7] * 1e-3) / 1e9;
+    }
+    if (t0) cudaEventDestroy(t0);
+    if (t1) cudaEventDestroy(t1);
+    cudaFree(a);
+    cudaFree(b);
+    return st;
+}
+
+kb_status kb_sol_gbps(const kb_device *d, const char *cache_dir, double *gbps, kb_err *e)
+{
+    char path[1024];
+    sol_cache_path(d, cache_dir, path, sizeof path);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        double v = 0;
+        int ok = fscanf(f, "%lf", &v) == 1 && v > 0;
+        fclose(f);
+        if (ok) {
+            *gbps = v;
+            return KB_OK;
+        }
+        fprintf(stderr, "kbench: ignoring unreadable SOL cache %s; measuring again\n", path);
+    }
+    KB_TRY(measure_copy(d, gbps, e));
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, d->ordinal);
+    f = fopen(tmp, "w");
+    if (!f) return KB_OK; /* a read-only build tree only costs a re-measure */
+    int bad = fprintf(f, "%.1f\n# device-to-device copy GB/s (read+write), %s\n", *gbps,
+                      d->name) < 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) remove(tmp);
+    return KB_OK;
+}

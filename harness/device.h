@@ -1,0 +1,39 @@
+/* The GPU a process runs on: chosen by --device, or by CTest's resource
+ * allocation (ctest --resource-spec-file), else device 0. */
+#ifndef KB_DEVICE_H
+#define KB_DEVICE_H
+
+#include "kbench.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    int ordinal;
+    char name[256];    /* cudaDeviceProp.name                  */
+    char pci[32];      /* PCI bus id, e.g. 0000:19:00.0        */
+    int sm_count;
+    size_t l2_bytes, smem_optin, total_mem;
+    int cc_major, cc_minor;
+} kb_device;
+
+/* CTest resource allocation: count = $CTEST_RESOURCE_GROUP_COUNT, gpus =
+ * $CTEST_RESOURCE_GROUP_0_GPUS ("id:3,slots:1"). *ordinal = -1 when count
+ * is NULL (no allocation). Malformed values are KB_ERR_ARG. Pure: unit
+ * tested without a GPU. */
+kb_status kb_resource_parse(const char *count, const char *gpus, int *ordinal, kb_err *e);
+
+/* requested >= 0 overrides the environment. KB_ERR_NODEV when the driver or
+ * a device is missing (the caller exits with KB_EXIT_SKIP). */
+kb_status kb_device_open(int requested, kb_device *d, kb_err *e);
+
+/* Device-to-device copy bandwidth (read+write bytes / time, GB/s) on a
+ * buffer far larger than L2; measured once per GPU model and cached in
+ * cache_dir ("sol-<gpu>.txt"). */
+kb_status kb_sol_gbps(const kb_device *d, const char *cache_dir, double *gbps, kb_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,230 @@
+/* kbench: the command-line driver. Parses options, then lists, runs one
+ * CTest case, runs the reference self-test, or runs a selection of cases
+ * and prints the geomean summary (and the report with --visualize). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "reference.h"
+#include "registry.h"
+#include "report.h"
+#include "run.h"
+
+enum { EXIT_PASS = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+
+static int exit_for(kb_status st) { return st == KB_ERR_NODEV ? KB_EXIT_SKIP : EXIT_FAILED; }
+
+static void print_list(void)
+{
+    printf("%-24s %s\n", "benchmark", "backends");
+    for (int b = 0; b < KB_NUM_BENCH; b++) {
+        printf("%-24s", kb_bench_info_get((kb_bench_id)b)->name);
+        for (int be = 0; be < KB_NUM_BACKENDS; be++)
+            if (kb_impl_get((kb_bench_id)b, kb_backend_name(be)))
+                printf(" %s", kb_backend_name(be));
+        printf("\n");
+    }
+}
+
+static kb_status print_case(const kb_case *c, void *arg)
+{
+    char name[160], labels[256];
+    kb_case_name(c, name, sizeof name);
+    kb_case_labels(c, labels, sizeof labels);
+    printf("%s %s\n", name, labels);
+    return KB_OK;
+}
+
+/* ---- running a selection ------------------------------------------------- */
+typedef struct {
+    kb_session *s;
+    int failed, passed, skipped;
+    int stop; /* --exit-on-accuracy-failure hit */
+} run_state;
+
+static void report_case(run_state *rs, const kb_result *r, kb_outcome oc)
+{
+    const int verbose = rs->s->o->print_result || rs->s->o->mode == KB_MODE_CASE;
+    if (verbose || oc != KB_CASE_PASS) kb_result_print(stdout, r);
+    else
+        printf("%s %s %s %" PRId64 "x%" PRId64 ": %.1f GB/s (%.1f%% SOL) %s\n", r->benchmark,
+               r->backend, r->dtype, r->M, r->N, r->gbps, r->sol_pct, r->verdict);
+    fflush(stdout);
+    if (oc == KB_CASE_FAIL) rs->failed++;
+    else if (oc == KB_CASE_SKIP) rs->skipped++;
+    else rs->passed++;
+    if (oc == KB_CASE_FAIL && strcmp(r->accuracy, "FAIL") == 0 &&
+        rs->s->o->exit_on_accuracy_failure)
+        rs->stop = 1;
+}
+
+static void run_one(run_state *rs, const kb_case *c)
+{
+    const kb_options *o = rs->s->o;
+    kb_result r;
+    if (rs->stop) return;
+    report_case(rs, &r, kb_run_case(rs->s, c, NULL, &r));
+    if (strcmp(c->backend, "tuned") != 0) return;
+    for (int i = 0; i < o->ncustom && !rs->stop; i++)
+        report_case(rs, &r, kb_run_case(rs->s, c, &o->custom[i], &r));
+}
+
+static void run_shapes(run_state *rs, kb_case c, const kb_shape *shapes, size_t n, kb_dtype d)
+{
+    for (size_t i = 0; i < n; i++) {
+        c.p.dtype = d;
+        c.p.M = shapes[i].M;
+        c.p.N = shapes[i].N;
+        run_one(rs, &c);
+    }
+}
+
+static void run_selection(run_state *rs)
+{
+    const kb_options *o = rs->s->o;
+    int any_backend = 0, any_dtype = 0;
+    for (int i = 0; i < KB_NUM_BACKENDS; i++) any_backend |= o->backend[i];
+    for (int i = 0; i < KB_NUM_DTYPES; i++) any_dtype |= o->dtype[i];
+    for (int b = 0; b < KB_NUM_BENCH; b++) {
+        if (!o->bench[b]) continue;
+        for (int be = 0; be < KB_NUM_BACKENDS; be++) {
+            if (any_backend && !o->backend[be]) continue;
+            kb_case c = {{(kb_bench_id)b, KB_BF16, 0, 0}, kb_impl_get((kb_bench_id)b, kb_backend_name(be)),
+                         kb_backend_name(be), KB_SHAPES_DEFAULT};
+            if (!c.impl) continue;
+            for (int d = 0; d < KB_NUM_DTYPES; d++) {
+                if (any_dtype ? !o->dtype[d] : d != KB_BF16) continue;
+                const kb_shape *list;
+                size_t n;
+                if (o->nshapes) {
+                    run_shapes(rs, c, o->shapes, (size_t)o->nshapes, (kb_dtype)d);
+                    continue;
+                }
+                n = kb_shapes((kb_bench_id)b, KB_SHAPES_DEFAULT, &list);
+                run_shapes(rs, c, list, n, (kb_dtype)d);
+                if (o->sweep_odd) {
+                    n = kb_shapes((kb_bench_id)b, KB_SHAPES_ODD, &list);
+                    run_shapes(rs, c, list, n, (kb_dtype)d);
+                }
+            }
+            if (o->sweep_short && !o->nshapes) {
+                const kb_shape *list;
+                size_t n = kb_shapes((kb_bench_id)b, KB_SHAPES_SHORT, &list);
+                run_shapes(rs, c, list, n, KB_FP16);
+                run_shapes(rs, c, list, n, KB_FP32);
+            }
+        }
+    }
+}
+
+/* Under ci/gate every CTest case leaves its result in $KBENCH_RESULTS_DIR,
+ * one CSV per case, for the report. */
+static kb_status write_case_result(kb_session *s, kb_err *e)
+{
+    const char *dir = getenv("KBENCH_RESULTS_DIR");
+    if (!dir || !*dir || !s->o->case_name) return KB_OK;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s.csv", dir, s->o->case_name);
+    return kb_results_write_csv(&s->results, path, e);
+}
+
+static int summarize(run_state *rs)
+{
+    const kb_options *o = rs->s->o;
+    kb_err e = {{0}};
+    int rc = rs->failed ? EXIT_FAILED : EXIT_PASS;
+    if (kb_session_finish(rs->s, &e) != KB_OK) {
+        fprintf(stderr, "Error: %s\n", e.msg);
+        rc = EXIT_FAILED;
+    }
+    if (o->mode != KB_MODE_CASE && rs->s->results.n) {
+        kb_report_opts ro;
+        kb_report_opts_init(&ro);
+        ro.formats = KB_REPORT_STDOUT;
+        if (o->visualize) ro.formats = KB_REPORT_ALL;
+        ro.out_dir = o->report_dir;
+        ro.baseline_path = rs->s->baseline_path;
+        ro.sol_gbps = rs->s->sol_gbps;
+        ro.tolerance = rs->s->gate.tolerance;
+        if (kb_report_generate(&rs->s->results, &ro, &e) != KB_OK) {
+            fprintf(stderr, "Error: report: %s\n", e.msg);
+            rc = EXIT_FAILED;
+        } else if (o->visualize)
+            printf("report written to %s/report.md\n", o->report_dir);
+    }
+    if (o->mode != KB_MODE_CASE)
+        printf("%d passed, %d failed, %d skipped\n", rs->passed, rs->failed, rs->skipped);
+    else if (write_case_result(rs->s, &e) != KB_OK) {
+        fprintf(stderr, "Error: %s\n", e.msg);
+        rc = EXIT_FAILED;
+    }
+    if (rc == EXIT_PASS && o->mode == KB_MODE_CASE && rs->skipped) rc = KB_EXIT_SKIP;
+    return rc;
+}
+
+static int run_cases(const kb_options *o)
+{
+    kb_err e = {{0}};
+    kb_case one;
+    if (o->mode == KB_MODE_CASE && kb_case_parse(o->case_name, &one, &e) != KB_OK) {
+        fprintf(stderr, "Error: %s\n", kb_err_text(&e));
+        return EXIT_USAGE;
+    }
+    kb_session s;
+    kb_status st = kb_session_open(&s, o, &e);
+    if (st != KB_OK) {
+        fprintf(stderr, "%s: %s\n", st == KB_ERR_NODEV ? "SKIP" : "Error", e.msg);
+        kb_session_close(&s);
+        return exit_for(st);
+    }
+    printf("device %d: %s (PCI %s, %d SMs, sm_%d%d), SOL %.0f GB/s, baseline %s\n",
+           s.dev.ordinal, s.dev.name, s.dev.pci, s.dev.sm_count, s.dev.cc_major, s.dev.cc_minor,
+           s.sol_gbps, s.baseline_path);
+    run_state rs = {&s, 0, 0, 0, 0};
+    if (o->mode == KB_MODE_CASE) run_one(&rs, &one);
+    else run_selection(&rs);
+    int rc = summarize(&rs);
+    kb_session_close(&s);
+    return rc;
+}
+
+static int self_test(const kb_options *o)
+{
+    kb_err e = {{0}};
+    kb_device d;
+    kb_status st = kb_device_open(o->device, &d, &e);
+    if (st == KB_OK) st = kb_reference_selftest(stdout, &e);
+    if (st == KB_OK) {
+        printf("reference self-test passed on %s\n", d.name);
+        return EXIT_PASS;
+    }
+    fprintf(stderr, "%s: %s\n", st == KB_ERR_NODEV ? "SKIP" : "FAIL", e.msg);
+    return exit_for(st);
+}
+
+int main(int argc, char **argv)
+{
+    kb_options o;
+    kb_err e = {{0}};
+    if (argc < 2) {
+        kb_cli_usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (kb_cli_parse(argc, argv, &o, &e) != KB_OK) {
+        fprintf(stderr, "Error: %s\n", kb_err_text(&e));
+        if (!strstr(e.msg, "--list")) fprintf(stderr, "Run 'kbench --help' for usage.\n");
+        return EXIT_USAGE;
+    }
+    switch (o.mode) {
+    case KB_MODE_HELP: kb_cli_usage(stdout); return EXIT_PASS;
+    case KB_MODE_LIST: print_list(); return EXIT_PASS;
+    case KB_MODE_LIST_CASES: return kb_cases_foreach(print_case, NULL) == KB_OK ? 0 : 1;
+    case KB_MODE_SELF_TEST: return self_test(&o);
+    case KB_MODE_CASE:
+    case KB_MODE_RUN: return run_cases(&o);
+    }
+    return EXIT_USAGE;
+}

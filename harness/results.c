@@ -1,0 +1,284 @@
+/* Results: a growable array, CSV (libcsv) and JSON files, one-line print.
+ *
+ * Columns are described once (cols[]) and drive the CSV writer, the JSON
+ * writer and the reader, so the three cannot drift apart. Missing values:
+ * NaN doubles, samples <= 0 and mismatches < 0 ("not checked") are written
+ * as empty CSV fields / JSON null and read back as NaN, 0 and -1. */
+#include "results.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "csvio.h"
+
+typedef enum { T_STR, T_I64, T_INT, T_DBL } col_type;
+typedef struct {
+    const char *name;
+    col_type type;
+    size_t off, size;
+} col;
+
+#define FIELD_SIZE(f) sizeof(((kb_result *)0)->f)
+#define STR(f) {#f, T_STR, offsetof(kb_result, f), FIELD_SIZE(f)}
+#define I64(f) {#f, T_I64, offsetof(kb_result, f), 0}
+#define INT(f) {#f, T_INT, offsetof(kb_result, f), 0}
+#define DBL(f) {#f, T_DBL, offsetof(kb_result, f), 0}
+
+/* CSV order as documented in results.h; the first NREQUIRED must be in any
+ * CSV we read; "message" is JSON-only (read from a CSV if present). */
+static const col cols[] = {
+    STR(benchmark), STR(backend),  STR(dtype),    I64(M),       I64(N),
+    DBL(median_ms), DBL(min_ms),   DBL(max_ms),   DBL(noise),   DBL(gbps),
+    DBL(sol_gbps),  DBL(sol_pct),  INT(samples),  STR(accuracy), I64(mismatches),
+    DBL(max_err),   DBL(baseline_gbps), STR(verdict), STR(gpu),  STR(config),
+    STR(date),      STR(version),  STR(message)};
+#define NCOLS (sizeof cols / sizeof cols[0])
+#define NCSV (NCOLS - 1)
+#define NREQUIRED 6 /* benchmark,backend,dtype,M,N,median_ms */
+#define NKEY 5      /* text/ints that must be present and valid in every row */
+
+#define AT(x, c, T) ((T *)((char *)(x) + (c)->off))
+#define CAT(x, c, T) ((const T *)((const char *)(x) + (c)->off))
+
+void kb_results_init(kb_results *r)
+{
+    r->v = NULL;
+    r->n = r->cap = 0;
+}
+
+void kb_results_free(kb_results *r)
+{
+    free(r->v);
+    kb_results_init(r);
+}
+
+kb_status kb_results_push(kb_results *r, const kb_result *x, kb_err *e)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 64;
+        kb_result *v = realloc(r->v, cap * sizeof *v);
+        if (!v) return KB_FAIL(e, KB_ERR_NOMEM, "results: out of host memory");
+        r->v = v;
+        r->cap = cap;
+    }
+    r->v[r->n++] = *x;
+    return KB_OK;
+}
+
+/* Text of one value for CSV/JSON; empty means missing. Strings are returned
+ * as pointers (not copied) through *str. */
+static void value_text(const kb_result *x, const col *c, char *buf, size_t len, const char **str)
+{
+    *str = NULL;
+    buf[0] = '\0';
+    switch (c->type) {
+    case T_STR: *str = CAT(x, c, char); break;
+    case T_I64: {
+        int64_t v = *CAT(x, c, int64_t);
+        if (v >= 0) snprintf(buf, len, "%lld", (long long)v);
+        break;
+    }
+    case T_INT: {
+        int v = *CAT(x, c, int);
+        if (v > 0) snprintf(buf, len, "%d", v);
+        break;
+    }
+    case T_DBL: kb_format_double(buf, len, *CAT(x, c, double)); break;
+    }
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+static kb_status write_csv(FILE *f, void *ctx, kb_err *e)
+{
+    const kb_results *r = ctx;
+    for (size_t j = 0; j < NCSV; j++) kb_csv_put(f, cols[j].name, j > 0);
+    fputc('\n', f);
+    for (size_t i = 0; i < r->n; i++) {
+        for (size_t j = 0; j < NCSV; j++) {
+            char buf[40];
+            const char *s;
+            value_text(&r->v[i], &cols[j], buf, sizeof buf, &s);
+            kb_csv_put(f, s ? s : buf, j > 0);
+        }
+        fputc('\n', f);
+    }
+    return KB_OK; /* stream errors are caught by kb_atomic_write */
+}
+
+kb_status kb_results_write_csv(const kb_results *r, const char *path, kb_err *e)
+{
+    return kb_atomic_write(path, write_csv, (void *)r, e);
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        default:
+            if (*p < 0x20)
+                fprintf(f, "\\u%04x", *p);
+            else
+                fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
+
+static kb_status write_json(FILE *f, void *ctx, kb_err *e)
+{
+    const kb_results *r = ctx;
+    fputc('[', f);
+    for (size_t i = 0; i < r->n; i++) {
+        fputs(i ? ",\n  {" : "\n  {", f);
+        for (size_t j = 0; j < NCOLS; j++) {
+            char buf[40];
+            const char *s;
+            value_text(&r->v[i], &cols[j], buf, sizeof buf, &s);
+            if (j) fputs(", ", f);
+            json_string(f, cols[j].name);
+            fputs(": ", f);
+            if (s)
+                json_string(f, s);
+            else
+                fputs(buf[0] ? buf : "null", f);
+        }
+        fputc('}', f);
+    }
+    fputs(r->n ? "\n]\n" : "]\n", f);
+    return KB_OK;
+}
+
+kb_status kb_results_write_json(const kb_results *r, const char *path, kb_err *e)
+{
+    return kb_atomic_write(path, write_json, (void *)r, e);
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+typedef struct {
+    const char *path;
+    kb_results *r;
+    size_t nheader;
+    int idx[NCOLS];
+} read_ctx;
+
+static kb_status parse_value(const read_ctx *c, const col *k, int key, const char *s,
+                             long line, kb_result *x, kb_err *e)
+{
+    if (key && !*s)
+        return KB_FAIL(e, KB_ERR_PARSE, "%s:%ld: column '%s' is empty", c->path, line, k->name);
+    switch (k->type) {
+    case T_STR:
+        /* Keys must fit exactly; free text (config, gpu, ...) is cut to fit. */
+        if (key && strlen(s) >= k->size)
+            return KB_FAIL(e, KB_ERR_PARSE, "%s:%ld: column '%s' is longer than %zu characters",
+                           c->path, line, k->name, k->size - 1);
+        snprintf(AT(x, k, char), k->size, "%s", s);
+        return KB_OK;
+    case T_I64:
+    case T_INT: {
+        int64_t v = k->type == T_INT ? 0 : -1;
+        if (*s && kb_parse_int64(s, &v) != 0)
+            return KB_FAIL(e, KB_ERR_PARSE, "%s:%ld: column '%s': '%.40s' is not an integer",
+                           c->path, line, k->name, s);
+        if (key && v < 1)
+            return KB_FAIL(e, KB_ERR_PARSE, "%s:%ld: column '%s' must be >= 1, got %lld",
+                           c->path, line, k->name, (long long)v);
+        if (k->type == T_INT) {
+            if (v < INT_MIN || v > INT_MAX)
+                return KB_FAIL(e, KB_ERR_PARSE, "%s:%ld: column '%s': %lld out of range",
+                               c->path, line, k->name, (long long)v);
+            *AT(x, k, int) = (int)v;
+        } else {
+            *AT(x, k, int64_t) = v;
+        }
+        return KB_OK;
+    }
+    case T_DBL: {
+        double v = NAN;
+        /* Peers' scripts may spell a missing value "nan" (numpy, pandas). */
+        if (*s && strcasecmp(s, "nan") != 0 && kb_parse_double(s, &v) != 0)
+            return KB_FAIL(e, KB_ERR_PARSE,
+                           "%s:%ld: column '%s': '%.40s' is not a finite number (empty or nan "
+                           "for missing)",
+                           c->path, line, k->name, s);
+        *AT(x, k, double) = v;
+        return KB_OK;
+    }
+    }
+    return KB_OK;
+}
+
+static kb_status on_row(void *ctx, size_t row, char *const *f, size_t n, long line, kb_err *e)
+{
+    read_ctx *c = ctx;
+    if (row == 0) {
+        const char *names[NCOLS];
+        for (size_t j = 0; j < NCOLS; j++) names[j] = cols[j].name;
+        c->nheader = n;
+        return kb_csv_map_header(c->path, line, f, n, names, NCOLS, NREQUIRED, c->idx, e);
+    }
+    if (n != c->nheader)
+        return KB_FAIL(e, KB_ERR_PARSE,
+                       "%s:%ld: %zu fields, the header has %zu (truncated or malformed row)",
+                       c->path, line, n, c->nheader);
+    kb_result x;
+    memset(&x, 0, sizeof x);
+    for (size_t j = 0; j < NCOLS; j++)
+        KB_TRY(parse_value(c, &cols[j], j < NKEY, c->idx[j] >= 0 ? f[c->idx[j]] : "", line, &x, e));
+    return kb_results_push(c->r, &x, e);
+}
+
+kb_status kb_results_read_csv(const char *path, kb_results *r, kb_err *e)
+{
+    read_ctx c = {.path = path, .r = r};
+    size_t n0 = r->n;
+    kb_status st = kb_csv_read(path, on_row, &c, NULL, e);
+    if (st != KB_OK) r->n = n0; /* all rows or none */
+    return st;
+}
+
+/* ---- print -------------------------------------------------------------- */
+
+void kb_result_print(FILE *f, const kb_result *x)
+{
+    fprintf(f, "%s %s %s %lldx%lld:", x->benchmark, x->backend, x->dtype, (long long)x->M,
+            (long long)x->N);
+    if (isfinite(x->median_ms)) {
+        fprintf(f, " %.4f ms", x->median_ms);
+        const char *sep = " (";
+        if (isfinite(x->min_ms)) { fprintf(f, "%smin %.4f", sep, x->min_ms); sep = ", "; }
+        if (isfinite(x->max_ms)) { fprintf(f, "%smax %.4f", sep, x->max_ms); sep = ", "; }
+        if (isfinite(x->noise)) { fprintf(f, "%snoise %.1f%%", sep, 100.0 * x->noise); sep = ", "; }
+        if (x->samples > 0) { fprintf(f, "%s%d samples", sep, x->samples); sep = ", "; }
+        if (sep[0] == ',') fputc(')', f);
+    }
+    if (isfinite(x->gbps)) fprintf(f, "  %.1f GB/s", x->gbps);
+    if (isfinite(x->sol_pct)) fprintf(f, "  %.1f%% SOL", x->sol_pct);
+    if (x->accuracy[0]) {
+        fprintf(f, "  accuracy %s", x->accuracy);
+        if (strcmp(x->accuracy, "FAIL") == 0 && x->mismatches >= 0) {
+            fprintf(f, " (%lld mismatches", (long long)x->mismatches);
+            if (isfinite(x->max_err)) fprintf(f, ", max_err %.3g", x->max_err);
+            fputc(')', f);
+        }
+    }
+    if (isfinite(x->baseline_gbps)) fprintf(f, "  baseline %.1f GB/s", x->baseline_gbps);
+    if (x->verdict[0]) fprintf(f, "%s%s", isfinite(x->baseline_gbps) ? " " : "  ", x->verdict);
+    if (x->config[0]) fprintf(f, "  [%s]", x->config);
+    if (x->message[0]) fprintf(f, "  -- %s", x->message);
+    fputc('\n', f);
+}

@@ -1,0 +1,305 @@
+/* One case, end to end. The order matters: accuracy before timing (a wrong
+ * kernel's speed means nothing), outputs poisoned before the checked run
+ * (an unwritten element is NaN and fails). */
+#include "run.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "accuracy.h"
+#include "buffers.h"
+#include "dump.h"
+
+#define KB_SEED 0x6b62656e6368ull /* "kbench" */
+
+static void gpu_file_name(const char *gpu, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", gpu);
+    for (char *c = buf; *c; c++)
+        if (*c == ' ' || *c == '/') *c = '_';
+}
+
+kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e)
+{
+    memset(s, 0, sizeof *s);
+    s->o = o;
+    kb_results_init(&s->results);
+    kb_baseline_init(&s->baseline);
+    kb_timing_defaults(&s->timing);
+    if (!isnan(o->budget_ms)) s->timing.max_ms = o->budget_ms;
+    kb_gate_defaults(&s->gate);
+    if (!isnan(o->perf_tolerance)) s->gate.tolerance = o->perf_tolerance;
+    KB_TRY(kb_device_open(o->device, &s->dev, e));
+    char gpu[256];
+    gpu_file_name(s->dev.name, gpu, sizeof gpu);
+    if (o->baseline)
+        snprintf(s->baseline_path, sizeof s->baseline_path, "%s", o->baseline);
+    else
+        kb_baseline_path(KBENCH_BASELINE_DIR, s->dev.name, s->baseline_path,
+                         sizeof s->baseline_path);
+    KB_TRY(kb_baseline_read(s->baseline_path, &s->baseline, e));
+    const char *env_cache = getenv("KBENCH_TUNE_CACHE");
+    if (o->tune_cache)
+        snprintf(s->tune_cache, sizeof s->tune_cache, "%s", o->tune_cache);
+    else if (env_cache && *env_cache)
+        snprintf(s->tune_cache, sizeof s->tune_cache, "%s", env_cache);
+    else
+        snprintf(s->tune_cache, sizeof s->tune_cache, "%s/%s.txt", KBENCH_TUNE_DIR, gpu);
+    KB_TRY(kb_sol_gbps(&s->dev, KBENCH_STATE_DIR, &s->sol_gbps, e));
+    KB_TRY(kb_flusher_init(&s->flusher, e));
+    KB_CUDA(e, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+    return KB_OK;
+}
+
+void kb_session_close(kb_session *s)
+{
+    kb_flusher_free(&s->flusher);
+    if (s->stream) cudaStreamDestroy(s->stream);
+    kb_baseline_free(&s->baseline);
+    kb_results_free(&s->results);
+    s->stream = NULL;
+}
+
+static void iso_now(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Re-read the file just before writing: another process may have updated
+ * other rows since the session started. */
+static kb_status update_baseline(kb_session *s, kb_err *e)
+{
+    kb_baseline b;
+    kb_baseline_init(&b);
+    kb_status st = kb_baseline_read(s->baseline_path, &b, e);
+    size_t n = 0;
+    for (size_t i = 0; st == KB_OK && i < s->results.n; i++) {
+        const kb_result *r = &s->results.v[i];
+        if (strcmp(r->accuracy, "PASS") != 0 || !(r->gbps > 0)) continue;
+        kb_baseline_row row;
+        memset(&row, 0, sizeof row);
+        snprintf(row.benchmark, sizeof row.benchmark, "%s", r->benchmark);
+        snprintf(row.backend, sizeof row.backend, "%s", r->backend);
+        snprintf(row.dtype, sizeof row.dtype, "%s", r->dtype);
+        row.M = r->M;
+        row.N = r->N;
+        row.median_ms = r->median_ms;
+        row.gbps = r->gbps;
+        row.noise = r->noise;
+        row.samples = r->samples;
+        row.q1_ms = r->q1_ms;
+        row.q3_ms = r->q3_ms;
+        snprintf(row.date, sizeof row.date, "%s", r->date);
+        snprintf(row.version, sizeof row.version, "%s", KB_VERSION);
+        st = kb_baseline_upsert(&b, &row, e);
+        n++;
+    }
+    if (st == KB_OK) st = kb_baseline_write(s->baseline_path, &b, e);
+    if (st == KB_OK) printf("baseline: %zu rows written to %s (%zu rows in file)\n", n,
+                            s->baseline_path, b.n);
+    kb_baseline_free(&b);
+    return st;
+}
+
+kb_status kb_session_finish(kb_session *s, kb_err *e)
+{
+    if (s->o->update_baseline) KB_TRY(update_baseline(s, e));
+    if (s->o->csv) KB_TRY(kb_results_write_csv(&s->results, s->o->csv, e));
+    if (s->o->json) KB_TRY(kb_results_write_json(&s->results, s->o->json, e));
+    return KB_OK;
+}
+
+/* ---- one case -------------------------------------------------------------- */
+typedef struct {
+    const kb_impl *impl;
+    const kb_problem *p;
+    const kb_tensors *t;
+    void *state;
+} timed_arg;
+
+static kb_status timed_run(void *arg, cudaStream_t st, kb_err *e)
+{
+    timed_arg *a = (timed_arg *)arg;
+    return a->impl->run(a->p, a->t, a->state, st, e);
+}
+
+static kb_tol case_tolerance(const kb_session *s, kb_dtype d)
+{
+    kb_tol t = kb_tol_default(d);
+    if (!isnan(s->o->tolerance)) t.atol = t.rtol = s->o->tolerance;
+    return t;
+}
+
+static kb_outcome finish(kb_outcome oc, kb_session *s, kb_result *r, kb_err *e)
+{
+    if (oc != KB_CASE_PASS && !r->message[0]) snprintf(r->message, sizeof r->message, "%s", e->msg);
+    kb_err pe;
+    if (kb_results_push(&s->results, r, &pe) != KB_OK)
+        fprintf(stderr, "kbench: %s\n", pe.msg);
+    return oc;
+}
+
+/* Accuracy of out (and dw); fills r, returns 1 when everything is close. */
+static int check_accuracy(kb_session *s, const kb_buffers *b, kb_result *r, kb_err *e,
+                          kb_status *st)
+{
+    kb_accuracy acc;
+    const kb_tol tol = case_tolerance(s, b->p.dtype);
+    const int64_t cols = b->p.bench == KB_CE_FWD ? 1 : b->p.N;
+    *st = kb_check_output(b, tol, s->stream, &acc, e);
+    if (*st != KB_OK) return 0;
+    r->mismatches = acc.mismatches;
+    r->max_err = acc.worst_excess;
+    if (acc.mismatches) {
+        kb_accuracy_describe(&acc, cols, "output", r->message, sizeof r->message);
+        return 0;
+    }
+    if (b->t.dw) {
+        kb_accuracy dw;
+        *st = kb_check_dw(b, tol, s->stream, &dw, e);
+        if (*st != KB_OK) return 0;
+        r->mismatches = dw.mismatches;
+        if (dw.worst_excess > r->max_err) r->max_err = dw.worst_excess;
+        if (dw.mismatches) {
+            kb_accuracy_describe(&dw, b->p.N, "dw", r->message, sizeof r->message);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static kb_status measure(kb_session *s, timed_arg *arg, double budget_scale, kb_timing *t,
+                         kb_err *e)
+{
+    kb_timing_opts o = s->timing;
+    o.max_ms *= budget_scale;
+    o.min_ms *= budget_scale;
+    return kb_time_fn(timed_run, arg, &o, &s->flusher, s->stream, t, e);
+}
+
+static void record_timing(kb_session *s, const kb_problem *p, const kb_timing *t, kb_result *r)
+{
+    r->median_ms = t->median_ms;
+    r->min_ms = t->min_ms;
+    r->max_ms = t->max_ms;
+    r->noise = t->noise;
+    r->q1_ms = t->q1_ms;
+    r->q3_ms = t->q3_ms;
+    r->samples = t->samples;
+    r->gbps = kb_bytes_moved(p) / (t->median_ms * 1e-3) / 1e9;
+    r->sol_gbps = s->sol_gbps;
+    r->sol_pct = 100.0 * r->gbps / s->sol_gbps;
+}
+
+static kb_verdict verdict(kb_session *s, kb_result *r)
+{
+    const kb_baseline_row *row =
+        kb_baseline_find(&s->baseline, r->benchmark, r->backend, r->dtype, r->M, r->N);
+    double change, band;
+    r->baseline_gbps = row ? row->gbps : NAN;
+    kb_verdict v = kb_verdict_decide(&s->gate, row ? row->gbps : NAN, row ? row->noise : NAN,
+                                     r->gbps, r->noise, &change, &band);
+    snprintf(r->verdict, sizeof r->verdict, "%s", kb_verdict_name(v));
+    if (v == KB_VERDICT_SLOWER || v == KB_VERDICT_FASTER || v == KB_VERDICT_NOISY)
+        snprintf(r->message, sizeof r->message,
+                 "%s: %.1f GB/s vs baseline %.1f GB/s (%+.1f%%, band +-%.1f%%, noise %.1f%% now, "
+                 "%.1f%% baseline)",
+                 kb_verdict_name(v), r->gbps, row->gbps, 100 * change, 100 * band, 100 * r->noise,
+                 100 * row->noise);
+    return v;
+}
+
+static kb_outcome run_buffers(kb_session *s, const kb_case *c, const char *case_name, void *state,
+                              kb_buffers *b, kb_result *r, kb_err *e)
+{
+    kb_status st = kb_buffers_prepare(b, KB_SEED, s->stream, e);
+    if (st == KB_OK) st = kb_buffers_poison(b, s->stream, e);
+    if (st == KB_OK) st = c->impl->run(&c->p, &b->t, state, s->stream, e);
+    if (st == KB_OK) {
+        cudaError_t rc = cudaStreamSynchronize(s->stream);
+        if (rc != cudaSuccess)
+            st = KB_FAIL(e, KB_ERR_CUDA, "%s: %s", case_name, cudaGetErrorString(rc));
+    }
+    if (st != KB_OK) return KB_CASE_FAIL;
+    int ok = check_accuracy(s, b, r, e, &st);
+    if (st != KB_OK) return KB_CASE_FAIL;
+    snprintf(r->accuracy, sizeof r->accuracy, "%s", ok ? "PASS" : "FAIL");
+    if (s->o->dump_dir && kb_dump_case(s->o->dump_dir, case_name, b, e) != KB_OK)
+        return KB_CASE_FAIL;
+    if (!ok) return KB_CASE_FAIL;
+    if (s->o->no_timing) return KB_CASE_PASS;
+
+    timed_arg arg = {c->impl, &c->p, &b->t, state};
+    kb_timing t;
+    if (measure(s, &arg, 1.0, &t, e) != KB_OK) return KB_CASE_FAIL;
+    record_timing(s, &c->p, &t, r);
+    kb_verdict v = verdict(s, r);
+    if (v == KB_VERDICT_NOISY) { /* once more, four times the budget */
+        if (measure(s, &arg, 4.0, &t, e) != KB_OK) return KB_CASE_FAIL;
+        record_timing(s, &c->p, &t, r);
+        v = verdict(s, r);
+    }
+    return v == KB_VERDICT_SLOWER ? KB_CASE_FAIL : KB_CASE_PASS;
+}
+
+kb_outcome kb_run_case(kb_session *s, const kb_case *c, const kb_custom_config *custom,
+                       kb_result *r)
+{
+    kb_err e = {{0}};
+    char name[160];
+    kb_case_name(c, name, sizeof name);
+    memset(r, 0, sizeof *r);
+    snprintf(r->benchmark, sizeof r->benchmark, "%s", kb_bench_info_get(c->p.bench)->name);
+    snprintf(r->backend, sizeof r->backend, "%s%s%s", c->backend, custom ? ":" : "",
+             custom ? custom->name : "");
+    snprintf(r->dtype, sizeof r->dtype, "%s", kb_dtype_name(c->p.dtype));
+    r->M = c->p.M;
+    r->N = c->p.N;
+    r->median_ms = r->min_ms = r->max_ms = r->noise = r->q1_ms = r->q3_ms = NAN;
+    r->gbps = r->sol_pct = r->max_err = r->baseline_gbps = NAN;
+    r->sol_gbps = s->sol_gbps;
+    snprintf(r->gpu, sizeof r->gpu, "%s", s->dev.name);
+    snprintf(r->version, sizeof r->version, "%s", KB_VERSION);
+    iso_now(r->date, sizeof r->date);
+    snprintf(r->accuracy, sizeof r->accuracy, "SKIP");
+
+    kb_setup_ctx ctx = {s->dev.ordinal, s->dev.sm_count, s->dev.l2_bytes, s->dev.smem_optin,
+                        s->dev.name, s->tune_cache, custom ? custom->text : NULL, s->o->tune};
+    void *state = NULL;
+    size_t ws = 0;
+    kb_status st = c->impl->setup ? c->impl->setup(&c->p, &ctx, &state, &ws, &e) : KB_OK;
+    if (st == KB_ERR_UNSUPPORTED) return finish(KB_CASE_SKIP, s, r, &e);
+    if (st != KB_OK) {
+        snprintf(r->accuracy, sizeof r->accuracy, "FAIL");
+        return finish(KB_CASE_FAIL, s, r, &e);
+    }
+    if (c->impl->describe) c->impl->describe(state, r->config, sizeof r->config);
+    kb_buffers b;
+    kb_outcome oc;
+    st = kb_buffers_alloc(&c->p, ws, &b, &e);
+    if (st == KB_ERR_NOMEM)
+        oc = KB_CASE_SKIP;
+    else if (st != KB_OK)
+        oc = KB_CASE_FAIL;
+    else
+        oc = run_buffers(s, c, name, state, &b, r, &e);
+    if (oc == KB_CASE_FAIL && strcmp(r->accuracy, "SKIP") == 0)
+        snprintf(r->accuracy, sizeof r->accuracy, "FAIL");
+    kb_buffers_free(&b);
+    if (c->impl->teardown) c->impl->teardown(state);
+    /* A failed launch can leave a sticky error; surface it here, not in the
+     * next case. */
+    cudaError_t rc = cudaDeviceSynchronize();
+    if (rc != cudaSuccess && oc != KB_CASE_FAIL) {
+        KB_FAIL(&e, KB_ERR_CUDA, "%s: %s", name, cudaGetErrorString(rc));
+        oc = KB_CASE_FAIL;
+    }
+    return finish(oc, s, r, &e);
+}

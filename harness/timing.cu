@@ -1,0 +1,142 @@
+/* Timing loop. Each sample: flush L2 (memset of >= 2x L2), then a kernel
+ * that spins on a host-mapped flag holds the stream while the host enqueues
+ * start event, the op and stop event; releasing the flag lets them run
+ * back to back, so the launch latency of multi-kernel backends (eager
+ * launches up to a dozen kernels) is not timed as idle GPU time. This is
+ * nvbench's blocking-kernel technique. */
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "kb_cuda.cuh"
+#include "timing.h"
+
+void kb_timing_defaults(kb_timing_opts *o)
+{
+    o->warmup = 3;
+    o->min_samples = 10;
+    o->max_samples = 1000;
+    o->min_ms = 20.0;
+    o->max_ms = 1500.0;
+    o->target_rel_err = 0.005;
+}
+
+extern "C" kb_status kb_flusher_init(kb_flusher *f, kb_err *e)
+{
+    int dev = 0, l2 = 0;
+    f->buf = NULL;
+    KB_CUDA(e, cudaGetDevice(&dev));
+    KB_CUDA(e, cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    f->bytes = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
+    KB_CUDA(e, cudaMalloc(&f->buf, f->bytes));
+    return KB_OK;
+}
+
+extern "C" void kb_flusher_free(kb_flusher *f)
+{
+    if (f->buf) cudaFree(f->buf);
+    f->buf = NULL;
+}
+
+/* Spins until the host sets *flag, or ~1 s passes (never hangs the GPU if
+ * the host dies between enqueue and release). */
+__global__ void hold_stream(volatile int *flag)
+{
+    uint64_t t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    while (*flag == 0) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - t0 > 1000000000ull) break;
+        __nanosleep(1000);
+    }
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+typedef struct {
+    cudaEvent_t start, stop;
+    int *flag_host, *flag_dev;
+} timer_res;
+
+static void timer_free(timer_res *r)
+{
+    if (r->start) cudaEventDestroy(r->start);
+    if (r->stop) cudaEventDestroy(r->stop);
+    if (r->flag_host) cudaFreeHost(r->flag_host);
+}
+
+static kb_status one_sample(kb_timed_fn fn, void *arg, kb_flusher *f, cudaStream_t s,
+                            timer_res *r, float *ms, kb_err *e)
+{
+    KB_CUDA(e, cudaMemsetAsync(f->buf, 0, f->bytes, s));
+    *(volatile int *)r->flag_host = 0;
+    hold_stream<<<1, 1, 0, s>>>(r->flag_dev);
+    KB_LAUNCHED(e);
+    KB_CUDA(e, cudaEventRecord(r->start, s));
+    kb_status st = fn(arg, s, e);
+    *(volatile int *)r->flag_host = 1; /* release even on failure */
+    if (st != KB_OK) {
+        cudaStreamSynchronize(s);
+        return st;
+    }
+    KB_CUDA(e, cudaEventRecord(r->stop, s));
+    KB_CUDA(e, cudaEventSynchronize(r->stop));
+    KB_CUDA(e, cudaEventElapsedTime(ms, r->start, r->stop));
+    return KB_OK;
+}
+
+static kb_status time_loop(kb_timed_fn fn, void *arg, const kb_timing_opts *o, kb_flusher *f,
+                           cudaStream_t s, timer_res *r, double *samples, kb_timing *out,
+                           kb_err *e)
+{
+    float ms = 0;
+    for (int i = 0; i < o->warmup; i++) KB_TRY(one_sample(fn, arg, f, s, r, &ms, e));
+    const double t0 = now_ms();
+    double total = 0;
+    int n = 0;
+    double *scratch = samples + o->max_samples;
+    out->converged = 0;
+    while (n < o->max_samples) {
+        KB_TRY(one_sample(fn, arg, f, s, r, &ms, e));
+        samples[n++] = ms;
+        total += ms;
+        if (n >= o->min_samples && total >= o->min_ms) {
+            for (int i = 0; i < n; i++) scratch[i] = samples[i];
+            kb_stats(scratch, n, out);
+            /* Relative standard error of the median: 1.2533 * sigma / sqrt(n). */
+            double rel_err = 1.2533 * out->noise / sqrt((double)n);
+            if (rel_err <= o->target_rel_err) {
+                out->converged = 1;
+                return KB_OK;
+            }
+        }
+        if (now_ms() - t0 > o->max_ms && n >= o->min_samples) break;
+    }
+    kb_stats(samples, n, out);
+    return KB_OK;
+}
+
+extern "C" kb_status kb_time_fn(kb_timed_fn fn, void *arg, const kb_timing_opts *o,
+                                kb_flusher *f, cudaStream_t s, kb_timing *out, kb_err *e)
+{
+    timer_res r = {NULL, NULL, NULL, NULL};
+    double *samples = (double *)malloc(sizeof(double) * 2 * (size_t)o->max_samples);
+    if (!samples) return KB_FAIL(e, KB_ERR_NOMEM, "out of host memory for timing samples");
+    kb_status st = KB_OK;
+    cudaError_t rc = cudaEventCreate(&r.start);
+    if (rc == cudaSuccess) rc = cudaEventCreate(&r.stop);
+    if (rc == cudaSuccess) rc = cudaHostAlloc((void **)&r.flag_host, sizeof(int), cudaHostAllocMapped);
+    if (rc == cudaSuccess) rc = cudaHostGetDevicePointer((void **)&r.flag_dev, r.flag_host, 0);
+    if (rc != cudaSuccess)
+        st = KB_FAIL(e, KB_ERR_CUDA, "timer setup: %s", cudaGetErrorString(rc));
+    else
+        st = time_loop(fn, arg, o, f, s, &r, samples, out, e);
+    timer_free(&r);
+    free(samples);
+    return st;
+}

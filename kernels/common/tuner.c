@@ -1,0 +1,795 @@
+/* Launch-configuration selection for the tuned backend: parse/format of
+ * "key=val,..." texts, the on-disk cache of search results, the coordinate
+ * descent search and the kb_impl glue every tuned kernel file uses.
+ *
+ * Cache file: plain text, one entry per line,
+ *     gpu|benchmark|dtype|N-bucket|config|GB/s
+ * e.g. "NVIDIA H200|softmax_forward|bf16|N<=4096|threads=256,rows=2,cluster=1|3890.5",
+ * '#' comments and blank lines allowed. Keyed by GPU name so that one file can
+ * travel between machines; the N bucket keeps it small (one search per power
+ * of two) while still separating vector-aligned from unaligned widths, whose
+ * kernels behave differently. */
+#include "tuner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buffers.h"
+#include "registry.h"
+#include "timing.h"
+
+#define CACHE_LINE_MAX 1024
+#define CACHE_FIELDS 6
+/* Improvement a move must bring: below this, timing noise decides. */
+#define SEARCH_MIN_GAIN 0.01
+#define SEARCH_MAX_EVALS 48
+
+/* ---- parse / format ------------------------------------------------------- */
+
+static int param_index(const kb_tune_space *sp, const char *name, size_t len)
+{
+    for (int i = 0; i < sp->nparams; i++)
+        if (strlen(sp->names[i]) == len && strncmp(sp->names[i], name, len) == 0) return i;
+    return -1;
+}
+
+static int choice_ok(const kb_tune_space *sp, int i, int v)
+{
+    for (int k = 0; k < sp->nchoices[i]; k++)
+        if (sp->choices[i][k] == v) return 1;
+    return 0;
+}
+
+static void choices_text(const kb_tune_space *sp, int i, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < sp->nchoices[i] && n < len; k++) {
+        int w = snprintf(buf + n, len - n, "%s%d", k ? "|" : "", sp->choices[i][k]);
+        if (w < 0) break;
+        n += (size_t)w;
+    }
+}
+
+static const char *skip_space(const char *s)
+{
+    while (*s == ' ' || *s == '\t') s++;
+    return s;
+}
+
+kb_status kb_tune_parse(const kb_tune_space *sp, const char *text, const kb_tune_cfg *base,
+                        kb_tune_cfg *out, kb_err *e)
+{
+    kb_tune_cfg c;
+    int seen[KB_TUNE_MAX_PARAMS] = {0};
+    memset(&c, 0, sizeof c);
+    if (base) c = *base;
+    const char *s = text ? text : "";
+    s = skip_space(s);
+    while (*s) {
+        const char *key = s;
+        while (*s && *s != '=' && *s != ',' && *s != ' ' && *s != '\t') s++;
+        size_t klen = (size_t)(s - key);
+        s = skip_space(s);
+        if (klen == 0 || *s != '=')
+            return KB_FAIL(e, KB_ERR_ARG, "%s: expected key=value in '%s'", sp->op, text);
+        int i = param_index(sp, key, klen);
+        if (i < 0) {
+            char names[128] = "";
+            size_t n = 0;
+            for (int k = 0; k < sp->nparams && n < sizeof names; k++) {
+                int w = snprintf(names + n, sizeof names - n, "%s%s", k ? "," : "", sp->names[k]);
+                if (w < 0) break;
+                n += (size_t)w;
+            }
+            return KB_FAIL(e, KB_ERR_ARG, "%s: unknown launch parameter '%.*s' (known: %s)", sp->op,
+                           (int)klen, key, names);
+        }
+        if (seen[i])
+            return KB_FAIL(e, KB_ERR_ARG, "%s: launch parameter '%s' given twice", sp->op,
+                           sp->names[i]);
+        seen[i] = 1;
+        s = skip_space(s + 1);
+        char *end;
+        errno = 0;
+        long v = strtol(s, &end, 10);
+        if (end == s || errno != 0 || v < -1000000 || v > 1000000)
+            return KB_FAIL(e, KB_ERR_ARG, "%s: '%s' needs an integer value", sp->op, sp->names[i]);
+        if (!choice_ok(sp, i, (int)v)) {
+            char ch[160];
+            choices_text(sp, i, ch, sizeof ch);
+            return KB_FAIL(e, KB_ERR_ARG, "%s: %s=%ld is not one of %s", sp->op, sp->names[i], v,
+                           ch);
+        }
+        c.v[i] = (int)v;
+        s = skip_space(end);
+        if (*s == ',') {
+            s = skip_space(s + 1);
+            if (!*s)
+                return KB_FAIL(e, KB_ERR_ARG, "%s: trailing ',' in '%s'", sp->op, text);
+        } else if (*s) {
+            return KB_FAIL(e, KB_ERR_ARG, "%s: unexpected '%c' after %s's value", sp->op, *s,
+                           sp->names[i]);
+        }
+    }
+    if (!base)
+        for (int i = 0; i < sp->nparams; i++)
+            if (!seen[i])
+                return KB_FAIL(e, KB_ERR_ARG, "%s: launch parameter '%s' missing", sp->op,
+                               sp->names[i]);
+    *out = c;
+    return KB_OK;
+}
+
+void kb_tune_format(const kb_tune_space *sp, const kb_tune_cfg *c, char *buf, size_t len)
+{
+    size_t n = 0;
+    if (len) buf[0] = '\0';
+    for (int i = 0; i < sp->nparams && n < len; i++) {
+        int w = snprintf(buf + n, len - n, "%s%s=%d", i ? "," : "", sp->names[i], c->v[i]);
+        if (w < 0) break;
+        n += (size_t)w;
+    }
+}
+
+/* ---- keys ------------------------------------------------------------------- */
+
+void kb_tune_bucket(kb_dtype dtype, int64_t N, char *buf, size_t len)
+{
+    int64_t p2 = 1;
+    while (p2 < N && p2 < ((int64_t)1 << 62)) p2 <<= 1;
+    const int64_t vec = 16 / (int64_t)kb_dtype_size(dtype);
+    snprintf(buf, len, "N<=%lld%s", (long long)p2, N % vec == 0 ? "" : ",unaligned");
+}
+
+static int field_ok(const char *s)
+{
+    return s && *s && !strpbrk(s, "|\r\n");
+}
+
+/* ---- cache file ----------------------------------------------------------------
+ * A line is split in place into its six fields. */
+typedef struct {
+    char *f[CACHE_FIELDS];
+    double gbps;
+} cache_entry;
+
+static int cfg_text_ok(const char *s)
+{
+    /* key=int(,key=int)*: the owner's space validates names and values. */
+    for (;;) {
+        const char *k = s;
+        while (*s && *s != '=' && *s != ',') s++;
+        if (s == k || *s != '=') return 0;
+        s++;
+        if (*s == '-') s++;
+        if (*s < '0' || *s > '9') return 0;
+        while (*s >= '0' && *s <= '9') s++;
+        if (!*s) return 1;
+        if (*s != ',') return 0;
+        s++;
+    }
+}
+
+static void chomp(char *line)
+{
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' ' ||
+                 line[n - 1] == '\t'))
+        line[--n] = '\0';
+}
+
+static int is_blank_or_comment(const char *line)
+{
+    line = skip_space(line);
+    return *line == '\0' || *line == '#';
+}
+
+/* 0 ok; otherwise a reason for the error message. */
+static const char *split_entry(char *line, cache_entry *ce)
+{
+    char *s = line;
+    for (int i = 0; i < CACHE_FIELDS; i++) {
+        ce->f[i] = s;
+        char *bar = strchr(s, '|');
+        if (i < CACHE_FIELDS - 1) {
+            if (!bar) return "expected 6 '|'-separated fields gpu|benchmark|dtype|N-bucket|config|GB/s";
+            *bar = '\0';
+            s = bar + 1;
+        } else if (bar) {
+            return "more than 6 '|'-separated fields";
+        }
+    }
+    for (int i = 0; i < CACHE_FIELDS - 1; i++)
+        if (!*ce->f[i]) return "empty field";
+    if (!cfg_text_ok(ce->f[4])) return "config is not key=int,key=int,...";
+    char *end;
+    errno = 0;
+    ce->gbps = strtod(ce->f[5], &end);
+    if (end == ce->f[5] || *end || errno != 0 || !isfinite(ce->gbps) || ce->gbps < 0)
+        return "GB/s is not a non-negative number";
+    return NULL;
+}
+
+static int key_match(const cache_entry *ce, const kb_tune_key *k)
+{
+    return strcmp(ce->f[0], k->gpu) == 0 && strcmp(ce->f[1], k->op) == 0 &&
+           strcmp(ce->f[2], k->dtype) == 0 && strcmp(ce->f[3], k->bucket) == 0;
+}
+
+static kb_status key_check(const kb_tune_key *k, kb_err *e)
+{
+    if (!field_ok(k->gpu) || !field_ok(k->op) || !field_ok(k->dtype) || !field_ok(k->bucket))
+        return KB_FAIL(e, KB_ERR_ARG, "tuning-cache key fields must be non-empty, without '|' or line breaks");
+    return KB_OK;
+}
+
+/* Reads the next line into *buf (growing it); 0 at end of file. Lines longer
+ * than CACHE_LINE_MAX are reported by the caller. */
+static int read_line(FILE *f, char **buf, size_t *cap, ssize_t *n)
+{
+    *n = getline(buf, cap, f);
+    return *n >= 0;
+}
+
+kb_status kb_tune_cache_lookup(const char *path, const kb_tune_key *k, char *cfg, size_t cfg_len,
+                               double *gbps, int *found, kb_err *e)
+{
+    *found = 0;
+    KB_TRY(key_check(k, e));
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT) return KB_OK;
+        return KB_FAIL(e, KB_ERR_IO, "cannot read tuning cache %s: %s", path, strerror(errno));
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int lineno = 0;
+    kb_status st = KB_OK;
+    while (read_line(f, &line, &cap, &n)) {
+        lineno++;
+        if (n > CACHE_LINE_MAX) {
+            st = KB_FAIL(e, KB_ERR_PARSE, "%s:%d: line longer than %d characters", path, lineno,
+                         CACHE_LINE_MAX);
+            break;
+        }
+        chomp(line);
+        if (is_blank_or_comment(line)) continue;
+        cache_entry ce;
+        const char *why = split_entry(line, &ce);
+        if (why) {
+            st = KB_FAIL(e, KB_ERR_PARSE, "%s:%d: malformed tuning-cache line: %s", path, lineno,
+                         why);
+            break;
+        }
+        if (!key_match(&ce, k)) continue;
+        if (strlen(ce.f[4]) >= cfg_len) {
+            st = KB_FAIL(e, KB_ERR_PARSE, "%s:%d: config too long", path, lineno);
+            break;
+        }
+        strcpy(cfg, ce.f[4]);
+        *gbps = ce.gbps;
+        *found = 1;
+    }
+    if (st == KB_OK && ferror(f))
+        st = KB_FAIL(e, KB_ERR_IO, "error reading tuning cache %s", path);
+    free(line);
+    fclose(f);
+    if (st != KB_OK) *found = 0;
+    return st;
+}
+
+/* mkdir -p of path's directory. */
+static kb_status make_parent_dirs(const char *path, kb_err *e)
+{
+    char dir[4096];
+    if (strlen(path) >= sizeof dir)
+        return KB_FAIL(e, KB_ERR_IO, "tuning cache path too long: %s", path);
+    strcpy(dir, path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return KB_OK;
+    *slash = '\0';
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+            return KB_FAIL(e, KB_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return KB_FAIL(e, KB_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
+    return KB_OK;
+}
+
+static const char cache_header[] =
+    "# kbench tuned-backend launch configurations, written by `kbench --tune`.\n"
+    "# One entry per line: gpu|benchmark|dtype|N-bucket|config|GB/s\n"
+    "#   N-bucket: N rounded up to a power of two; \",unaligned\" when N is not a\n"
+    "#   multiple of the 16-byte vector width. GB/s: measured when tuned.\n"
+    "# Edit freely: '#' comments and blank lines are kept; a malformed line is an error.\n";
+
+/* Copies src (may be NULL) into dst replacing k's entry with new_line;
+ * appends it when absent. */
+static kb_status merge_into(FILE *src, FILE *dst, const char *path, const kb_tune_key *k,
+                            const char *new_line, kb_err *e)
+{
+    int written = 0, out_err = 0;
+    kb_status st = KB_OK;
+    if (!src) {
+        out_err |= fputs(cache_header, dst) == EOF;
+    } else {
+        char *line = NULL, *copy = NULL;
+        size_t cap = 0;
+        ssize_t n;
+        int lineno = 0;
+        while (st == KB_OK && read_line(src, &line, &cap, &n)) {
+            lineno++;
+            if (n > CACHE_LINE_MAX) {
+                st = KB_FAIL(e, KB_ERR_PARSE, "%s:%d: line longer than %d characters", path,
+                             lineno, CACHE_LINE_MAX);
+                break;
+            }
+            chomp(line);
+            if (!is_blank_or_comment(line)) {
+                free(copy);
+                copy = strdup(line);
+                cache_entry ce;
+                const char *why = copy ? split_entry(copy, &ce) : "out of host memory";
+                if (why) {
+                    st = KB_FAIL(e, KB_ERR_PARSE, "%s:%d: malformed tuning-cache line: %s",
+                                 path, lineno, why);
+                    break;
+                }
+                if (key_match(&ce, k)) {
+                    /* The first occurrence is replaced, later duplicates dropped. */
+                    if (!written) out_err |= fprintf(dst, "%s\n", new_line) < 0;
+                    written = 1;
+                    continue;
+                }
+            }
+            out_err |= fprintf(dst, "%s\n", line) < 0;
+        }
+        if (st == KB_OK && ferror(src))
+            st = KB_FAIL(e, KB_ERR_IO, "error reading tuning cache %s", path);
+        free(line);
+        free(copy);
+    }
+    if (st != KB_OK) return st;
+    if (!written) out_err |= fprintf(dst, "%s\n", new_line) < 0;
+    if (out_err)
+        return KB_FAIL(e, KB_ERR_IO, "cannot write tuning cache %s: %s", path, strerror(errno));
+    return KB_OK;
+}
+
+kb_status kb_tune_cache_store(const char *path, const kb_tune_key *k, const char *cfg,
+                              double gbps, kb_err *e)
+{
+    KB_TRY(key_check(k, e));
+    if (!field_ok(cfg) || !cfg_text_ok(cfg))
+        return KB_FAIL(e, KB_ERR_ARG, "tuning-cache config '%s' is not key=int,...", cfg);
+    if (!isfinite(gbps) || gbps < 0) gbps = 0;
+    char new_line[CACHE_LINE_MAX + 1];
+    int len = snprintf(new_line, sizeof new_line, "%s|%s|%s|%s|%s|%.1f", k->gpu, k->op, k->dtype,
+                       k->bucket, cfg, gbps);
+    if (len < 0 || len >= CACHE_LINE_MAX)
+        return KB_FAIL(e, KB_ERR_ARG, "tuning-cache entry longer than %d characters",
+                       CACHE_LINE_MAX);
+    KB_TRY(make_parent_dirs(path, e));
+
+    /* Serialise concurrent writers (parallel ctest runs of --tune) so that no
+     * one's entry is lost between read and rename. */
+    char lock_path[4200], tmp_path[4200];
+    snprintf(lock_path, sizeof lock_path, "%s.lock", path);
+    snprintf(tmp_path, sizeof tmp_path, "%s.%ld.tmp", path, (long)getpid());
+    int lock_fd = open(lock_path, O_RDWR | O_CREAT, 0666);
+    if (lock_fd < 0)
+        return KB_FAIL(e, KB_ERR_IO, "cannot open %s: %s", lock_path, strerror(errno));
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    while (fcntl(lock_fd, F_SETLKW, &fl) != 0) {
+        if (errno != EINTR) {
+            int err = errno;
+            close(lock_fd);
+            return KB_FAIL(e, KB_ERR_IO, "cannot lock %s: %s", lock_path, strerror(err));
+        }
+    }
+
+    kb_status st = KB_OK;
+    FILE *src = fopen(path, "r");
+    if (!src && errno != ENOENT) {
+        st = KB_FAIL(e, KB_ERR_IO, "cannot read tuning cache %s: %s", path, strerror(errno));
+        goto unlock;
+    }
+    FILE *dst = fopen(tmp_path, "w");
+    if (!dst) {
+        st = KB_FAIL(e, KB_ERR_IO, "cannot create %s: %s", tmp_path, strerror(errno));
+        if (src) fclose(src);
+        goto unlock;
+    }
+    st = merge_into(src, dst, path, k, new_line, e);
+    if (src) fclose(src);
+    if (fflush(dst) != 0 || fsync(fileno(dst)) != 0) {
+        if (st == KB_OK)
+            st = KB_FAIL(e, KB_ERR_IO, "cannot write %s: %s", tmp_path, strerror(errno));
+    }
+    if (fclose(dst) != 0 && st == KB_OK)
+        st = KB_FAIL(e, KB_ERR_IO, "cannot write %s: %s", tmp_path, strerror(errno));
+    if (st == KB_OK && rename(tmp_path, path) != 0)
+        st = KB_FAIL(e, KB_ERR_IO, "cannot rename %s to %s: %s", tmp_path, path, strerror(errno));
+    if (st != KB_OK) remove(tmp_path);
+unlock:
+    close(lock_fd); /* releases the lock */
+    return st;
+}
+
+/* ---- coordinate descent ------------------------------------------------------ */
+
+typedef struct {
+    kb_tune_cfg c;
+    double cost;
+} evaluated;
+
+static int cfg_eq(const kb_tune_space *sp, const kb_tune_cfg *a, const kb_tune_cfg *b)
+{
+    for (int i = 0; i < sp->nparams; i++)
+        if (a->v[i] != b->v[i]) return 0;
+    return 1;
+}
+
+static int is_valid(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx,
+                    const kb_tune_cfg *c)
+{
+    return !sp->valid || sp->valid(p, ctx, c);
+}
+
+/* Nearest valid choice of parameter i strictly below (dir < 0) or above
+ * (dir > 0) the value in c; 0 when there is none. Choices need not be sorted. */
+static int neighbour(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx,
+                     const kb_tune_cfg *c, int i, int dir, kb_tune_cfg *out)
+{
+    const int cur = c->v[i];
+    int tried[KB_TUNE_MAX_CHOICES] = {0};
+    for (;;) {
+        int pick = -1;
+        for (int k = 0; k < sp->nchoices[i]; k++) {
+            const int v = sp->choices[i][k];
+            if (tried[k] || (dir < 0 ? v >= cur : v <= cur)) continue;
+            if (pick < 0 || (dir < 0 ? v > sp->choices[i][pick] : v < sp->choices[i][pick]))
+                pick = k;
+        }
+        if (pick < 0) return 0;
+        tried[pick] = 1;
+        *out = *c;
+        out->v[i] = sp->choices[i][pick];
+        if (is_valid(sp, p, ctx, out)) return 1;
+    }
+}
+
+typedef struct {
+    evaluated *seen;
+    int n, cap;
+} memo;
+
+/* Cost of c, evaluated at most once; 0 in *done when the budget is spent. */
+static kb_status evaluate(memo *m, const kb_tune_space *sp, const kb_tune_cfg *c,
+                          kb_tune_cost_fn cost, void *arg, double *out, int *done, kb_err *e)
+{
+    for (int k = 0; k < m->n; k++)
+        if (cfg_eq(sp, &m->seen[k].c, c)) {
+            *out = m->seen[k].cost;
+            *done = 1;
+            return KB_OK;
+        }
+    if (m->n >= m->cap) {
+        *done = 0;
+        return KB_OK;
+    }
+    double v = INFINITY;
+    KB_TRY(cost(arg, c, &v, e));
+    if (!(v >= 0) || isnan(v)) v = INFINITY;
+    m->seen[m->n].c = *c;
+    m->seen[m->n].cost = v;
+    m->n++;
+    *out = v;
+    *done = 1;
+    return KB_OK;
+}
+
+kb_status kb_tune_search(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx,
+                         const kb_tune_cfg *start, kb_tune_cost_fn cost, void *arg,
+                         int max_evals, kb_tune_cfg *best, double *best_cost, int *evals,
+                         kb_err *e)
+{
+    if (max_evals < 1) max_evals = 1;
+    if (!is_valid(sp, p, ctx, start))
+        return KB_FAIL(e, KB_ERR_ARG, "%s: search start is not a valid configuration", sp->op);
+    memo m = {calloc((size_t)max_evals, sizeof(evaluated)), 0, max_evals};
+    if (!m.seen) return KB_FAIL(e, KB_ERR_IO, "out of host memory");
+    kb_tune_cfg cur = *start;
+    double cur_cost = INFINITY;
+    int done = 1;
+    kb_status st = evaluate(&m, sp, &cur, cost, arg, &cur_cost, &done, e);
+    for (int moved = 1; st == KB_OK && moved;) {
+        moved = 0;
+        for (int i = 0; i < sp->nparams && st == KB_OK; i++) {
+            kb_tune_cfg pick = cur;
+            double pick_cost = cur_cost;
+            for (int dir = -1; dir <= 1; dir += 2) {
+                kb_tune_cfg cand;
+                double c;
+                if (!neighbour(sp, p, ctx, &cur, i, dir, &cand)) continue;
+                st = evaluate(&m, sp, &cand, cost, arg, &c, &done, e);
+                if (st != KB_OK || !done) break;
+                if (c < pick_cost) {
+                    pick = cand;
+                    pick_cost = c;
+                }
+            }
+            if (st == KB_OK && pick_cost < cur_cost * (1.0 - SEARCH_MIN_GAIN)) {
+                cur = pick;
+                cur_cost = pick_cost;
+                moved = 1;
+            }
+            if (!done) {
+                moved = 0;
+                break;
+            }
+        }
+    }
+    if (st == KB_OK) {
+        *best = cur;
+        *best_cost = cur_cost;
+        if (evals) *evals = m.n;
+    }
+    free(m.seen);
+    return st;
+}
+
+/* ---- kb_impl glue ---------------------------------------------------------- */
+
+typedef struct {
+    const kb_tune_space *sp;
+    kb_tune_cfg cfg;
+    char source[512]; /* "heuristic" | "cache:<file>" | "tuned:<file>" | "custom" */
+    char note[160];   /* why the heuristic replaced a cache entry, or "" */
+} tuned_state;
+
+static void sanitize_gpu(const char *name, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", name && *name ? name : "unknown GPU");
+    for (char *c = buf; *c; c++)
+        if (*c == '|' || *c == '\n' || *c == '\r') *c = '_';
+}
+
+typedef struct {
+    const kb_tune_space *sp;
+    const kb_problem *p;
+    const kb_setup_ctx *ctx;
+    kb_buffers *b;
+    void *extra_ws; /* grown when a candidate needs more than b's workspace */
+    size_t extra_bytes;
+    kb_flusher *fl;
+    kb_timing_opts opts;
+    cudaStream_t s;
+} timing_arg;
+
+typedef struct {
+    timing_arg *ta;
+    kb_tensors t;
+    const kb_tune_cfg *c;
+} launch_arg;
+
+static kb_status launch_once(void *arg, cudaStream_t s, kb_err *e)
+{
+    launch_arg *la = (launch_arg *)arg;
+    return la->ta->sp->launch(la->ta->p, &la->t, la->c, s, e);
+}
+
+static kb_status time_candidate(void *arg, const kb_tune_cfg *c, double *cost, kb_err *e)
+{
+    timing_arg *ta = (timing_arg *)arg;
+    launch_arg la = {ta, ta->b->t, c};
+    size_t ws = ta->sp->workspace ? ta->sp->workspace(ta->p, ta->ctx, c) : 0;
+    if (ws > ta->b->t.workspace_bytes) {
+        if (ws > ta->extra_bytes) {
+            if (ta->extra_ws) KB_CUDA(e, cudaFree(ta->extra_ws));
+            ta->extra_ws = NULL;
+            ta->extra_bytes = 0;
+            if (cudaMalloc(&ta->extra_ws, ws) != cudaSuccess) {
+                (void)cudaGetLastError();
+                *cost = INFINITY; /* this candidate does not fit; others may */
+                return KB_OK;
+            }
+            ta->extra_bytes = ws;
+        }
+        la.t.workspace = ta->extra_ws;
+        la.t.workspace_bytes = ws;
+    }
+    /* A launch the hardware refuses (too many registers for the block, an
+     * unschedulable cluster) is a bad candidate, not a failed search. */
+    kb_err le;
+    kb_status st = ta->sp->launch(ta->p, &la.t, c, ta->s, &le);
+    if (st != KB_OK) {
+        (void)cudaGetLastError();
+        if (cudaStreamSynchronize(ta->s) != cudaSuccess) {
+            if (e) *e = le;
+            return st;
+        }
+        *cost = INFINITY;
+        return KB_OK;
+    }
+    kb_timing tm;
+    KB_TRY(kb_time_fn(launch_once, &la, &ta->opts, ta->fl, ta->s, &tm, e));
+    *cost = tm.median_ms;
+    return KB_OK;
+}
+
+static kb_status run_search(const kb_tune_space *sp, const kb_problem *p,
+                            const kb_setup_ctx *ctx, const kb_tune_cfg *start, kb_tune_cfg *best,
+                            double *gbps, kb_err *e)
+{
+    size_t ws = sp->workspace ? sp->workspace(p, ctx, start) : 0;
+    kb_buffers b;
+    memset(&b, 0, sizeof b);
+    KB_TRY(kb_buffers_alloc(p, ws, &b, e));
+    timing_arg ta;
+    memset(&ta, 0, sizeof ta);
+    ta.sp = sp;
+    ta.p = p;
+    ta.ctx = ctx;
+    ta.b = &b;
+    kb_flusher fl = {NULL, 0};
+    ta.fl = &fl;
+    kb_timing_defaults(&ta.opts);
+    /* Ranking candidates needs less precision than a reported result. */
+    if (ta.opts.max_ms > 300) ta.opts.max_ms = 300;
+    if (ta.opts.min_ms > 20) ta.opts.min_ms = 20;
+    if (ta.opts.target_rel_err < 0.01) ta.opts.target_rel_err = 0.01;
+
+    kb_status st = KB_OK;
+    double ms = INFINITY;
+    if (cudaStreamCreateWithFlags(&ta.s, cudaStreamNonBlocking) != cudaSuccess) {
+        st = KB_FAIL(e, KB_ERR_CUDA, "cudaStreamCreate failed");
+        ta.s = NULL;
+    }
+    if (st == KB_OK) st = kb_flusher_init(&fl, e);
+    if (st == KB_OK) st = kb_buffers_prepare(&b, 1234, ta.s, e);
+    if (st == KB_OK)
+        st = kb_tune_search(sp, p, ctx, start, time_candidate, &ta, SEARCH_MAX_EVALS, best, &ms,
+                            NULL, e);
+    if (st == KB_OK && !isfinite(ms))
+        st = KB_FAIL(e, KB_ERR_CUDA, "%s %lldx%lld: no candidate configuration ran", sp->op,
+                     (long long)p->M, (long long)p->N);
+    if (st == KB_OK) *gbps = kb_bytes_moved(p) / (ms * 1e-3) / 1e9;
+    if (ta.s) cudaStreamSynchronize(ta.s);
+    if (ta.extra_ws) cudaFree(ta.extra_ws);
+    kb_flusher_free(&fl);
+    kb_buffers_free(&b);
+    if (ta.s) cudaStreamDestroy(ta.s);
+    return st;
+}
+
+static kb_status from_cache(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx,
+                            const kb_tune_key *k, tuned_state *st, kb_err *e)
+{
+    char cfg[CACHE_LINE_MAX];
+    double gbps;
+    int found;
+    KB_TRY(kb_tune_cache_lookup(ctx->tune_cache, k, cfg, sizeof cfg, &gbps, &found, e));
+    if (!found) return KB_OK;
+    kb_tune_cfg c;
+    kb_err pe;
+    /* A stale entry (the kernel's parameters changed since it was written)
+     * or one that cannot run this particular N of its bucket: heuristic. */
+    if (kb_tune_parse(sp, cfg, &st->cfg, &c, &pe) != KB_OK) {
+        snprintf(st->note, sizeof st->note, "cached %.100s unknown to this build", cfg);
+        return KB_OK;
+    }
+    if (!is_valid(sp, p, ctx, &c)) {
+        snprintf(st->note, sizeof st->note, "cached %.100s cannot run N=%lld", cfg, (long long)p->N);
+        return KB_OK;
+    }
+    st->cfg = c;
+    snprintf(st->source, sizeof st->source, "cache:%s", ctx->tune_cache);
+    return KB_OK;
+}
+
+kb_status kb_tuned_setup(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx,
+                         void **state, size_t *workspace_bytes, kb_err *e)
+{
+    *state = NULL;
+    tuned_state *st = (tuned_state *)calloc(1, sizeof *st);
+    if (!st) return KB_FAIL(e, KB_ERR_IO, "out of host memory");
+    st->sp = sp;
+    sp->heuristic(p, ctx, &st->cfg);
+    snprintf(st->source, sizeof st->source, "heuristic");
+    kb_status rc = KB_OK;
+    char text[256];
+    if (!is_valid(sp, p, ctx, &st->cfg)) {
+        kb_tune_format(sp, &st->cfg, text, sizeof text);
+        rc = KB_FAIL(e, KB_ERR_UNSUPPORTED, "%s %s %lldx%lld: heuristic %s cannot run (a bug)",
+                     sp->op, kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, text);
+        goto out;
+    }
+    if (ctx->custom_config) {
+        kb_tune_cfg c;
+        rc = kb_tune_parse(sp, ctx->custom_config, &st->cfg, &c, e);
+        if (rc != KB_OK) goto out;
+        if (!is_valid(sp, p, ctx, &c)) {
+            kb_tune_format(sp, &c, text, sizeof text);
+            rc = KB_FAIL(e, KB_ERR_ARG, "%s %s %lldx%lld: custom config %s cannot run this shape",
+                         sp->op, kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, text);
+            goto out;
+        }
+        st->cfg = c;
+        snprintf(st->source, sizeof st->source, "custom");
+        goto out;
+    }
+
+    char gpu[256], bucket[64];
+    sanitize_gpu(ctx->gpu_name, gpu, sizeof gpu);
+    kb_tune_bucket(p->dtype, p->N, bucket, sizeof bucket);
+    const kb_tune_key k = {gpu, sp->op, kb_dtype_name(p->dtype), bucket};
+    if (ctx->tune) {
+        kb_tune_cfg best;
+        double gbps = 0;
+        rc = run_search(sp, p, ctx, &st->cfg, &best, &gbps, e);
+        if (rc != KB_OK) goto out;
+        st->cfg = best;
+        if (ctx->tune_cache) {
+            kb_tune_format(sp, &best, text, sizeof text);
+            rc = kb_tune_cache_store(ctx->tune_cache, &k, text, gbps, e);
+            if (rc != KB_OK) goto out;
+            snprintf(st->source, sizeof st->source, "tuned:%s", ctx->tune_cache);
+        } else {
+            snprintf(st->source, sizeof st->source, "tuned");
+        }
+    } else if (ctx->tune_cache) {
+        rc = from_cache(sp, p, ctx, &k, st, e);
+    }
+out:
+    if (rc != KB_OK) {
+        free(st);
+        return rc;
+    }
+    *workspace_bytes = sp->workspace ? sp->workspace(p, ctx, &st->cfg) : 0;
+    *state = st;
+    return KB_OK;
+}
+
+kb_status kb_tuned_run(const kb_problem *p, const kb_tensors *t, void *state, cudaStream_t s,
+                       kb_err *e)
+{
+    const tuned_state *st = (const tuned_state *)state;
+    if (!st) return KB_FAIL(e, KB_ERR_ARG, "tuned: run without setup");
+    return st->sp->launch(p, t, &st->cfg, s, e);
+}
+
+void kb_tuned_describe(const void *state, char *buf, size_t len)
+{
+    const tuned_state *st = (const tuned_state *)state;
+    if (!len) return;
+    if (!st) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    char cfg[256];
+    kb_tune_format(st->sp, &st->cfg, cfg, sizeof cfg);
+    const char *colon = strchr(st->source, ':');
+    const int label = colon ? (int)(colon - st->source) : (int)strlen(st->source);
+    if (st->note[0])
+        snprintf(buf, len, "%s (%.*s; %s)", cfg, label, st->source, st->note);
+    else
+        snprintf(buf, len, "%s (%.*s)", cfg, label, st->source);
+}
+
+void kb_tuned_teardown(void *state) { free(state); }

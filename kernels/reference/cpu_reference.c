@@ -1,0 +1,220 @@
+/* fp32 reference on the CPU: plain loops over host arrays, every sum and
+ * every intermediate in double, exactly the formulas of reference.h; only
+ * the stored results are rounded to float. Slow and obvious on purpose: the
+ * unit tests check it against closed forms and finite differences, and the
+ * GPU reference is checked against it on small shapes. */
+#include <inttypes.h>
+#include <math.h>
+
+#include "reference.h"
+#include "registry.h"
+
+#define EPS ((double)KB_NORM_EPS)
+
+static const char *bench_name(kb_bench_id b)
+{
+    const kb_bench_info *bi = kb_bench_info_get(b);
+    return bi ? bi->name : "?";
+}
+
+static double row_lse(const float *r, int64_t N)
+{
+    double m = r[0];
+    for (int64_t j = 1; j < N; j++) m = fmax(m, r[j]);
+    double s = 0.0;
+    for (int64_t j = 0; j < N; j++) s += exp(r[j] - m);
+    return m + log(s);
+}
+
+static double row_rms_rstd(const float *r, int64_t N)
+{
+    double s = 0.0;
+    for (int64_t j = 0; j < N; j++) s += (double)r[j] * r[j];
+    return 1.0 / sqrt(s / (double)N + EPS);
+}
+
+/* Two passes (mean, then squared deviations) so a large mean does not
+ * cancel the variance away. */
+static void row_ln_stats(const float *r, int64_t N, double *mean, double *rstd)
+{
+    double s = 0.0;
+    for (int64_t j = 0; j < N; j++) s += r[j];
+    const double mu = s / (double)N;
+    double v = 0.0;
+    for (int64_t j = 0; j < N; j++) v += (r[j] - mu) * (r[j] - mu);
+    *mean = mu;
+    *rstd = 1.0 / sqrt(v / (double)N + EPS);
+}
+
+static void row_softmax(const float *r, int64_t N, float *y)
+{
+    double m = r[0];
+    for (int64_t j = 1; j < N; j++) m = fmax(m, r[j]);
+    double s = 0.0;
+    for (int64_t j = 0; j < N; j++) s += exp(r[j] - m);
+    for (int64_t j = 0; j < N; j++) y[j] = (float)(exp(r[j] - m) / s);
+}
+
+void kb_ref_cpu_saved(kb_bench_id b, int64_t M, int64_t N, const float *x,
+                      float *lse, float *mean, float *rstd, float *y)
+{
+    if (!x || M < 1 || N < 1) return;
+    for (int64_t i = 0; i < M; i++) {
+        const float *r = x + i * N;
+        double mu, rs;
+        switch (b) {
+        case KB_CE_FWD:
+        case KB_CE_BWD:
+            if (lse) lse[i] = (float)row_lse(r, N);
+            break;
+        case KB_SOFTMAX_FWD:
+        case KB_SOFTMAX_BWD:
+            if (y) row_softmax(r, N, y + i * N);
+            break;
+        case KB_RMSNORM_FWD:
+        case KB_RMSNORM_BWD:
+            if (rstd) rstd[i] = (float)row_rms_rstd(r, N);
+            break;
+        case KB_LAYERNORM_FWD:
+        case KB_LAYERNORM_BWD:
+            row_ln_stats(r, N, &mu, &rs);
+            if (mean) mean[i] = (float)mu;
+            if (rstd) rstd[i] = (float)rs;
+            break;
+        default: return;
+        }
+    }
+}
+
+/* Which arrays each benchmark reads and writes (see kb_tensors). */
+enum { IN_X = 1, IN_DY = 2, IN_W = 4, IN_DLOSS = 8, IN_Y = 16, IN_TARGET = 32,
+       IN_LSE = 64, IN_MEAN = 128, IN_RSTD = 256, OUT_DW = 512 };
+
+static unsigned needs(kb_bench_id b)
+{
+    switch (b) {
+    case KB_CE_FWD: return IN_X | IN_TARGET;
+    case KB_CE_BWD: return IN_X | IN_TARGET | IN_DLOSS | IN_LSE;
+    case KB_SOFTMAX_FWD: return IN_X;
+    case KB_SOFTMAX_BWD: return IN_DY | IN_Y;
+    case KB_RMSNORM_FWD: return IN_X | IN_W;
+    case KB_RMSNORM_BWD: return IN_X | IN_W | IN_DY | IN_RSTD | OUT_DW;
+    case KB_LAYERNORM_FWD: return IN_X | IN_W;
+    case KB_LAYERNORM_BWD: return IN_X | IN_W | IN_DY | IN_MEAN | IN_RSTD | OUT_DW;
+    default: return 0;
+    }
+}
+
+static kb_status check_args(kb_bench_id b, int64_t M, int64_t N, const kb_ref_in *in,
+                            const kb_ref_out *out, kb_err *e)
+{
+    if ((unsigned)b >= KB_NUM_BENCH)
+        return KB_FAIL(e, KB_ERR_ARG, "cpu reference: unknown benchmark id %d", (int)b);
+    const char *name = bench_name(b);
+    if (M < 1 || N < 1)
+        return KB_FAIL(e, KB_ERR_ARG, "cpu reference %s %" PRId64 "x%" PRId64
+                       ": M and N must be >= 1", name, M, N);
+    if (!in || !out || !out->out)
+        return KB_FAIL(e, KB_ERR_ARG, "cpu reference %s %" PRId64 "x%" PRId64
+                       ": inputs/outputs/out is NULL", name, M, N);
+    const unsigned n = needs(b);
+    const struct { unsigned bit; const void *p; const char *what; } req[] = {
+        {IN_X, in->x, "x"}, {IN_DY, in->dy, "dy"}, {IN_W, in->w, "w"},
+        {IN_DLOSS, in->dloss, "dloss"}, {IN_Y, in->y, "y (softmax output)"},
+        {IN_TARGET, in->target, "target"}, {IN_LSE, in->lse, "saved lse"},
+        {IN_MEAN, in->mean, "saved mean"}, {IN_RSTD, in->rstd, "saved rstd"},
+        {OUT_DW, out->dw, "dw"},
+    };
+    for (size_t k = 0; k < sizeof req / sizeof req[0]; k++)
+        if ((n & req[k].bit) && !req[k].p)
+            return KB_FAIL(e, KB_ERR_ARG, "cpu reference %s %" PRId64 "x%" PRId64
+                           ": %s is NULL", name, M, N, req[k].what);
+    if (n & IN_TARGET)
+        for (int64_t i = 0; i < M; i++)
+            if (in->target[i] < 0 || in->target[i] >= N)
+                return KB_FAIL(e, KB_ERR_ARG, "cpu reference %s %" PRId64 "x%" PRId64
+                               ": target[%" PRId64 "] = %" PRId64 " outside [0, %" PRId64 ")",
+                               name, M, N, i, in->target[i], N);
+    return KB_OK;
+}
+
+/* RMSNorm (ln = 0) and LayerNorm (ln = 1) backward of row i: dx. RMSNorm
+ * is LayerNorm without centring: mean 0 and no mean(g) term. */
+static void row_norm_bwd(const kb_ref_in *in, int ln, int64_t i, int64_t N, float *dx)
+{
+    const float *x = in->x + i * N, *dy = in->dy + i * N;
+    const double mu = ln ? in->mean[i] : 0.0, rs = in->rstd[i];
+    double sg = 0.0, sgx = 0.0;
+    for (int64_t j = 0; j < N; j++) {
+        const double g = (double)dy[j] * in->w[j], xh = (x[j] - mu) * rs;
+        sg += g;
+        sgx += g * xh;
+    }
+    const double mg = ln ? sg / (double)N : 0.0, mgx = sgx / (double)N;
+    for (int64_t j = 0; j < N; j++) {
+        const double g = (double)dy[j] * in->w[j], xh = (x[j] - mu) * rs;
+        dx[j] = (float)(rs * (g - mg - xh * mgx));
+    }
+}
+
+/* dw[j] = sum_i dy[i,j] * xh[i,j], column by column (no scratch needed). */
+static void norm_dw(const kb_ref_in *in, int ln, int64_t M, int64_t N, float *dw)
+{
+    for (int64_t j = 0; j < N; j++) {
+        double s = 0.0;
+        for (int64_t i = 0; i < M; i++) {
+            const double mu = ln ? in->mean[i] : 0.0;
+            s += (double)in->dy[i * N + j] * ((in->x[i * N + j] - mu) * (double)in->rstd[i]);
+        }
+        dw[j] = (float)s;
+    }
+}
+
+kb_status kb_ref_cpu(kb_bench_id b, int64_t M, int64_t N, const kb_ref_in *in,
+                     kb_ref_out *out, kb_err *e)
+{
+    KB_TRY(check_args(b, M, N, in, out, e));
+    float *o = out->out;
+    for (int64_t i = 0; i < M; i++) {
+        const int64_t off = i * N;
+        const float *x = in->x ? in->x + off : NULL;
+        double mu, rs, lse;
+        switch (b) {
+        case KB_CE_FWD:
+            o[i] = (float)(row_lse(x, N) - x[in->target[i]]);
+            break;
+        case KB_CE_BWD:
+            lse = in->lse[i];
+            for (int64_t j = 0; j < N; j++)
+                o[off + j] = (float)(in->dloss[i] *
+                                     (exp(x[j] - lse) - (j == in->target[i] ? 1.0 : 0.0)));
+            break;
+        case KB_SOFTMAX_FWD:
+            row_softmax(x, N, o + off);
+            break;
+        case KB_SOFTMAX_BWD: {
+            const float *y = in->y + off, *dy = in->dy + off;
+            double s = 0.0;
+            for (int64_t j = 0; j < N; j++) s += (double)dy[j] * y[j];
+            for (int64_t j = 0; j < N; j++) o[off + j] = (float)(y[j] * (dy[j] - s));
+            break;
+        }
+        case KB_RMSNORM_FWD:
+            rs = row_rms_rstd(x, N);
+            for (int64_t j = 0; j < N; j++) o[off + j] = (float)(x[j] * rs * in->w[j]);
+            break;
+        case KB_LAYERNORM_FWD:
+            row_ln_stats(x, N, &mu, &rs);
+            for (int64_t j = 0; j < N; j++) o[off + j] = (float)((x[j] - mu) * rs * in->w[j]);
+            break;
+        case KB_RMSNORM_BWD:
+        case KB_LAYERNORM_BWD:
+            row_norm_bwd(in, b == KB_LAYERNORM_BWD, i, N, o + off);
+            break;
+        default: break;
+        }
+    }
+    if (b == KB_RMSNORM_BWD || b == KB_LAYERNORM_BWD)
+        norm_dw(in, b == KB_LAYERNORM_BWD, M, N, out->dw);
+    return KB_OK;
+}

@@ -1,0 +1,124 @@
+/* kbench-report: results CSVs (ours and peers') -> speedup lines on stdout,
+ * report.md, summary.csv and plots. See report.h for what each holds. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: kbench-report [options] RESULTS.csv...\n"
+            "\n"
+            "Merges kbench results CSVs (and peers' CSVs in the same schema, e.g. from\n"
+            "ci/peers/torch_peers.py) into one report. A row given twice keeps the later.\n"
+            "\n"
+            "  --out DIR          write report.md, summary.csv and plots/ there (default: report)\n"
+            "  --baseline FILE    judge rows without a verdict against this baseline CSV\n"
+            "  --tolerance T      regression threshold as a fraction (default 0.10, plus 2x noise)\n"
+            "  --title NAME       GPU name for titles (default: the results' gpu column)\n"
+            "  --sol GBPS         speed of light in GB/s (default: the results' sol_gbps)\n"
+            "  --no-plots         skip the plots\n"
+            "  --gnuplot PATH     gnuplot to run (default: gnuplot on PATH)\n"
+            "  -h, --help         this text\n"
+            "\n"
+            "Exit status: 0 report written, 1 error, 2 usage.\n");
+}
+
+/* "--opt VALUE" or "--opt=VALUE"; NULL when the option is not `name`. */
+static const char *value_of(const char *name, int argc, char **argv, int *i, int *missing)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) != 0) return NULL;
+    if (argv[*i][n] == '=') return argv[*i] + n + 1;
+    if (argv[*i][n] != '\0') return NULL;
+    if (*i + 1 >= argc) {
+        *missing = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v > 0)) return 0;
+    *out = v;
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    kb_report_opts o;
+    kb_report_opts_init(&o);
+    o.out_dir = "report";
+    const char **files = calloc((size_t)argc, sizeof *files);
+    size_t nfiles = 0;
+    if (!files) return 1;
+    int dashdash = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        int missing = 0;
+        if (dashdash || a[0] != '-' || strcmp(a, "-") == 0) {
+            files[nfiles++] = a;
+        } else if (strcmp(a, "--") == 0) {
+            dashdash = 1;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            free(files);
+            return 0;
+        } else if (strcmp(a, "--no-plots") == 0) {
+            o.formats &= ~(unsigned)KB_REPORT_PLOTS;
+        } else if ((v = value_of("--out", argc, argv, &i, &missing))) {
+            o.out_dir = v;
+        } else if ((v = value_of("--baseline", argc, argv, &i, &missing))) {
+            o.baseline_path = v;
+        } else if ((v = value_of("--title", argc, argv, &i, &missing))) {
+            o.title = v;
+        } else if ((v = value_of("--gnuplot", argc, argv, &i, &missing))) {
+            o.gnuplot = v;
+        } else if ((v = value_of("--sol", argc, argv, &i, &missing))) {
+            if (!parse_double(v, &o.sol_gbps)) {
+                fprintf(stderr, "kbench-report: --sol wants a positive number, got '%s'\n", v);
+                free(files);
+                return 2;
+            }
+        } else if ((v = value_of("--tolerance", argc, argv, &i, &missing))) {
+            if (!parse_double(v, &o.tolerance)) {
+                fprintf(stderr, "kbench-report: --tolerance wants a positive number, got '%s'\n",
+                        v);
+                free(files);
+                return 2;
+            }
+        } else {
+            if (missing) fprintf(stderr, "kbench-report: %s needs a value\n", a);
+            else fprintf(stderr, "kbench-report: unknown option '%s'\n", a);
+            usage(stderr);
+            free(files);
+            return 2;
+        }
+    }
+    if (nfiles == 0) {
+        usage(stderr);
+        free(files);
+        return 2;
+    }
+
+    kb_results r;
+    kb_results_init(&r);
+    kb_err e = {""};
+    kb_status st = KB_OK;
+    for (size_t k = 0; k < nfiles && st == KB_OK; k++) st = kb_results_read_csv(files[k], &r, &e);
+    if (st == KB_OK) st = kb_report_generate(&r, &o, &e);
+    if (st != KB_OK) fprintf(stderr, "kbench-report: %s\n", e.msg);
+    else if (o.formats & (KB_REPORT_MD | KB_REPORT_CSV))
+        fprintf(stderr, "kbench-report: wrote %s/report.md and %s/summary.csv\n", o.out_dir,
+                o.out_dir);
+    kb_results_free(&r);
+    free(files);
+    return st == KB_OK ? 0 : 1;
+}

@@ -1,0 +1,422 @@
+/* report.md: written for a CI job summary or a PR comment, so the verdicts
+ * (regressions, accuracy) come first as one list, the numbers follow in
+ * tables, and the long per-shape tables are folded (<details>). Nothing in
+ * it depends on the clock, so a golden file can pin it byte for byte. */
+#include "report_int.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+
+#define DASH "\xe2\x80\x94" /* em dash: "no value" in a table cell */
+
+static void md_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|') fputc('\\', f);
+        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    }
+}
+
+static const char *num(char *b, size_t n, const char *fmt, double v)
+{
+    if (isfinite(v)) snprintf(b, n, fmt, v);
+    else snprintf(b, n, DASH);
+    return b;
+}
+
+static int is_fail(const kb_result *x) { return strcmp(x->accuracy, "FAIL") == 0; }
+
+/* Peers are series measured outside kbench (torch_*, liger, quack, ...). */
+static int is_peer(const char *backend)
+{
+    return kb_backend_index(backend) < 0 && strncmp(backend, "tuned:", 6) != 0;
+}
+
+static void list_series(FILE *f, const kb_report_model *m, int peers)
+{
+    int first = 1;
+    for (size_t s = 0; s < m->series.n; s++) {
+        if (is_peer(m->series.v[s]) != peers) continue;
+        fputs(first ? "" : ", ", f);
+        md_text(f, m->series.v[s]);
+        first = 0;
+    }
+}
+
+typedef struct {
+    size_t rows, timed, untimed, fails;
+    size_t slower, faster, same, noisy, nobase, verdicts;
+} counts;
+
+static counts count_all(const kb_report_model *m, const kb_report_judged *j)
+{
+    counts c;
+    memset(&c, 0, sizeof c);
+    for (size_t i = 0; i < m->rows.n; i++) {
+        const kb_result *x = &m->rows.v[i];
+        c.rows++;
+        if (kb_report_timed(x)) c.timed++;
+        else c.untimed++;
+        if (is_fail(x)) c.fails++;
+        if (x->verdict[0]) c.verdicts++;
+        const char *v = j[i].verdict;
+        if (!v) continue;
+        if (strcmp(v, "SLOWER") == 0) c.slower++;
+        else if (strcmp(v, "FASTER") == 0) c.faster++;
+        else if (strcmp(v, "SAME") == 0) c.same++;
+        else if (strcmp(v, "NOISY") == 0) c.noisy++;
+        else c.nobase++;
+    }
+    return c;
+}
+
+static void write_overview(FILE *f, const kb_report_model *m, const counts *c,
+                           const kb_plot_result *plots)
+{
+    char b[64];
+    size_t compared = c->slower + c->faster + c->same + c->noisy;
+    if (c->slower)
+        fprintf(f, "- **Regressions: %zu** of %zu cases compared are slower than the baseline "
+                   "([details](#regressions-vs-baseline)).\n",
+                c->slower, compared);
+    else if (compared)
+        fprintf(f, "- **Regressions: none** (%zu cases compared with the baseline).\n", compared);
+    else
+        fprintf(f, "- **Regressions:** not checked (no baseline and no verdicts in the results).\n");
+    if (c->fails)
+        fprintf(f, "- **Accuracy: %zu failure%s** against the fp32 reference "
+                   "([details](#accuracy-failures)).\n",
+                c->fails, c->fails == 1 ? "" : "s");
+    else
+        fprintf(f, "- **Accuracy:** no failures.\n");
+    fprintf(f, "- **Cases:** %zu (%zu timed, %zu skipped or not timed) over %zu benchmark%s.\n",
+            c->rows, c->timed, c->untimed, m->benches.n, m->benches.n == 1 ? "" : "s");
+    fprintf(f, "- **Series:** ");
+    list_series(f, m, 0);
+    int peers = 0;
+    for (size_t s = 0; s < m->series.n; s++) peers |= is_peer(m->series.v[s]);
+    if (peers) {
+        fprintf(f, "; peers: ");
+        list_series(f, m, 1);
+    }
+    fprintf(f, ".\n");
+    if (isfinite(m->sol_gbps))
+        fprintf(f, "- **Speed of light:** %s GB/s (device-to-device copy, read + write bytes).\n",
+                num(b, sizeof b, "%.0f", m->sol_gbps));
+    else
+        fprintf(f, "- **Speed of light:** unknown (no sol_gbps in the results): %% of SOL "
+                   "not shown.\n");
+    switch (plots->state) {
+    case KB_PLOTS_OFF: fprintf(f, "- **Plots:** not drawn (turned off).\n"); break;
+    case KB_PLOTS_DRAWN: break;
+    case KB_PLOTS_NO_GNUPLOT:
+    case KB_PLOTS_FAILED: fprintf(f, "- **Plots:** %s\n", plots->detail); break;
+    }
+    /* Where the numbers came from: dates and versions of the input rows. */
+    const char *lo = NULL, *hi = NULL, *ver = NULL;
+    for (size_t i = 0; i < m->rows.n; i++) {
+        const kb_result *x = &m->rows.v[i];
+        if (x->date[0] && (!lo || strcmp(x->date, lo) < 0)) lo = x->date;
+        if (x->date[0] && (!hi || strcmp(x->date, hi) > 0)) hi = x->date;
+        if (!ver && x->version[0] && !is_peer(x->backend)) ver = x->version;
+    }
+    if (lo || ver) {
+        fprintf(f, "- **Input:** ");
+        if (ver) fprintf(f, "kbench %s", ver);
+        if (lo && ver) fprintf(f, ", ");
+        if (lo && strcmp(lo, hi) == 0) fprintf(f, "run %s", lo);
+        else if (lo) fprintf(f, "runs %s to %s", lo, hi);
+        if (m->replaced)
+            fprintf(f, "; %zu duplicate row%s replaced by later input", m->replaced,
+                    m->replaced == 1 ? "" : "s");
+        fprintf(f, ".\n");
+    }
+    fprintf(f, "\n");
+}
+
+/* The one table a reviewer reads: benchmark x backend speedups. */
+static void write_speedup_matrix(FILE *f, const kb_report_model *m)
+{
+    fprintf(f, "| benchmark | dtype |");
+    for (size_t s = 0; s < m->series.n; s++)
+        if (strcmp(m->series.v[s], "eager") != 0) {
+            fputc(' ', f);
+            md_text(f, m->series.v[s]);
+            fprintf(f, " |");
+        }
+    fprintf(f, "\n|---|---|");
+    for (size_t s = 0; s < m->series.n; s++)
+        if (strcmp(m->series.v[s], "eager") != 0) fprintf(f, "--:|");
+    fprintf(f, "\n");
+    for (size_t b = 0; b < m->benches.n; b++)
+        for (size_t d = 0; d < m->dtypes.n; d++) {
+            const char *bench = m->benches.v[b], *dt = m->dtypes.v[d];
+            if (!kb_report_has(m, bench, dt, NULL)) continue;
+            double best = NAN;
+            for (size_t s = 0; s < m->series.n; s++) {
+                if (strcmp(m->series.v[s], "eager") == 0) continue;
+                double g = kb_report_speedup(m->rows.v, m->rows.n, bench, dt, "eager",
+                                             m->series.v[s], NULL);
+                if (isfinite(g) && !(g <= best)) best = g;
+            }
+            fprintf(f, "| %s | %s |", bench, dt);
+            for (size_t s = 0; s < m->series.n; s++) {
+                if (strcmp(m->series.v[s], "eager") == 0) continue;
+                if (!kb_report_has(m, bench, dt, m->series.v[s])) {
+                    fprintf(f, " |");
+                    continue;
+                }
+                double g = kb_report_speedup(m->rows.v, m->rows.n, bench, dt, "eager",
+                                             m->series.v[s], NULL);
+                if (!isfinite(g)) fprintf(f, " " DASH " |");
+                else if (g == best) fprintf(f, " **%.2fx** |", g);
+                else fprintf(f, " %.2fx |", g);
+            }
+            fprintf(f, "\n");
+        }
+    fprintf(f, "\n");
+}
+
+static void write_summary(FILE *f, const kb_report_model *m)
+{
+    char b1[64], b2[64], b3[64];
+    fprintf(f, "## Summary\n\n"
+               "Geomean over shapes of eager latency / backend latency, counting only the "
+               "shapes both timed; best per row in bold.\n\n");
+    write_speedup_matrix(f, m);
+    fprintf(f, "Per backend: geomeans over the shapes it timed; speedup over the shapes "
+               "eager also timed (n, when fewer). Worst shape = lowest GB/s. Best GB/s per "
+               "benchmark in bold.\n\n");
+    fprintf(f, "| benchmark | dtype | backend | shapes | speedup vs eager | GB/s | %% of SOL "
+               "| worst shape (GB/s) |\n");
+    fprintf(f, "|---|---|---|--:|--:|--:|--:|---|\n");
+    for (size_t b = 0; b < m->benches.n; b++)
+        for (size_t d = 0; d < m->dtypes.n; d++) {
+            const char *bench = m->benches.v[b], *dt = m->dtypes.v[d];
+            if (!kb_report_has(m, bench, dt, NULL)) continue;
+            double best = NAN;
+            for (size_t s = 0; s < m->series.n; s++) {
+                kb_report_cell c;
+                kb_report_cell_get(m, bench, dt, m->series.v[s], &c);
+                if (isfinite(c.gbps) && !(c.gbps <= best)) best = c.gbps;
+            }
+            for (size_t s = 0; s < m->series.n; s++) {
+                if (!kb_report_has(m, bench, dt, m->series.v[s])) continue;
+                kb_report_cell c;
+                kb_report_cell_get(m, bench, dt, m->series.v[s], &c);
+                fprintf(f, "| %s | %s | ", bench, dt);
+                md_text(f, m->series.v[s]);
+                fprintf(f, " | %zu | ", c.points);
+                if (isfinite(c.speedup)) {
+                    fprintf(f, "%.2fx", c.speedup);
+                    if (c.speedup_points < c.points) fprintf(f, " (n=%zu)", c.speedup_points);
+                } else {
+                    fputs(DASH, f);
+                }
+                int bold = isfinite(c.gbps) && c.gbps == best;
+                fprintf(f, " | %s%s%s | %s | ", bold ? "**" : "",
+                        num(b1, sizeof b1, "%.0f", c.gbps), bold ? "**" : "",
+                        num(b2, sizeof b2, "%.1f%%", c.sol_pct));
+                if (isfinite(c.worst_gbps))
+                    fprintf(f, "%" PRId64 "x%" PRId64 " (%s)", c.worst.M, c.worst.N,
+                            num(b3, sizeof b3, "%.0f", c.worst_gbps));
+                else
+                    fputs(DASH, f);
+                fprintf(f, " |\n");
+            }
+        }
+    fprintf(f, "\n");
+    for (size_t b = 0; b < m->benches.n; b++)
+        for (size_t d = 0; d < m->dtypes.n; d++) {
+            const char *bench = m->benches.v[b], *dt = m->dtypes.v[d];
+            if (!kb_report_has(m, bench, dt, NULL)) continue;
+            kb_report_cell c;
+            kb_report_cell_get(m, bench, dt, "eager", &c);
+            if (c.points == 0)
+                fprintf(f, "No eager results for %s %s: speedups not computed.\n\n", bench, dt);
+        }
+}
+
+static kb_status write_benchmark(FILE *f, const kb_report_model *m, const char *bench,
+                                 const kb_plot_result *plots, kb_err *e)
+{
+    char b1[64], stem[160];
+    fprintf(f, "## %s\n\n", bench);
+    for (size_t d = 0; d < m->dtypes.n; d++) {
+        const char *dt = m->dtypes.v[d];
+        if (!kb_report_has(m, bench, dt, NULL)) continue;
+        if (plots->state == KB_PLOTS_DRAWN || plots->state == KB_PLOTS_FAILED) {
+            if (kb_report_plottable(m, bench, dt)) {
+                kb_report_plot_stem(bench, dt, stem, sizeof stem);
+                fprintf(f, "![%s %s: GB/s by shape](plots/%s.png)\n\n", bench, dt, stem);
+                fprintf(f, "[SVG](plots/%s.svg) \xc2\xb7 [data](plots/%s.dat) \xc2\xb7 "
+                           "[gnuplot script](plots/%s.gp)\n\n",
+                        stem, stem, stem);
+            }
+        }
+        kb_mn *shapes;
+        size_t ns;
+        KB_TRY(kb_report_shapes(m, bench, dt, &shapes, &ns, e));
+        fprintf(f, "<details><summary>%s %s: GB/s per shape (best in bold, \xe2\x9c\x97 = accuracy "
+                   "failure)</summary>\n\n",
+                bench, dt);
+        fprintf(f, "| shape |");
+        for (size_t s = 0; s < m->series.n; s++)
+            if (kb_report_has(m, bench, dt, m->series.v[s])) {
+                fputc(' ', f);
+                md_text(f, m->series.v[s]);
+                fprintf(f, " |");
+            }
+        fprintf(f, " best %% of SOL |\n|---|");
+        for (size_t s = 0; s < m->series.n; s++)
+            if (kb_report_has(m, bench, dt, m->series.v[s])) fprintf(f, "--:|");
+        fprintf(f, "--:|\n");
+        for (size_t k = 0; k < ns; k++) {
+            const kb_result *best = NULL;
+            for (size_t s = 0; s < m->series.n; s++) {
+                const kb_result *x =
+                    kb_report_find(m, bench, m->series.v[s], dt, shapes[k].M, shapes[k].N);
+                if (x && kb_report_timed(x) && !is_fail(x) && isfinite(x->gbps) &&
+                    (!best || x->gbps > best->gbps))
+                    best = x;
+            }
+            fprintf(f, "| %" PRId64 "x%" PRId64 " |", shapes[k].M, shapes[k].N);
+            for (size_t s = 0; s < m->series.n; s++) {
+                if (!kb_report_has(m, bench, dt, m->series.v[s])) continue;
+                const kb_result *x =
+                    kb_report_find(m, bench, m->series.v[s], dt, shapes[k].M, shapes[k].N);
+                if (!x) fprintf(f, " |");
+                else if (!kb_report_timed(x)) fprintf(f, " skip |");
+                else {
+                    int bold = best && x->gbps == best->gbps;
+                    fprintf(f, " %s%s%s%s |", bold ? "**" : "", num(b1, sizeof b1, "%.0f", x->gbps),
+                            bold ? "**" : "", is_fail(x) ? " \xe2\x9c\x97" : "");
+                }
+            }
+            fprintf(f, " %s |\n", best ? num(b1, sizeof b1, "%.1f%%", best->sol_pct) : DASH);
+        }
+        fprintf(f, "\n</details>\n\n");
+        free(shapes);
+    }
+    return KB_OK;
+}
+
+static void regression_row(FILE *f, const kb_report_judged *j)
+{
+    char name[256], b1[64], b2[64], b3[64], b4[64];
+    kb_report_case_name(j->row, name, sizeof name);
+    fprintf(f, "| ");
+    md_text(f, name);
+    fprintf(f, " | %s | %s | %s | %s | %s |\n", num(b1, sizeof b1, "%.0f", j->base_gbps),
+            num(b2, sizeof b2, "%.0f", j->row->gbps), num(b3, sizeof b3, "%+.1f%%", 100 * j->change),
+            num(b4, sizeof b4, "%.1f%%", 100 * j->noise), j->verdict);
+}
+
+static void regression_table(FILE *f, const kb_report_model *m, const kb_report_judged *j,
+                             const char *const *verdicts, size_t nv)
+{
+    fprintf(f, "| case | baseline GB/s | now GB/s | change | noise | verdict |\n"
+               "|---|--:|--:|--:|--:|---|\n");
+    for (size_t v = 0; v < nv; v++)
+        for (size_t i = 0; i < m->rows.n; i++)
+            if (j[i].verdict && strcmp(j[i].verdict, verdicts[v]) == 0) regression_row(f, &j[i]);
+    fprintf(f, "\n");
+}
+
+static void write_regressions(FILE *f, const kb_report_model *m, const kb_report_judged *j,
+                              const counts *c, const char *baseline_name)
+{
+    size_t compared = c->slower + c->faster + c->same + c->noisy;
+    fprintf(f, "## Regressions vs baseline\n\n");
+    if (c->verdicts)
+        fprintf(f, "Verdicts recorded by the run (its own baseline check) are used as they are. ");
+    if (baseline_name)
+        fprintf(f, "%s compared with `%s`: slower when GB/s is more than %.0f%% + 2\xc3\x97noise "
+                   "below the baseline. ",
+                c->verdicts ? "Rows without a verdict are" : "Rows are", baseline_name,
+                100 * m->tol);
+    if (!compared) {
+        if (c->verdicts || baseline_name)
+            fprintf(f, "\n\nNo case could be compared: no baseline row matches the results.\n\n");
+        else
+            fprintf(f, "Not checked: no baseline file given (--baseline) and the results carry "
+                       "no verdicts.\n\n");
+        return;
+    }
+    fprintf(f, "%zu compared: %zu slower, %zu faster, %zu same, %zu noisy; %zu without a "
+               "baseline.\n\n",
+            compared, c->slower, c->faster, c->same, c->noisy, c->nobase);
+    static const char *const bad[] = {"SLOWER", "NOISY"};
+    static const char *const good[] = {"FASTER"};
+    if (c->slower + c->noisy) regression_table(f, m, j, bad, 2);
+    else fprintf(f, "No case is slower than its baseline.\n\n");
+    if (c->faster) {
+        fprintf(f, "<details><summary>%zu faster than the baseline</summary>\n\n", c->faster);
+        regression_table(f, m, j, good, 1);
+        fprintf(f, "</details>\n\n");
+    }
+}
+
+static void write_accuracy(FILE *f, const kb_report_model *m, const counts *c)
+{
+    char name[256], b1[64], b2[64];
+    fprintf(f, "## Accuracy failures\n\n");
+    if (!c->fails) {
+        fprintf(f, "None: every checked case matches the fp32 reference within tolerance.\n\n");
+    } else {
+        fprintf(f, "| case | mismatches | worst error / tolerance | note |\n|---|--:|--:|---|\n");
+        for (size_t i = 0; i < m->rows.n; i++) {
+            const kb_result *x = &m->rows.v[i];
+            if (!is_fail(x)) continue;
+            kb_report_case_name(x, name, sizeof name);
+            fprintf(f, "| ");
+            md_text(f, name);
+            fprintf(f, " | %s | %s | ",
+                    num(b2, sizeof b2, "%.0f", x->mismatches >= 0 ? (double)x->mismatches : NAN),
+                    num(b1, sizeof b1, "%.3g", x->max_err));
+            md_text(f, x->message[0] ? x->message : DASH);
+            fprintf(f, " |\n");
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f, "## Skipped\n\n");
+    if (!c->untimed) {
+        fprintf(f, "None.\n\n");
+        return;
+    }
+    fprintf(f, "| case | reason |\n|---|---|\n");
+    for (size_t i = 0; i < m->rows.n; i++) {
+        const kb_result *x = &m->rows.v[i];
+        if (kb_report_timed(x)) continue;
+        kb_report_case_name(x, name, sizeof name);
+        fprintf(f, "| ");
+        md_text(f, name);
+        fprintf(f, " | ");
+        md_text(f, x->message[0] ? x->message : x->accuracy[0] ? x->accuracy : "not timed");
+        fprintf(f, " |\n");
+    }
+    fprintf(f, "\n");
+}
+
+kb_status kb_report_write_markdown(FILE *f, const kb_report_model *m,
+                                   const kb_report_judged *j, const char *baseline_name,
+                                   const kb_plot_result *plots, kb_err *e)
+{
+    counts c = count_all(m, j);
+    fprintf(f, "# kbench report%s", m->gpu[0] ? ": " : "");
+    md_text(f, m->gpu);
+    fprintf(f, "\n\n");
+    write_overview(f, m, &c, plots);
+    write_summary(f, m);
+    for (size_t b = 0; b < m->benches.n; b++)
+        KB_TRY(write_benchmark(f, m, m->benches.v[b], plots, e));
+    write_regressions(f, m, j, &c, baseline_name);
+    write_accuracy(f, m, &c);
+    fprintf(f, "---\nWritten by kbench-report from %zu result rows.\n", m->rows.n);
+    if (ferror(f)) return KB_FAIL(e, KB_ERR_IO, "write error on report.md");
+    return KB_OK;
+}

@@ -1,0 +1,519 @@
+/* The report's model and maths: dedup, orders, geomeans, speedups over the
+ * shapes both backends ran, regression verdicts; and kb_report_generate,
+ * which drives the writers in markdown.c, summary.c and plot.c. */
+#include "report_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gate.h"
+#include "registry.h"
+
+/* ---- geomean ------------------------------------------------------------ */
+
+/* Log-sum so a long list of large values cannot overflow. */
+typedef struct {
+    double logsum;
+    size_t n;
+    int bad;
+} geo_acc;
+
+static void geo_add(geo_acc *a, double v)
+{
+    if (!(isfinite(v) && v > 0)) a->bad = 1;
+    else a->logsum += log(v);
+    a->n++;
+}
+
+static double geo_value(const geo_acc *a)
+{
+    if (a->n == 0 || a->bad) return NAN;
+    return exp(a->logsum / (double)a->n);
+}
+
+double kb_geomean(const double *v, size_t n)
+{
+    geo_acc a = {0, 0, 0};
+    for (size_t i = 0; i < n; i++) geo_add(&a, v[i]);
+    return geo_value(&a);
+}
+
+int kb_report_timed(const kb_result *x) { return isfinite(x->median_ms) && x->median_ms > 0; }
+
+static int same_key(const kb_result *a, const kb_result *b)
+{
+    return a->M == b->M && a->N == b->N && strcmp(a->benchmark, b->benchmark) == 0 &&
+           strcmp(a->backend, b->backend) == 0 && strcmp(a->dtype, b->dtype) == 0;
+}
+
+static const kb_result *find_row(const kb_result *rows, size_t n, const char *bench,
+                                 const char *backend, const char *dtype, int64_t M,
+                                 int64_t N)
+{
+    for (size_t i = 0; i < n; i++) {
+        const kb_result *x = &rows[i];
+        if (x->M == M && x->N == N && strcmp(x->benchmark, bench) == 0 &&
+            strcmp(x->backend, backend) == 0 && strcmp(x->dtype, dtype) == 0)
+            return x;
+    }
+    return NULL;
+}
+
+size_t kb_report_common_speedups(const kb_result *rows, size_t n, const char *benchmark,
+                                 const char *dtype, const char *ref, const char *backend,
+                                 double *out, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const kb_result *x = &rows[i];
+        if (strcmp(x->benchmark, benchmark) != 0 || strcmp(x->backend, backend) != 0) continue;
+        if (dtype && strcmp(x->dtype, dtype) != 0) continue;
+        if (!kb_report_timed(x)) continue;
+        const kb_result *r = find_row(rows, n, benchmark, ref, x->dtype, x->M, x->N);
+        if (!r || !kb_report_timed(r)) continue;
+        if (out && k < cap) out[k] = r->median_ms / x->median_ms;
+        k++;
+    }
+    return k;
+}
+
+double kb_report_speedup(const kb_result *rows, size_t n, const char *benchmark,
+                         const char *dtype, const char *ref, const char *backend,
+                         size_t *points)
+{
+    size_t k = kb_report_common_speedups(rows, n, benchmark, dtype, ref, backend, NULL, 0);
+    if (points) *points = k;
+    if (k == 0) return NAN;
+    double *v = malloc(k * sizeof *v);
+    if (!v) return NAN;
+    kb_report_common_speedups(rows, n, benchmark, dtype, ref, backend, v, k);
+    double g = kb_geomean(v, k);
+    free(v);
+    return g;
+}
+
+const char *kb_report_judge(double now_gbps, double now_noise, double base_gbps,
+                            double base_noise, double tol, double *change)
+{
+    kb_gate_opts g;
+    kb_gate_defaults(&g);
+    g.tolerance = tol;
+    double c, band;
+    kb_verdict v = kb_verdict_decide(&g, base_gbps, base_noise, now_gbps, now_noise, &c, &band);
+    if (change) *change = c;
+    return v == KB_VERDICT_NONE ? NULL : kb_verdict_name(v);
+}
+
+/* ---- dedup -------------------------------------------------------------- */
+
+static void fill_gbps(kb_result *x)
+{
+    if ((isfinite(x->gbps) && x->gbps > 0) || !kb_report_timed(x)) return;
+    kb_problem p;
+    if (kb_bench_find(x->benchmark, &p.bench, NULL) != KB_OK) return;
+    if (kb_dtype_parse(x->dtype, &p.dtype, NULL) != KB_OK) return;
+    p.M = x->M;
+    p.N = x->N;
+    x->gbps = kb_bytes_moved(&p) / (x->median_ms * 1e-3) / 1e9;
+}
+
+kb_status kb_report_dedup(const kb_results *in, kb_results *out, size_t *replaced, kb_err *e)
+{
+    size_t rep = 0;
+    kb_results_init(out);
+    for (size_t i = 0; i < in->n; i++) {
+        const kb_result *x = &in->v[i];
+        size_t j = 0;
+        while (j < out->n && !same_key(&out->v[j], x)) j++;
+        if (j < out->n) {
+            /* The later row wins but keeps the first one's place, so the
+             * order of shapes and series stays the input's. */
+            out->v[j] = *x;
+            fill_gbps(&out->v[j]);
+            rep++;
+            continue;
+        }
+        kb_status st = kb_results_push(out, x, e);
+        if (st != KB_OK) {
+            kb_results_free(out);
+            return st;
+        }
+        fill_gbps(&out->v[out->n - 1]);
+    }
+    if (replaced) *replaced = rep;
+    return KB_OK;
+}
+
+/* ---- orders ------------------------------------------------------------- */
+
+static int names_has(const kb_names *s, const char *name)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->v[i], name) == 0) return 1;
+    return 0;
+}
+
+static kb_status names_push(kb_names *s, const char *name, kb_err *e)
+{
+    if (names_has(s, name)) return KB_OK;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 16;
+        const char **v = realloc(s->v, cap * sizeof *v);
+        if (!v) return KB_FAIL(e, KB_ERR_NOMEM, "out of host memory listing report series");
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = name;
+    return KB_OK;
+}
+
+static void names_free(kb_names *s)
+{
+    free(s->v);
+    s->v = NULL;
+    s->n = s->cap = 0;
+}
+
+enum { FIELD_BENCH, FIELD_BACKEND, FIELD_DTYPE };
+
+static const char *field(const kb_result *x, int f)
+{
+    return f == FIELD_BENCH ? x->benchmark : f == FIELD_BACKEND ? x->backend : x->dtype;
+}
+
+/* The names in `known` that occur, in that order, then the rest as met. */
+static kb_status names_collect(kb_names *s, const kb_results *r, int f,
+                               const char *const *known, size_t nknown, kb_err *e)
+{
+    for (size_t k = 0; k < nknown; k++)
+        for (size_t i = 0; i < r->n; i++)
+            if (strcmp(field(&r->v[i], f), known[k]) == 0) {
+                KB_TRY(names_push(s, field(&r->v[i], f), e));
+                break;
+            }
+    for (size_t i = 0; i < r->n; i++) KB_TRY(names_push(s, field(&r->v[i], f), e));
+    return KB_OK;
+}
+
+static kb_status collect_benches(kb_names *s, const kb_results *r, kb_err *e)
+{
+    const char *known[KB_NUM_BENCH];
+    for (int i = 0; i < KB_NUM_BENCH; i++) known[i] = kb_bench_info_get((kb_bench_id)i)->name;
+    return names_collect(s, r, FIELD_BENCH, known, KB_NUM_BENCH, e);
+}
+
+static kb_status collect_series(kb_names *s, const kb_results *r, kb_err *e)
+{
+    const char *known[KB_NUM_BACKENDS];
+    for (int i = 0; i < KB_NUM_BACKENDS; i++) known[i] = kb_backend_name(i);
+    return names_collect(s, r, FIELD_BACKEND, known, KB_NUM_BACKENDS, e);
+}
+
+static kb_status collect_dtypes(kb_names *s, const kb_results *r, kb_err *e)
+{
+    const char *known[KB_NUM_DTYPES];
+    for (int i = 0; i < KB_NUM_DTYPES; i++) known[i] = kb_dtype_name((kb_dtype)i);
+    return names_collect(s, r, FIELD_DTYPE, known, KB_NUM_DTYPES, e);
+}
+
+/* ---- stdout: the PyTorch suite's lines ----------------------------------- */
+
+static size_t count_timed(const kb_results *r, const char *bench, const char *backend)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < r->n; i++)
+        if (kb_report_timed(&r->v[i]) && strcmp(r->v[i].benchmark, bench) == 0 &&
+            strcmp(r->v[i].backend, backend) == 0)
+            k++;
+    return k;
+}
+
+void kb_report_print_speedups(FILE *f, const kb_results *r)
+{
+    kb_names benches = {0}, series = {0};
+    if (collect_benches(&benches, r, NULL) != KB_OK || collect_series(&series, r, NULL) != KB_OK) {
+        fprintf(f, "kbench-report: out of host memory\n");
+        goto done;
+    }
+    for (size_t b = 0; b < benches.n; b++) {
+        const char *bench = benches.v[b];
+        fprintf(f, "Geomean speedup for benchmark %s\n", bench);
+        size_t neager = count_timed(r, bench, "eager");
+        if (neager == 0) {
+            fprintf(f, "  no eager results: speedup not computed\n");
+            continue;
+        }
+        fprintf(f, "  eager %zu data points\n", neager);
+        for (size_t s = 0; s < series.n; s++) {
+            if (strcmp(series.v[s], "eager") == 0) continue;
+            size_t pts;
+            double g = kb_report_speedup(r->v, r->n, bench, NULL, "eager", series.v[s], &pts);
+            if (pts > 0) fprintf(f, "  %s %zu data points, %.2fx speedup\n", series.v[s], pts, g);
+        }
+    }
+done:
+    names_free(&benches);
+    names_free(&series);
+}
+
+/* ---- the model ---------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The run's SOL: the median of the rows' sol_gbps, so one odd row (a peer
+ * file measured elsewhere) cannot move it. */
+static double median_sol(const kb_results *r)
+{
+    size_t k = 0;
+    double *v = malloc((r->n ? r->n : 1) * sizeof *v);
+    if (!v) return NAN;
+    for (size_t i = 0; i < r->n; i++)
+        if (isfinite(r->v[i].sol_gbps) && r->v[i].sol_gbps > 0) v[k++] = r->v[i].sol_gbps;
+    double m = NAN;
+    if (k) {
+        qsort(v, k, sizeof *v, cmp_double);
+        m = k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+    }
+    free(v);
+    return m;
+}
+
+/* % of SOL per row: an explicit SOL overrides every row; otherwise the row's
+ * own sol_pct or sol_gbps (kbench rows carry them), and the run's SOL for
+ * rows without (peers' files). */
+static void fill_sol(kb_result *x, double model_sol, int override)
+{
+    if (!(isfinite(x->gbps) && x->gbps > 0)) {
+        x->sol_pct = NAN;
+        return;
+    }
+    if (override) x->sol_pct = 100.0 * x->gbps / model_sol;
+    else if (isfinite(x->sol_pct) && x->sol_pct > 0) return;
+    else if (isfinite(x->sol_gbps) && x->sol_gbps > 0) x->sol_pct = 100.0 * x->gbps / x->sol_gbps;
+    else if (isfinite(model_sol)) x->sol_pct = 100.0 * x->gbps / model_sol;
+    else x->sol_pct = NAN;
+}
+
+kb_status kb_report_model_build(kb_report_model *m, const kb_results *r,
+                                const kb_report_opts *o, kb_err *e)
+{
+    memset(m, 0, sizeof *m);
+    KB_TRY(kb_report_dedup(r, &m->rows, &m->replaced, e));
+    int override = o->sol_gbps > 0;
+    m->sol_gbps = override ? o->sol_gbps : median_sol(&m->rows);
+    m->tol = o->tolerance > 0 ? o->tolerance : KB_REPORT_DEFAULT_TOL;
+    for (size_t i = 0; i < m->rows.n; i++) fill_sol(&m->rows.v[i], m->sol_gbps, override);
+    if (o->title && *o->title) snprintf(m->gpu, sizeof m->gpu, "%s", o->title);
+    for (size_t i = 0; !m->gpu[0] && i < m->rows.n; i++)
+        snprintf(m->gpu, sizeof m->gpu, "%s", m->rows.v[i].gpu);
+    kb_status st = collect_benches(&m->benches, &m->rows, e);
+    if (st == KB_OK) st = collect_series(&m->series, &m->rows, e);
+    if (st == KB_OK) st = collect_dtypes(&m->dtypes, &m->rows, e);
+    if (st != KB_OK) kb_report_model_free(m);
+    return st;
+}
+
+void kb_report_model_free(kb_report_model *m)
+{
+    kb_results_free(&m->rows);
+    names_free(&m->benches);
+    names_free(&m->series);
+    names_free(&m->dtypes);
+}
+
+kb_status kb_report_shapes(const kb_report_model *m, const char *bench, const char *dtype,
+                           kb_mn **out, size_t *n, kb_err *e)
+{
+    kb_mn *v = malloc((m->rows.n ? m->rows.n : 1) * sizeof *v);
+    if (!v) return KB_FAIL(e, KB_ERR_NOMEM, "out of host memory listing shapes of %s", bench);
+    size_t k = 0;
+    for (size_t i = 0; i < m->rows.n; i++) {
+        const kb_result *x = &m->rows.v[i];
+        if (strcmp(x->benchmark, bench) != 0 || strcmp(x->dtype, dtype) != 0) continue;
+        size_t j = 0;
+        while (j < k && !(v[j].M == x->M && v[j].N == x->N)) j++;
+        if (j == k) v[k++] = (kb_mn){x->M, x->N};
+    }
+    *out = v;
+    *n = k;
+    return KB_OK;
+}
+
+const kb_result *kb_report_find(const kb_report_model *m, const char *bench,
+                                const char *backend, const char *dtype, int64_t M, int64_t N)
+{
+    return find_row(m->rows.v, m->rows.n, bench, backend, dtype, M, N);
+}
+
+int kb_report_has(const kb_report_model *m, const char *bench, const char *dtype,
+                  const char *backend)
+{
+    for (size_t i = 0; i < m->rows.n; i++) {
+        const kb_result *x = &m->rows.v[i];
+        if (strcmp(x->benchmark, bench) == 0 && strcmp(x->dtype, dtype) == 0 &&
+            (!backend || strcmp(x->backend, backend) == 0))
+            return 1;
+    }
+    return 0;
+}
+
+void kb_report_cell_get(const kb_report_model *m, const char *bench, const char *dtype,
+                        const char *backend, kb_report_cell *c)
+{
+    geo_acc gb = {0, 0, 0}, sol = {0, 0, 0};
+    memset(c, 0, sizeof *c);
+    c->worst_gbps = NAN;
+    for (size_t i = 0; i < m->rows.n; i++) {
+        const kb_result *x = &m->rows.v[i];
+        if (strcmp(x->benchmark, bench) != 0 || strcmp(x->dtype, dtype) != 0 ||
+            strcmp(x->backend, backend) != 0)
+            continue;
+        if (strcmp(x->accuracy, "FAIL") == 0) c->fails++;
+        if (strcmp(x->accuracy, "SKIP") == 0) c->skips++;
+        if (!kb_report_timed(x)) continue;
+        c->points++;
+        if (isfinite(x->gbps) && x->gbps > 0) {
+            geo_add(&gb, x->gbps);
+            if (!(x->gbps >= c->worst_gbps)) { /* NaN-safe: the first one wins */
+                c->worst_gbps = x->gbps;
+                c->worst = (kb_mn){x->M, x->N};
+            }
+        }
+        if (isfinite(x->sol_pct) && x->sol_pct > 0) geo_add(&sol, x->sol_pct);
+    }
+    c->gbps = geo_value(&gb);
+    c->sol_pct = geo_value(&sol);
+    c->speedup = kb_report_speedup(m->rows.v, m->rows.n, bench, dtype, "eager", backend,
+                                   &c->speedup_points);
+}
+
+void kb_report_case_name(const kb_result *x, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s.%s.%s.%" PRId64 "x%" PRId64, x->benchmark, x->backend, x->dtype,
+             x->M, x->N);
+}
+
+kb_status kb_report_judge_all(const kb_report_model *m, const kb_baseline *bl,
+                              kb_report_judged **out, kb_err *e)
+{
+    kb_report_judged *j = calloc(m->rows.n ? m->rows.n : 1, sizeof *j);
+    if (!j) return KB_FAIL(e, KB_ERR_NOMEM, "out of host memory judging regressions");
+    for (size_t i = 0; i < m->rows.n; i++) {
+        const kb_result *x = &m->rows.v[i];
+        const kb_baseline_row *b =
+            bl ? kb_baseline_find(bl, x->benchmark, x->backend, x->dtype, x->M, x->N) : NULL;
+        /* The run's own baseline figure first: it is what its verdict saw. */
+        double base = isfinite(x->baseline_gbps) ? x->baseline_gbps : b ? b->gbps : NAN;
+        j[i].row = x;
+        j[i].base_gbps = base;
+        j[i].noise = x->noise;
+        const char *v = NULL;
+        if (kb_report_timed(x))
+            v = kb_report_judge(x->gbps, x->noise, base, b ? b->noise : NAN, m->tol,
+                                &j[i].change);
+        else
+            j[i].change = NAN;
+        j[i].verdict = x->verdict[0] ? x->verdict : v;
+    }
+    *out = j;
+    return KB_OK;
+}
+
+/* ---- driver --------------------------------------------------------------- */
+
+static kb_status mkdir_p(const char *path, kb_err *e)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return KB_FAIL(e, KB_ERR_IO, "output path too long: %s", path);
+    for (char *p = buf + 1;; p++) {
+        int end = *p == '\0';
+        if (*p == '/' || end) {
+            *p = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return KB_FAIL(e, KB_ERR_IO, "cannot create directory %s: %s", buf,
+                               strerror(errno));
+            if (end) break;
+            *p = '/';
+        }
+    }
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return KB_FAIL(e, KB_ERR_IO, "%s is not a directory", path);
+    return KB_OK;
+}
+
+void kb_report_opts_init(kb_report_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->formats = KB_REPORT_ALL;
+}
+
+static kb_status write_markdown(const char *dir, const kb_report_model *m,
+                                const kb_report_judged *j, const char *baseline_path,
+                                const kb_plot_result *plots, kb_err *e)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return KB_FAIL(e, KB_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    const char *bname = NULL;
+    if (baseline_path) {
+        bname = strrchr(baseline_path, '/');
+        bname = bname ? bname + 1 : baseline_path;
+    }
+    kb_status st = kb_report_write_markdown(f, m, j, bname, plots, e);
+    if (fclose(f) != 0 && st == KB_OK)
+        st = KB_FAIL(e, KB_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    return st;
+}
+
+kb_status kb_report_generate(const kb_results *r, const kb_report_opts *o, kb_err *e)
+{
+    if (r->n == 0)
+        return KB_FAIL(e, KB_ERR_ARG, "no results to report: the input has no rows");
+    unsigned files = o->formats & (KB_REPORT_MD | KB_REPORT_CSV | KB_REPORT_PLOTS);
+    if (files && !(o->out_dir && *o->out_dir))
+        return KB_FAIL(e, KB_ERR_ARG, "no output directory given for the report");
+    if (o->baseline_path && access(o->baseline_path, R_OK) != 0)
+        return KB_FAIL(e, KB_ERR_IO, "cannot read baseline %s: %s", o->baseline_path,
+                       strerror(errno));
+
+    kb_report_model m;
+    KB_TRY(kb_report_model_build(&m, r, o, e));
+    kb_baseline bl;
+    kb_baseline_init(&bl);
+    kb_report_judged *j = NULL;
+    kb_plot_result plots = {KB_PLOTS_OFF, ""};
+    kb_status st = KB_OK;
+
+    if (o->formats & KB_REPORT_STDOUT) kb_report_print_speedups(o->out ? o->out : stdout, &m.rows);
+    if (o->baseline_path) st = kb_baseline_read(o->baseline_path, &bl, e);
+    if (st == KB_OK) st = kb_report_judge_all(&m, &bl, &j, e);
+    if (st == KB_OK && files) st = mkdir_p(o->out_dir, e);
+    if (st == KB_OK && (o->formats & KB_REPORT_PLOTS)) {
+        st = kb_report_plots(&m, o->out_dir, o->gnuplot, &plots, e);
+        if (st == KB_OK && plots.state != KB_PLOTS_DRAWN)
+            fprintf(stderr, "kbench-report: %s\n", plots.detail);
+    }
+    if (st == KB_OK && (o->formats & KB_REPORT_MD))
+        st = write_markdown(o->out_dir, &m, j, o->baseline_path, &plots, e);
+    if (st == KB_OK && (o->formats & KB_REPORT_CSV)) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/summary.csv", o->out_dir);
+        st = kb_report_write_summary_csv(path, &m, e);
+    }
+    free(j);
+    kb_baseline_free(&bl);
+    kb_report_model_free(&m);
+    return st;
+}

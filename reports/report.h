@@ -1,0 +1,112 @@
+/* kbench-report: what a kernel engineer reads after a run.
+ *
+ * Input is one or more results CSVs (harness/results.h), ours and peers'
+ * (torch_eager, torch_compile, liger, quack: same schema, merged in as extra
+ * series), optionally a baseline file (harness/baseline.h). A series is the
+ * backend column. A row appearing twice (same benchmark, backend, dtype, M,
+ * N) keeps the later one, so a partial re-run listed last overrides.
+ *
+ * Output, all from kb_report_generate():
+ *   stdout      per benchmark, PyTorch genai_layers' lines:
+ *                 Geomean speedup for benchmark <benchmark>
+ *                   eager <n> data points
+ *                   <backend> <n> data points, <g>x speedup
+ *               g = geomean of eager median_ms / backend median_ms over the
+ *               (dtype, M, N) both timed (all dtypes pooled). A backend with
+ *               no such shape gets no line. Without eager rows the benchmark
+ *               prints "  no eager results: speedup not computed" instead.
+ *   report.md   summary, per-shape GB/s, regressions, accuracy failures and
+ *               skips; reads as a CI job summary or PR comment. No clock
+ *               time in it: the same input gives the same bytes.
+ *   summary.csv geomeans per (benchmark, backend, dtype).
+ *   plots/      per (benchmark, dtype): <b>_<dtype>.dat + .gp (gnuplot),
+ *               .png (pngcairo) and .svg. Without gnuplot the .dat/.gp are
+ *               still written and report.md says the images are missing.
+ *
+ * Regressions: a row's verdict column wins when present (the run judged it
+ * against its baseline). Otherwise, with a baseline file, the row is judged
+ * by the gate's rule (harness/gate.h: change = now/baseline - 1 in GB/s,
+ * band = tolerance + 2*sqrt(noise_now^2 + noise_base^2), NOISY above 5 %
+ * run noise), with the report's tolerance. */
+#ifndef KB_REPORT_H
+#define KB_REPORT_H
+
+#include <stdio.h>
+
+#include "baseline.h"
+#include "kbench.h"
+#include "results.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    KB_REPORT_STDOUT = 1u, /* speedup lines on opts->out            */
+    KB_REPORT_MD = 2u,     /* <out_dir>/report.md                   */
+    KB_REPORT_CSV = 4u,    /* <out_dir>/summary.csv                 */
+    KB_REPORT_PLOTS = 8u,  /* <out_dir>/plots/                      */
+    KB_REPORT_ALL = 15u
+};
+
+#define KB_REPORT_DEFAULT_TOL 0.10
+
+typedef struct {
+    const char *out_dir;       /* created if missing; required for MD/CSV/PLOTS */
+    const char *baseline_path; /* NULL: only the verdict column is used          */
+    const char *title;         /* GPU name for titles; NULL: results' gpu column */
+    unsigned formats;          /* KB_REPORT_* bits                               */
+    const char *gnuplot;       /* NULL: "gnuplot" on PATH, then /usr/bin/gnuplot */
+    double sol_gbps;           /* <= 0: median of the results' sol_gbps          */
+    double tolerance;          /* <= 0: KB_REPORT_DEFAULT_TOL                    */
+    FILE *out;                 /* speedup lines; NULL: stdout                    */
+} kb_report_opts;
+
+void kb_report_opts_init(kb_report_opts *o);
+
+/* Everything above. Zero rows is KB_ERR_ARG. A failed or missing gnuplot is
+ * not an error: stderr and report.md say so. */
+kb_status kb_report_generate(const kb_results *r, const kb_report_opts *o, kb_err *e);
+
+/* ---- the maths, pure and unit tested ------------------------------------ */
+
+/* Geometric mean of n values; NaN when n == 0 or any value is not a finite
+ * positive number. */
+double kb_geomean(const double *v, size_t n);
+
+/* A row counts as timed when median_ms is finite and > 0. */
+int kb_report_timed(const kb_result *x);
+
+/* Speedups eager/backend of `backend` over `ref` for one benchmark: one per
+ * (dtype, M, N) where both have a timed row (dtype NULL: all dtypes). Writes
+ * up to cap of them to out (may be NULL) and returns how many there are. Rows
+ * are assumed unique per key (see kb_report_dedup). */
+size_t kb_report_common_speedups(const kb_result *rows, size_t n, const char *benchmark,
+                                 const char *dtype, const char *ref, const char *backend,
+                                 double *out, size_t cap);
+
+/* Geomean of the above; NaN when there is no common shape. *points (may be
+ * NULL) gets the count. */
+double kb_report_speedup(const kb_result *rows, size_t n, const char *benchmark,
+                         const char *dtype, const char *ref, const char *backend,
+                         size_t *points);
+
+/* Verdict of a GB/s against a baseline by the gate's rule with tolerance
+ * tol: "SLOWER", "FASTER", "SAME", "NOISY", "NO_BASELINE" (base not a
+ * positive number), or NULL when now is not a positive number (nothing to
+ * judge). *change (may be NULL) gets now/base - 1 or NaN. */
+const char *kb_report_judge(double now_gbps, double now_noise, double base_gbps,
+                            double base_noise, double tol, double *change);
+
+/* Copy of in with one row per key, the later row winning; gbps filled from
+ * the byte model where missing and the benchmark is known. Returns how many
+ * rows were replaced in *replaced (may be NULL). */
+kb_status kb_report_dedup(const kb_results *in, kb_results *out, size_t *replaced, kb_err *e);
+
+/* The stdout block for every benchmark, in input order. */
+void kb_report_print_speedups(FILE *f, const kb_results *deduped);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,106 @@
+/* What report.c, markdown.c and plot.c share: the deduplicated rows and the
+ * orders (benchmarks, dtypes, series, shapes) every output walks in, so the
+ * table, the CSV and the plots agree. Not part of the public API. */
+#ifndef KB_REPORT_INT_H
+#define KB_REPORT_INT_H
+
+#include <stdio.h>
+
+#include "report.h"
+
+/* A list of names pointing into the model's rows (which never move once
+ * the model is built). */
+typedef struct {
+    const char **v;
+    size_t n, cap;
+} kb_names;
+
+typedef struct {
+    int64_t M, N;
+} kb_mn;
+
+typedef struct {
+    kb_results rows;  /* deduplicated; gbps filled; sol_pct = % of SOL or NaN     */
+    kb_names benches; /* registry order first, then as met in the input           */
+    kb_names dtypes;  /* bf16 fp16 fp32, then others                               */
+    kb_names series;  /* eager fused tuned cudnn, then as met (tuned:x, peers)     */
+    double sol_gbps;  /* NaN when no row carries it and no override               */
+    char gpu[64];     /* title: opts->title or the first gpu column seen          */
+    size_t replaced;  /* duplicate rows dropped                                   */
+    double tol;
+} kb_report_model;
+
+/* One (benchmark, dtype, backend) cell of the summary. */
+typedef struct {
+    size_t points;         /* timed shapes                                    */
+    size_t speedup_points; /* shapes timed by both it and eager              */
+    double speedup;        /* geomean eager/backend; NaN without eager       */
+    double gbps, sol_pct;  /* geomeans over its timed shapes; NaN if none    */
+    kb_mn worst;           /* lowest GB/s                                     */
+    double worst_gbps;     /* NaN when no timed shape                         */
+    size_t fails, skips;
+} kb_report_cell;
+
+/* Regression judgement of one row (verdict column or baseline file). */
+typedef struct {
+    const kb_result *row;
+    const char *verdict; /* SAME FASTER SLOWER NOISY NO_BASELINE */
+    double base_gbps, change, noise;
+} kb_report_judged;
+
+kb_status kb_report_model_build(kb_report_model *m, const kb_results *r,
+                                const kb_report_opts *o, kb_err *e);
+void kb_report_model_free(kb_report_model *m);
+
+/* Shapes of one (benchmark, dtype) in input order; caller frees *out. */
+kb_status kb_report_shapes(const kb_report_model *m, const char *bench, const char *dtype,
+                           kb_mn **out, size_t *n, kb_err *e);
+/* The row for a key or NULL. */
+const kb_result *kb_report_find(const kb_report_model *m, const char *bench,
+                                const char *backend, const char *dtype, int64_t M,
+                                int64_t N);
+/* Does any row have this (benchmark, dtype) / (benchmark, dtype, backend)? */
+int kb_report_has(const kb_report_model *m, const char *bench, const char *dtype,
+                  const char *backend);
+void kb_report_cell_get(const kb_report_model *m, const char *bench, const char *dtype,
+                        const char *backend, kb_report_cell *c);
+
+/* Judge every row against the verdict column or the baseline (bl may be
+ * empty). *out is malloc'd, one entry per row, in row order. */
+kb_status kb_report_judge_all(const kb_report_model *m, const kb_baseline *bl,
+                              kb_report_judged **out, kb_err *e);
+
+/* "<benchmark>.<backend>.<dtype>.<M>x<N>", the CTest case name. */
+void kb_report_case_name(const kb_result *x, char *buf, size_t len);
+
+/* Plot status, for report.md. */
+typedef enum {
+    KB_PLOTS_OFF = 0, /* not asked for                     */
+    KB_PLOTS_DRAWN,   /* every image drawn                 */
+    KB_PLOTS_NO_GNUPLOT,
+    KB_PLOTS_FAILED /* gnuplot ran and failed on some    */
+} kb_plot_state;
+
+typedef struct {
+    kb_plot_state state;
+    char detail[512]; /* why, for report.md and stderr */
+} kb_plot_result;
+
+/* Writes <dir>/plots/<bench>_<dtype>.{dat,gp} for every (benchmark, dtype)
+ * and runs gnuplot on each. I/O errors writing .dat/.gp are errors; gnuplot
+ * missing or failing is recorded in *res. */
+kb_status kb_report_plots(const kb_report_model *m, const char *dir, const char *gnuplot,
+                          kb_plot_result *res, kb_err *e);
+/* Does (benchmark, dtype) have a row with a GB/s to draw? Plots and the
+ * links to them in report.md both ask this. */
+int kb_report_plottable(const kb_report_model *m, const char *bench, const char *dtype);
+/* The file stem of a plot, "<bench>_<dtype>" with anything but [A-Za-z0-9_-]
+ * turned into '_'. */
+void kb_report_plot_stem(const char *bench, const char *dtype, char *buf, size_t len);
+
+kb_status kb_report_write_markdown(FILE *f, const kb_report_model *m,
+                                   const kb_report_judged *j, const char *baseline_name,
+                                   const kb_plot_result *plots, kb_err *e);
+kb_status kb_report_write_summary_csv(const char *path, const kb_report_model *m, kb_err *e);
+
+#endif

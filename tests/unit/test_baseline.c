@@ -1,0 +1,410 @@
+/* Baseline files: strict reading with file:line errors, upsert, sorted atomic
+ * writes, path naming. Fixtures in tests/fixtures/baseline. */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "tmpfiles.h"
+#include "unit.h"
+
+#define FIX(name) KB_FIXTURES "/baseline/" name
+
+static kb_baseline_row mkrow(const char *bench, const char *backend, const char *dtype,
+                             int64_t M, int64_t N, double gbps)
+{
+    kb_baseline_row r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.benchmark, sizeof r.benchmark, "%s", bench);
+    snprintf(r.backend, sizeof r.backend, "%s", backend);
+    snprintf(r.dtype, sizeof r.dtype, "%s", dtype);
+    r.M = M;
+    r.N = N;
+    r.gbps = gbps;
+    r.median_ms = 1.0;
+    r.noise = 0.01;
+    r.samples = 10;
+    r.q1_ms = r.q3_ms = NAN;
+    snprintf(r.date, sizeof r.date, "2025-01-01T00:00:00Z");
+    snprintf(r.version, sizeof r.version, "0.1.0");
+    return r;
+}
+
+/* Reads a malformed file: KB_ERR_PARSE, message names "<file>:<line>:" and
+ * contains what, and the baseline passed in is left as it was. */
+static void expect_parse_error(const char *path, const char *file_line, const char *what)
+{
+    kb_baseline b;
+    kb_baseline_init(&b);
+    kb_baseline_row keep = mkrow("softmax_forward", "eager", "bf16", 7, 7, 1.0);
+    kb_err e = {{0}};
+    ck_assert_int_eq(kb_baseline_upsert(&b, &keep, &e), KB_OK);
+    ck_assert_int_eq(kb_baseline_read(path, &b, &e), KB_ERR_PARSE);
+    ck_assert_msg(strstr(e.msg, file_line) != NULL, "expected '%s' in: %s", file_line, e.msg);
+    if (what) ck_assert_msg(strstr(e.msg, what) != NULL, "expected '%s' in: %s", what, e.msg);
+    ck_assert_uint_eq(b.n, 1);
+    ck_assert_int_eq(b.v[0].M, 7);
+    kb_baseline_free(&b);
+}
+
+START_TEST(read_good)
+{
+    kb_baseline b;
+    kb_baseline_init(&b);
+    kb_err e = {{0}};
+    ck_assert_msg(kb_baseline_read(FIX("good.csv"), &b, &e) == KB_OK, "%s", e.msg);
+    ck_assert_uint_eq(b.n, 3);
+
+    const kb_baseline_row *r = kb_baseline_find(&b, "softmax_forward", "eager", "bf16", 32768, 4096);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_double_eq(r->gbps, 2175.3);
+    ck_assert_double_eq(r->median_ms, 0.1234);
+    ck_assert_double_eq(r->noise, 0.004);
+    ck_assert_int_eq(r->samples, 57);
+    ck_assert_double_eq(r->q1_ms, 0.123);
+    ck_assert_double_eq(r->q3_ms, 0.124);
+    ck_assert_str_eq(r->date, "2025-01-01T00:00:00Z");
+    ck_assert_str_eq(r->version, "0.1.0"); /* last field: no '\r' left over */
+
+    /* Quoted fields; the row after it spans two lines because of a newline
+     * inside a quoted unknown column. */
+    r = kb_baseline_find(&b, "rmsnorm_forward", "tuned:my cfg", "bf16", 1024, 8192);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_double_eq(r->median_ms, 0.0112);
+    ck_assert_double_eq(r->gbps, 3000.5);
+    ck_assert_int_eq(r->samples, 100);
+    ck_assert_float_nan(r->q1_ms);
+    ck_assert_float_nan(r->q3_ms);
+    ck_assert_str_eq(r->version, "0.1.0");
+
+    r = kb_baseline_find(&b, "layernorm_backward", "eager", "fp32", 4096, 65536);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(r->samples, 0);
+    ck_assert_double_eq(r->noise, 0.0);
+    ck_assert_str_eq(r->date, "");
+
+    ck_assert_ptr_null(kb_baseline_find(&b, "softmax_forward", "eager", "bf16", 4096, 32768));
+    ck_assert_ptr_null(kb_baseline_find(&b, "softmax_forward", "eager", "fp16", 32768, 4096));
+    kb_baseline_free(&b);
+}
+END_TEST
+
+START_TEST(read_missing_file_is_empty)
+{
+    kb_baseline b;
+    kb_baseline_init(&b);
+    kb_err e = {{0}};
+    ck_assert_int_eq(kb_baseline_read(FIX("no_such_gpu.csv"), &b, &e), KB_OK);
+    ck_assert_uint_eq(b.n, 0);
+    kb_baseline_free(&b);
+}
+END_TEST
+
+START_TEST(read_bad_header)
+{
+    expect_parse_error(FIX("bad_header.csv"), "bad_header.csv:1:", "'gbps'");
+}
+END_TEST
+
+START_TEST(read_wrong_field_count)
+{
+    /* The bad row spans lines 3-4: reported where it starts. */
+    expect_parse_error(FIX("field_count.csv"), "field_count.csv:3:", "9 fields, the header has 8");
+}
+END_TEST
+
+START_TEST(read_non_numeric_after_multiline_row)
+{
+    /* Line 5: a quoted field spans lines 2-3 and line 4 is blank. */
+    expect_parse_error(FIX("non_numeric.csv"), "non_numeric.csv:5:", "'abc'");
+}
+END_TEST
+
+START_TEST(read_truncated_last_row)
+{
+    expect_parse_error(FIX("truncated.csv"), "truncated.csv:3:", "6 fields");
+}
+END_TEST
+
+START_TEST(read_unterminated_quote)
+{
+    /* The quote opens on line 3 and runs to end of file (line 4). */
+    expect_parse_error(FIX("unterminated.csv"), "unterminated.csv:3:", "unterminated");
+}
+END_TEST
+
+START_TEST(read_stray_quote)
+{
+    expect_parse_error(FIX("stray_quote.csv"), "stray_quote.csv:3:", "malformed CSV");
+}
+END_TEST
+
+START_TEST(read_duplicate_key)
+{
+    expect_parse_error(FIX("duplicate.csv"), "duplicate.csv:4:", "first on line 2");
+}
+END_TEST
+
+/* Bad values in a one-row file written on the fly: each is line 2. */
+static const char *const bad_rows[] = {
+    "softmax_forward,eager,bf16,12x,2,0.5,10,0.01",  /* partial integer */
+    "softmax_forward,eager,bf16,0,2,0.5,10,0.01",    /* M < 1 */
+    "softmax_forward,eager,bf16,1,-3,0.5,10,0.01",   /* N < 1 */
+    "softmax_forward,eager,bf16,1,2,0.5,inf,0.01",   /* not finite */
+    "softmax_forward,eager,bf16,1,2,0.5,0,0.01",     /* gbps must be > 0 */
+    "softmax_forward,eager,bf16,1,2,0.5,10,",        /* required value empty */
+    "softmax_forward,eager,bf16,1,2,0.5e,10,0.01",   /* partial double */
+    ",eager,bf16,1,2,0.5,10,0.01",                   /* empty key */
+    "softmax_forward,eager,bfloat16_long,1,2,0.5,10,0.01", /* too long for dtype */
+    "softmax_forward,eager,bf16,1,2,nan,10,0.01",    /* NaN median */
+    "softmax_forward,eager,bf16,1,2,0x10,10,0.01",   /* hex */
+};
+
+START_TEST(read_bad_values)
+{
+    char dir[4096], path[4200], text[512];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/bad.csv", dir);
+    snprintf(text, sizeof text, "benchmark,backend,dtype,M,N,median_ms,gbps,noise\n%s\n", bad_rows[_i]);
+    kbt_write(path, text);
+    expect_parse_error(path, "bad.csv:2:", NULL);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+START_TEST(upsert_keeps_other_rows)
+{
+    kb_baseline b;
+    kb_baseline_init(&b);
+    kb_err e = {{0}};
+    kb_baseline_row a = mkrow("softmax_forward", "eager", "bf16", 1, 2, 100);
+    kb_baseline_row c = mkrow("softmax_forward", "eager", "bf16", 1, 4, 200);
+    kb_baseline_row d = mkrow("rmsnorm_forward", "tuned", "bf16", 1, 2, 300);
+    ck_assert_int_eq(kb_baseline_upsert(&b, &a, &e), KB_OK);
+    ck_assert_int_eq(kb_baseline_upsert(&b, &c, &e), KB_OK);
+    ck_assert_int_eq(kb_baseline_upsert(&b, &d, &e), KB_OK);
+    ck_assert_uint_eq(b.n, 3);
+
+    kb_baseline_row c2 = c;
+    c2.gbps = 250;
+    c2.samples = 99;
+    ck_assert_int_eq(kb_baseline_upsert(&b, &c2, &e), KB_OK);
+    ck_assert_uint_eq(b.n, 3);
+    const kb_baseline_row *r = kb_baseline_find(&b, "softmax_forward", "eager", "bf16", 1, 4);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_double_eq(r->gbps, 250);
+    ck_assert_int_eq(r->samples, 99);
+    r = kb_baseline_find(&b, "softmax_forward", "eager", "bf16", 1, 2);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_double_eq(r->gbps, 100);
+    r = kb_baseline_find(&b, "rmsnorm_forward", "tuned", "bf16", 1, 2);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_double_eq(r->gbps, 300);
+
+    kb_baseline_row bad = mkrow("softmax_forward", "eager", "bf16", 1, 8, 0.0);
+    ck_assert_int_eq(kb_baseline_upsert(&b, &bad, &e), KB_ERR_ARG);
+    bad = mkrow("softmax_forward", "eager", "bf16", 1, 8, 10);
+    bad.noise = NAN;
+    ck_assert_int_eq(kb_baseline_upsert(&b, &bad, &e), KB_ERR_ARG);
+    ck_assert_uint_eq(b.n, 3);
+    kb_baseline_free(&b);
+}
+END_TEST
+
+START_TEST(write_format_exact)
+{
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/NVIDIA_H200.csv", dir);
+    kb_baseline b;
+    kb_baseline_init(&b);
+    kb_err e = {{0}};
+    kb_baseline_row r = mkrow("softmax_forward", "eager", "bf16", 32768, 4096, 2175.3);
+    r.median_ms = 0.1234;
+    r.noise = 0.004;
+    r.samples = 57;
+    r.q1_ms = 0.1;
+    ck_assert_int_eq(kb_baseline_upsert(&b, &r, &e), KB_OK);
+    ck_assert_msg(kb_baseline_write(path, &b, &e) == KB_OK, "%s", e.msg);
+    char *text = kbt_read(path, NULL);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_str_eq(text,
+                     "benchmark,backend,dtype,M,N,median_ms,gbps,noise,samples,q1_ms,q3_ms,date,version\n"
+                     "softmax_forward,eager,bf16,32768,4096,0.1234,2175.3,0.004,57,0.1,,"
+                     "2025-01-01T00:00:00Z,0.1.0\n");
+    free(text);
+    ck_assert(!kbt_exists(strcat(path, ".tmp")));
+    kb_baseline_free(&b);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+START_TEST(write_read_round_trip_sorted)
+{
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/rt.csv", dir);
+    kb_baseline b, back;
+    kb_baseline_init(&b);
+    kb_baseline_init(&back);
+    kb_err e = {{0}};
+    /* Inserted out of order; M 10 after M 9 checks numeric (not text) order. */
+    kb_baseline_row rows[5] = {
+        mkrow("softmax_forward", "tuned", "bf16", 10, 4, 5),
+        mkrow("softmax_forward", "tuned", "bf16", 9, 4, 4),
+        mkrow("cross_entropy_forward", "eager", "fp32", 1, 1, 1),
+        mkrow("softmax_forward", "eager", "fp16", 9, 4, 3),
+        mkrow("softmax_forward", "eager", "bf16", 9, 4, 2),
+    };
+    snprintf(rows[3].backend, sizeof rows[3].backend, "eager, \"b\"");
+    snprintf(rows[1].version, sizeof rows[1].version, " padded ");
+    rows[2].median_ms = 0.1;
+    rows[2].gbps = 1.0 / 3.0;
+    rows[2].noise = 1e-300;
+    rows[2].q1_ms = 0.09999999999999999;
+    rows[2].q3_ms = 123456789.125;
+    rows[3].samples = 0;
+    rows[3].date[0] = '\0';
+    for (int i = 0; i < 5; i++) ck_assert_int_eq(kb_baseline_upsert(&b, &rows[i], &e), KB_OK);
+    ck_assert_msg(kb_baseline_write(path, &b, &e) == KB_OK, "%s", e.msg);
+    ck_assert_msg(kb_baseline_read(path, &back, &e) == KB_OK, "%s", e.msg);
+    ck_assert_uint_eq(back.n, 5);
+
+    /* File order is key order. */
+    const int order[5] = {2, 4, 3, 1, 0};
+    for (int i = 0; i < 5; i++) {
+        const kb_baseline_row *w = &rows[order[i]], *g = &back.v[i];
+        ck_assert_str_eq(g->benchmark, w->benchmark);
+        ck_assert_str_eq(g->backend, w->backend);
+        ck_assert_str_eq(g->dtype, w->dtype);
+        ck_assert_int_eq(g->M, w->M);
+        ck_assert_int_eq(g->N, w->N);
+        ck_assert_double_eq(g->median_ms, w->median_ms); /* bit-exact */
+        ck_assert_double_eq(g->gbps, w->gbps);
+        ck_assert_double_eq(g->noise, w->noise);
+        ck_assert_int_eq(g->samples, w->samples);
+        if (isnan(w->q1_ms)) ck_assert_float_nan(g->q1_ms);
+        else ck_assert_double_eq(g->q1_ms, w->q1_ms);
+        if (isnan(w->q3_ms)) ck_assert_float_nan(g->q3_ms);
+        else ck_assert_double_eq(g->q3_ms, w->q3_ms);
+        ck_assert_str_eq(g->date, w->date);
+        ck_assert_str_eq(g->version, w->version);
+    }
+    kb_baseline_free(&b);
+    kb_baseline_free(&back);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+START_TEST(write_failure_leaves_original)
+{
+    char dir[4096], path[4200], tmp[4400];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/gpu.csv", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    const char *original = "original contents\n";
+    kbt_write(path, original);
+
+    kb_baseline b;
+    kb_baseline_init(&b);
+    kb_err e = {{0}};
+    kb_baseline_row r = mkrow("softmax_forward", "eager", "bf16", 1, 2, 3);
+    ck_assert_int_eq(kb_baseline_upsert(&b, &r, &e), KB_OK);
+
+    /* The temp file cannot be created: a directory is in its place. */
+    ck_assert_int_eq(mkdir(tmp, 0700), 0);
+    ck_assert_int_eq(kb_baseline_write(path, &b, &e), KB_ERR_IO);
+    ck_assert_msg(strstr(e.msg, "gpu.csv.tmp") != NULL, "%s", e.msg);
+    char *text = kbt_read(path, NULL);
+    ck_assert_str_eq(text, original);
+    free(text);
+    ck_assert_int_eq(rmdir(tmp), 0);
+
+    /* The rename fails (target is a non-empty directory): no temp left. */
+    char blocker[4300], inner[4400];
+    snprintf(blocker, sizeof blocker, "%s/dir.csv", dir);
+    snprintf(inner, sizeof inner, "%s/keep", blocker);
+    ck_assert_int_eq(mkdir(blocker, 0700), 0);
+    kbt_write(inner, "x");
+    ck_assert_int_eq(kb_baseline_write(blocker, &b, &e), KB_ERR_IO);
+    snprintf(tmp, sizeof tmp, "%s.tmp", blocker);
+    ck_assert(!kbt_exists(tmp));
+    ck_assert(kbt_exists(inner));
+
+    /* The directory does not exist. */
+    snprintf(path, sizeof path, "%s/no/such/dir/gpu.csv", dir);
+    ck_assert_int_eq(kb_baseline_write(path, &b, &e), KB_ERR_IO);
+    ck_assert(!kbt_exists(path));
+
+    /* An invalid row writes nothing at all. */
+    snprintf(path, sizeof path, "%s/gpu.csv", dir);
+    b.v[0].gbps = -1;
+    ck_assert_int_eq(kb_baseline_write(path, &b, &e), KB_ERR_ARG);
+    text = kbt_read(path, NULL);
+    ck_assert_str_eq(text, original);
+    free(text);
+
+    kb_baseline_free(&b);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+START_TEST(write_empty_then_read)
+{
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/empty.csv", dir);
+    kb_baseline b;
+    kb_baseline_init(&b);
+    kb_err e = {{0}};
+    ck_assert_int_eq(kb_baseline_write(path, &b, &e), KB_OK);
+    ck_assert_int_eq(kb_baseline_read(path, &b, &e), KB_OK);
+    ck_assert_uint_eq(b.n, 0);
+    /* A zero-byte file has no header: an error, not an empty baseline. */
+    kbt_write(path, "");
+    expect_parse_error(path, "empty.csv:1:", "header");
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+START_TEST(path_naming)
+{
+    char buf[256];
+    kb_baseline_path("baselines", "NVIDIA H200", buf, sizeof buf);
+    ck_assert_str_eq(buf, "baselines/NVIDIA_H200.csv");
+    kb_baseline_path("/a/b/", "NVIDIA H100 80GB HBM3", buf, sizeof buf);
+    ck_assert_str_eq(buf, "/a/b/NVIDIA_H100_80GB_HBM3.csv");
+    kb_baseline_path("d", "Weird/Name x", buf, sizeof buf);
+    ck_assert_str_eq(buf, "d/Weird_Name_x.csv");
+    kb_baseline_path(NULL, "NVIDIA H200", buf, sizeof buf);
+    ck_assert_str_eq(buf, "NVIDIA_H200.csv");
+    kb_baseline_path("d", "NVIDIA H200", buf, 8); /* truncated, still terminated */
+    ck_assert_uint_lt(strlen(buf), 8);
+}
+END_TEST
+
+Suite *kb_suite_baseline(void)
+{
+    Suite *s = suite_create("baseline");
+    TCase *t = tcase_create("read");
+    tcase_add_test(t, read_good);
+    tcase_add_test(t, read_missing_file_is_empty);
+    tcase_add_test(t, read_bad_header);
+    tcase_add_test(t, read_wrong_field_count);
+    tcase_add_test(t, read_non_numeric_after_multiline_row);
+    tcase_add_test(t, read_truncated_last_row);
+    tcase_add_test(t, read_unterminated_quote);
+    tcase_add_test(t, read_stray_quote);
+    tcase_add_test(t, read_duplicate_key);
+    tcase_add_loop_test(t, read_bad_values, 0, (int)(sizeof bad_rows / sizeof bad_rows[0]));
+    suite_add_tcase(s, t);
+    t = tcase_create("update");
+    tcase_add_test(t, upsert_keeps_other_rows);
+    tcase_add_test(t, write_format_exact);
+    tcase_add_test(t, write_read_round_trip_sorted);
+    tcase_add_test(t, write_failure_leaves_original);
+    tcase_add_test(t, write_empty_then_read);
+    tcase_add_test(t, path_naming);
+    suite_add_tcase(s, t);
+    return s;
+}

@@ -1,0 +1,97 @@
+/* The perf verdict on synthetic distributions. */
+#include <check.h>
+#include <math.h>
+
+#include "gate.h"
+#include "unit.h"
+
+static kb_verdict decide(double base, double base_noise, double now, double now_noise)
+{
+    kb_gate_opts o;
+    kb_gate_defaults(&o);
+    double change, band;
+    return kb_verdict_decide(&o, base, base_noise, now, now_noise, &change, &band);
+}
+
+START_TEST(identical_is_same)
+{
+    ck_assert_int_eq(decide(3000, 0.003, 3000, 0.003), KB_VERDICT_SAME);
+    ck_assert_int_eq(decide(3000, 0, 3000, 0), KB_VERDICT_SAME);
+}
+END_TEST
+
+START_TEST(two_percent_is_same)
+{
+    ck_assert_int_eq(decide(3000, 0.003, 2940, 0.003), KB_VERDICT_SAME);
+    ck_assert_int_eq(decide(3000, 0.003, 3060, 0.003), KB_VERDICT_SAME);
+}
+END_TEST
+
+START_TEST(ten_percent_beyond_band)
+{
+    /* 12 % slower with quiet runs: outside 10 % + 2*noise. */
+    ck_assert_int_eq(decide(3000, 0.002, 2640, 0.002), KB_VERDICT_SLOWER);
+    ck_assert_int_eq(decide(3000, 0.002, 3360, 0.002), KB_VERDICT_FASTER);
+    /* 9 % slower is inside the default 10 % tolerance. */
+    ck_assert_int_eq(decide(3000, 0.002, 2730, 0.002), KB_VERDICT_SAME);
+    /* A tighter tolerance flags it. */
+    kb_gate_opts o;
+    kb_gate_defaults(&o);
+    o.tolerance = 0.05;
+    double c, b;
+    ck_assert_int_eq(kb_verdict_decide(&o, 3000, 0.002, 2730, 0.002, &c, &b), KB_VERDICT_SLOWER);
+    ck_assert_double_eq_tol(c, -0.09, 1e-12);
+    ck_assert_double_eq_tol(b, 0.05 + 2 * sqrt(2) * 0.002, 1e-12);
+}
+END_TEST
+
+START_TEST(noise_widens_the_band)
+{
+    /* 12 % slower but both runs with 2 % spread: band 10 + 2*2.83 = 15.7 %. */
+    ck_assert_int_eq(decide(3000, 0.02, 2640, 0.02), KB_VERDICT_SAME);
+}
+END_TEST
+
+START_TEST(bimodal_is_noisy)
+{
+    /* A run whose samples split between two clocks: robust spread 8 %. */
+    ck_assert_int_eq(decide(3000, 0.003, 2500, 0.08), KB_VERDICT_NOISY);
+}
+END_TEST
+
+START_TEST(missing_baseline)
+{
+    ck_assert_int_eq(decide(NAN, NAN, 3000, 0.003), KB_VERDICT_NO_BASELINE);
+    ck_assert_int_eq(decide(0, 0, 3000, 0.003), KB_VERDICT_NO_BASELINE);
+    ck_assert_int_eq(decide(3000, 0.01, NAN, NAN), KB_VERDICT_NONE);
+}
+END_TEST
+
+START_TEST(names_round_trip)
+{
+    for (int v = KB_VERDICT_NO_BASELINE; v <= KB_VERDICT_NOISY; v++) {
+        kb_verdict back;
+        kb_err e;
+        ck_assert_int_eq(kb_verdict_parse(kb_verdict_name((kb_verdict)v), &back, &e), KB_OK);
+        ck_assert_int_eq(back, v);
+    }
+    kb_verdict back;
+    kb_err e;
+    ck_assert_int_eq(kb_verdict_parse("WORSE", &back, &e), KB_ERR_PARSE);
+}
+END_TEST
+
+Suite *kb_suite_gate(void)
+{
+    Suite *s = suite_create("gate");
+    TCase *t = tcase_create("verdict");
+    tcase_add_test(t, identical_is_same);
+    tcase_add_test(t, two_percent_is_same);
+    tcase_add_test(t, ten_percent_beyond_band);
+    tcase_add_test(t, noise_widens_the_band);
+    tcase_add_test(t, bimodal_is_noisy);
+    tcase_add_test(t, missing_baseline);
+    tcase_add_test(t, names_round_trip);
+    suite_add_tcase(s, t);
+    return s;
+}

@@ -1,0 +1,219 @@
+/* Registry: completeness, byte models against SPEC's formulas, case names
+ * and labels, shape parsing. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "registry.h"
+#include "unit.h"
+
+START_TEST(every_benchmark_has_eager)
+{
+    for (int b = 0; b < KB_NUM_BENCH; b++) {
+        const kb_impl *impl = kb_impl_get((kb_bench_id)b, "eager");
+        ck_assert_msg(impl != NULL, "%s has no eager backend", kb_bench_info_get((kb_bench_id)b)->name);
+        ck_assert_str_eq(impl->backend, "eager");
+        ck_assert_int_eq(impl->bench, b);
+        ck_assert_ptr_nonnull(impl->run);
+    }
+}
+END_TEST
+
+START_TEST(impls_match_their_slot)
+{
+    for (int b = 0; b < KB_NUM_BENCH; b++)
+        for (int be = 0; be < KB_NUM_BACKENDS; be++) {
+            const kb_impl *impl = kb_impl_get((kb_bench_id)b, kb_backend_name(be));
+            if (!impl) continue;
+            ck_assert_str_eq(impl->backend, kb_backend_name(be));
+            ck_assert_int_eq(impl->bench, b);
+        }
+    /* Cross entropy has no cuDNN op: never registered. */
+    ck_assert_ptr_null(kb_impl_get(KB_CE_FWD, "cudnn"));
+    ck_assert_ptr_null(kb_impl_get(KB_CE_BWD, "cudnn"));
+    ck_assert_ptr_null(kb_impl_get(KB_SOFTMAX_FWD, "nosuch"));
+}
+END_TEST
+
+/* SPEC's byte table, written out again independently. */
+static double spec_bytes(kb_bench_id b, double M, double N, double s)
+{
+    switch (b) {
+    case KB_CE_FWD: return (M * N + 2 * M) * s;
+    case KB_CE_BWD: return 2 * M * N * s + 12 * M;
+    case KB_SOFTMAX_FWD: return 2 * M * N * s;
+    case KB_SOFTMAX_BWD: return 3 * M * N * s;
+    case KB_RMSNORM_FWD: case KB_LAYERNORM_FWD: return 2 * M * N * s + 4 * N;
+    default: return 3 * M * N * s + 8 * N;
+    }
+}
+
+START_TEST(byte_models_follow_spec)
+{
+    const kb_shape shapes[] = {{32768, 4096}, {8192, 262144}, {1, 1}, {1152000, 384}, {3, 50257}};
+    for (int b = 0; b < KB_NUM_BENCH; b++)
+        for (int d = 0; d < KB_NUM_DTYPES; d++)
+            for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+                kb_problem p = {(kb_bench_id)b, (kb_dtype)d, shapes[i].M, shapes[i].N};
+                double want = spec_bytes((kb_bench_id)b, (double)p.M, (double)p.N,
+                                         (double)kb_dtype_size((kb_dtype)d));
+                ck_assert_double_eq_tol(kb_bytes_moved(&p), want, want * 1e-12);
+            }
+    /* One worked number: softmax forward bf16 32768x4096 = 2*32768*4096*2. */
+    kb_problem p = {KB_SOFTMAX_FWD, KB_BF16, 32768, 4096};
+    ck_assert_double_eq(kb_bytes_moved(&p), 536870912.0);
+}
+END_TEST
+
+START_TEST(sweeps_follow_spec)
+{
+    const kb_shape *s;
+    ck_assert_uint_eq(kb_shapes(KB_SOFTMAX_FWD, KB_SHAPES_DEFAULT, &s), 11);
+    ck_assert_int_eq(s[0].M, 32768);
+    ck_assert_int_eq(s[0].N, 256);
+    ck_assert_int_eq(s[10].M, 8192);
+    ck_assert_int_eq(s[10].N, 262144);
+    ck_assert_uint_eq(kb_shapes(KB_RMSNORM_BWD, KB_SHAPES_DEFAULT, &s), 15);
+    ck_assert_int_eq(s[14].M, 1152000);
+    ck_assert_int_eq(s[14].N, 512);
+    ck_assert_uint_eq(kb_shapes(KB_CE_FWD, KB_SHAPES_DEFAULT, &s), 11);
+    size_t n = kb_shapes(KB_CE_FWD, KB_SHAPES_ODD, &s);
+    int has_1 = 0, has_m1 = 0;
+    for (size_t i = 0; i < n; i++) {
+        has_1 |= s[i].N == 1;
+        has_m1 |= s[i].M == 1;
+    }
+    ck_assert(has_1 && has_m1);
+}
+END_TEST
+
+static kb_status count_case(const kb_case *c, void *arg)
+{
+    int *n = arg;
+    char name[160];
+    kb_case_name(c, name, sizeof name);
+    kb_case back;
+    kb_err e;
+    ck_assert_msg(kb_case_parse(name, &back, &e) == KB_OK, "%s: %s", name, e.msg);
+    ck_assert_int_eq(back.p.bench, c->p.bench);
+    ck_assert_int_eq(back.p.dtype, c->p.dtype);
+    ck_assert_int_eq(back.p.M, c->p.M);
+    ck_assert_int_eq(back.p.N, c->p.N);
+    ck_assert_str_eq(back.backend, c->backend);
+    ck_assert_int_eq(back.set == KB_SHAPES_ODD, c->set == KB_SHAPES_ODD);
+    (*n)++;
+    return KB_OK;
+}
+
+START_TEST(case_names_round_trip)
+{
+    int n = 0;
+    ck_assert_int_eq(kb_cases_foreach(count_case, &n), KB_OK);
+    /* eager alone: per benchmark 11 (+4 norms) bf16 sweep, 6 odd, 2 fp16, 2 fp32. */
+    ck_assert_int_ge(n, 4 * (11 + 10) + 4 * (15 + 10));
+}
+END_TEST
+
+START_TEST(case_name_and_labels)
+{
+    kb_case c = {{KB_SOFTMAX_FWD, KB_BF16, 32768, 4096}, kb_impl_get(KB_SOFTMAX_FWD, "eager"),
+                 "eager", KB_SHAPES_DEFAULT};
+    char buf[256];
+    kb_case_name(&c, buf, sizeof buf);
+    ck_assert_str_eq(buf, "softmax_forward.eager.bf16.32768x4096");
+    kb_case_labels(&c, buf, sizeof buf);
+    ck_assert_str_eq(buf, "softmax,softmax_forward,forward,eager,bf16,gpu");
+    c.p.bench = KB_LAYERNORM_BWD;
+    c.set = KB_SHAPES_ODD;
+    kb_case_labels(&c, buf, sizeof buf);
+    ck_assert_str_eq(buf, "layernorm,layernorm_backward,backward,eager,bf16,gpu,odd");
+}
+END_TEST
+
+START_TEST(bad_case_names)
+{
+    kb_case c;
+    kb_err e;
+    ck_assert_int_eq(kb_case_parse("softmax_forward.eager.bf16", &c, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_case_parse("nosuch.eager.bf16.1x1", &c, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "Unknown benchmark"));
+    ck_assert_int_eq(kb_case_parse("softmax_forward.magic.bf16.1x1", &c, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_case_parse("softmax_forward.eager.fp8.1x1", &c, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_case_parse("softmax_forward.eager.bf16.0x1", &c, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_case_parse("cross_entropy_forward.cudnn.bf16.4x4", &c, &e), KB_ERR_ARG);
+}
+END_TEST
+
+START_TEST(shape_parse_good)
+{
+    kb_shape s;
+    kb_err e;
+    ck_assert_int_eq(kb_shape_parse("32768x4096", &s, &e), KB_OK);
+    ck_assert_int_eq(s.M, 32768);
+    ck_assert_int_eq(s.N, 4096);
+    ck_assert_int_eq(kb_shape_parse("1x1", &s, &e), KB_OK);
+    ck_assert_int_eq(kb_shape_parse("8192x262144", &s, &e), KB_OK);
+    ck_assert_int_eq(s.N, 262144);
+}
+END_TEST
+
+START_TEST(shape_parse_bad)
+{
+    const char *bad[] = {"0x5", "5x0", "12", "-1x3", "3x-1", "x5", "5x", "", "1.5x2", "2x3x4",
+                         " 2x3", "2x3 ", "99999999999999999999x1", "4611686018427387904x4",
+                         "0x0", "ax b", "2X3"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        kb_shape s;
+        kb_err e = {{0}};
+        ck_assert_msg(kb_shape_parse(bad[i], &s, &e) == KB_ERR_ARG, "'%s' accepted", bad[i]);
+        ck_assert_msg(strstr(e.msg, "shape") != NULL, "message for '%s': %s", bad[i], e.msg);
+    }
+}
+END_TEST
+
+START_TEST(bench_and_dtype_names)
+{
+    kb_bench_id b;
+    kb_dtype d;
+    kb_err e;
+    ck_assert_int_eq(kb_bench_find("rmsnorm_backward", &b, &e), KB_OK);
+    ck_assert_int_eq(b, KB_RMSNORM_BWD);
+    ck_assert_int_eq(kb_bench_find("softmax", &b, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_dtype_parse("fp16", &d, &e), KB_OK);
+    ck_assert_int_eq(d, KB_FP16);
+    ck_assert_int_eq(kb_dtype_parse("float32", &d, &e), KB_ERR_ARG);
+    ck_assert_uint_eq(kb_dtype_size(KB_BF16), 2);
+    ck_assert_uint_eq(kb_dtype_size(KB_FP32), 4);
+    ck_assert_int_eq(kb_backend_index("cudnn"), 3);
+    ck_assert_int_eq(kb_backend_index("CUDNN"), -1);
+}
+END_TEST
+
+START_TEST(error_text_strips_location)
+{
+    kb_err e;
+    ck_assert_int_eq(KB_FAIL(&e, KB_ERR_ARG, "bad %d", 7), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "test_registry.c:"));
+    ck_assert_str_eq(kb_err_text(&e), "bad 7");
+    ck_assert_str_eq(kb_status_name(KB_ERR_NOMEM), "out of device memory");
+}
+END_TEST
+
+Suite *kb_suite_registry(void)
+{
+    Suite *s = suite_create("registry");
+    TCase *t = tcase_create("registry");
+    tcase_add_test(t, every_benchmark_has_eager);
+    tcase_add_test(t, impls_match_their_slot);
+    tcase_add_test(t, byte_models_follow_spec);
+    tcase_add_test(t, sweeps_follow_spec);
+    tcase_add_test(t, case_names_round_trip);
+    tcase_add_test(t, case_name_and_labels);
+    tcase_add_test(t, bad_case_names);
+    tcase_add_test(t, shape_parse_good);
+    tcase_add_test(t, shape_parse_bad);
+    tcase_add_test(t, bench_and_dtype_names);
+    tcase_add_test(t, error_text_strips_location);
+    suite_add_tcase(s, t);
+    return s;
+}

@@ -1,0 +1,342 @@
+/* Results: CSV/JSON writers, CSV reader (ours and peers'), print line. */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "results.h"
+#include "tmpfiles.h"
+#include "unit.h"
+
+#define FIX(name) KB_FIXTURES "/results/" name
+
+static kb_result mkres(void)
+{
+    kb_result x;
+    memset(&x, 0, sizeof x);
+    snprintf(x.benchmark, sizeof x.benchmark, "softmax_forward");
+    snprintf(x.backend, sizeof x.backend, "eager");
+    snprintf(x.dtype, sizeof x.dtype, "bf16");
+    x.M = 32768;
+    x.N = 4096;
+    x.median_ms = 0.1234;
+    x.min_ms = 0.122;
+    x.max_ms = 0.1301;
+    x.noise = 0.004;
+    x.gbps = 2175.3;
+    x.sol_gbps = 4274.0;
+    x.sol_pct = 50.9;
+    x.samples = 57;
+    snprintf(x.accuracy, sizeof x.accuracy, "PASS");
+    x.mismatches = 0;
+    x.max_err = 0.25;
+    x.baseline_gbps = 2180.0;
+    snprintf(x.verdict, sizeof x.verdict, "SAME");
+    snprintf(x.gpu, sizeof x.gpu, "NVIDIA H200");
+    snprintf(x.date, sizeof x.date, "2025-01-01T00:00:00Z");
+    snprintf(x.version, sizeof x.version, "0.1.0");
+    return x;
+}
+
+/* A case that was skipped: nothing measured. */
+static kb_result mkskip(void)
+{
+    kb_result x;
+    memset(&x, 0, sizeof x);
+    snprintf(x.benchmark, sizeof x.benchmark, "layernorm_backward");
+    snprintf(x.backend, sizeof x.backend, "tuned:big, \"x\"");
+    snprintf(x.dtype, sizeof x.dtype, "fp32");
+    x.M = 1;
+    x.N = 262144;
+    x.median_ms = x.min_ms = x.max_ms = x.noise = NAN;
+    x.gbps = x.sol_gbps = x.sol_pct = x.max_err = x.baseline_gbps = NAN;
+    x.mismatches = -1;
+    snprintf(x.accuracy, sizeof x.accuracy, "SKIP");
+    snprintf(x.config, sizeof x.config, "threads=256,\ncluster=4");
+    snprintf(x.message, sizeof x.message, "needs \"smem\"\t> limit");
+    return x;
+}
+
+static void same_double(double got, double want)
+{
+    if (isnan(want)) ck_assert_float_nan(got);
+    else ck_assert_double_eq(got, want);
+}
+
+static void same_result(const kb_result *g, const kb_result *w)
+{
+    ck_assert_str_eq(g->benchmark, w->benchmark);
+    ck_assert_str_eq(g->backend, w->backend);
+    ck_assert_str_eq(g->dtype, w->dtype);
+    ck_assert_int_eq(g->M, w->M);
+    ck_assert_int_eq(g->N, w->N);
+    same_double(g->median_ms, w->median_ms);
+    same_double(g->min_ms, w->min_ms);
+    same_double(g->max_ms, w->max_ms);
+    same_double(g->noise, w->noise);
+    same_double(g->gbps, w->gbps);
+    same_double(g->sol_gbps, w->sol_gbps);
+    same_double(g->sol_pct, w->sol_pct);
+    ck_assert_int_eq(g->samples, w->samples);
+    ck_assert_str_eq(g->accuracy, w->accuracy);
+    ck_assert_int_eq(g->mismatches, w->mismatches);
+    same_double(g->max_err, w->max_err);
+    same_double(g->baseline_gbps, w->baseline_gbps);
+    ck_assert_str_eq(g->verdict, w->verdict);
+    ck_assert_str_eq(g->gpu, w->gpu);
+    ck_assert_str_eq(g->config, w->config);
+    ck_assert_str_eq(g->date, w->date);
+    ck_assert_str_eq(g->version, w->version);
+}
+
+START_TEST(push_grows)
+{
+    kb_results r;
+    kb_results_init(&r);
+    kb_err e = {{0}};
+    kb_result x = mkres();
+    for (int i = 0; i < 1000; i++) {
+        x.M = i + 1;
+        ck_assert_int_eq(kb_results_push(&r, &x, &e), KB_OK);
+    }
+    ck_assert_uint_eq(r.n, 1000);
+    for (int i = 0; i < 1000; i++) ck_assert_int_eq(r.v[i].M, i + 1);
+    kb_results_free(&r);
+    ck_assert_uint_eq(r.n, 0);
+    ck_assert_ptr_null(r.v);
+}
+END_TEST
+
+START_TEST(csv_round_trip_and_nan)
+{
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/r.csv", dir);
+    kb_results r, back;
+    kb_results_init(&r);
+    kb_results_init(&back);
+    kb_err e = {{0}};
+    kb_result a = mkres(), s = mkskip();
+    ck_assert_int_eq(kb_results_push(&r, &a, &e), KB_OK);
+    ck_assert_int_eq(kb_results_push(&r, &s, &e), KB_OK);
+    ck_assert_msg(kb_results_write_csv(&r, path, &e) == KB_OK, "%s", e.msg);
+
+    char *text = kbt_read(path, NULL);
+    ck_assert_ptr_nonnull(text);
+    const char *hdr = "benchmark,backend,dtype,M,N,median_ms,min_ms,max_ms,noise,gbps,sol_gbps,"
+                      "sol_pct,samples,accuracy,mismatches,max_err,baseline_gbps,verdict,gpu,"
+                      "config,date,version\n";
+    ck_assert_int_eq(strncmp(text, hdr, strlen(hdr)), 0);
+    const char *row1 = "softmax_forward,eager,bf16,32768,4096,0.1234,0.122,0.1301,0.004,2175.3,"
+                       "4274,50.9,57,PASS,0,0.25,2180,SAME,NVIDIA H200,,2025-01-01T00:00:00Z,"
+                       "0.1.0\n";
+    ck_assert_int_eq(strncmp(text + strlen(hdr), row1, strlen(row1)), 0);
+    /* NaN numbers are empty fields, text needing it is quoted. */
+    const char *row2 = "layernorm_backward,\"tuned:big, \"\"x\"\"\",fp32,1,262144,,,,,,,,,SKIP,,,,,,"
+                       "\"threads=256,\ncluster=4\",,\n";
+    ck_assert_str_eq(text + strlen(hdr) + strlen(row1), row2);
+    free(text);
+
+    ck_assert_msg(kb_results_read_csv(path, &back, &e) == KB_OK, "%s", e.msg);
+    ck_assert_uint_eq(back.n, 2);
+    same_result(&back.v[0], &a);
+    same_result(&back.v[1], &s);
+    ck_assert_str_eq(back.v[1].message, ""); /* not stored in CSV */
+
+    /* Appends to what is there. */
+    ck_assert_int_eq(kb_results_read_csv(path, &back, &e), KB_OK);
+    ck_assert_uint_eq(back.n, 4);
+    same_result(&back.v[3], &s);
+    kb_results_free(&r);
+    kb_results_free(&back);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+START_TEST(json_output)
+{
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/r.json", dir);
+    kb_results r;
+    kb_results_init(&r);
+    kb_err e = {{0}};
+    ck_assert_int_eq(kb_results_write_json(&r, path, &e), KB_OK);
+    char *text = kbt_read(path, NULL);
+    ck_assert_str_eq(text, "[]\n");
+    free(text);
+
+    kb_result a = mkres(), s = mkskip();
+    ck_assert_int_eq(kb_results_push(&r, &a, &e), KB_OK);
+    ck_assert_int_eq(kb_results_push(&r, &s, &e), KB_OK);
+    ck_assert_msg(kb_results_write_json(&r, path, &e) == KB_OK, "%s", e.msg);
+    text = kbt_read(path, NULL);
+    ck_assert_str_eq(
+        text,
+        "[\n"
+        "  {\"benchmark\": \"softmax_forward\", \"backend\": \"eager\", \"dtype\": \"bf16\", "
+        "\"M\": 32768, \"N\": 4096, \"median_ms\": 0.1234, \"min_ms\": 0.122, \"max_ms\": 0.1301, "
+        "\"noise\": 0.004, \"gbps\": 2175.3, \"sol_gbps\": 4274, \"sol_pct\": 50.9, "
+        "\"samples\": 57, \"accuracy\": \"PASS\", \"mismatches\": 0, \"max_err\": 0.25, "
+        "\"baseline_gbps\": 2180, \"verdict\": \"SAME\", \"gpu\": \"NVIDIA H200\", "
+        "\"config\": \"\", \"date\": \"2025-01-01T00:00:00Z\", \"version\": \"0.1.0\", "
+        "\"message\": \"\"},\n"
+        "  {\"benchmark\": \"layernorm_backward\", \"backend\": \"tuned:big, \\\"x\\\"\", "
+        "\"dtype\": \"fp32\", \"M\": 1, \"N\": 262144, \"median_ms\": null, \"min_ms\": null, "
+        "\"max_ms\": null, \"noise\": null, \"gbps\": null, \"sol_gbps\": null, "
+        "\"sol_pct\": null, \"samples\": null, \"accuracy\": \"SKIP\", \"mismatches\": null, "
+        "\"max_err\": null, \"baseline_gbps\": null, \"verdict\": \"\", \"gpu\": \"\", "
+        "\"config\": \"threads=256,\\ncluster=4\", \"date\": \"\", \"version\": \"\", "
+        "\"message\": \"needs \\\"smem\\\"\\t> limit\"}\n"
+        "]\n");
+    free(text);
+    kb_results_free(&r);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+START_TEST(read_peer_minimal)
+{
+    kb_results r;
+    kb_results_init(&r);
+    kb_err e = {{0}};
+    ck_assert_msg(kb_results_read_csv(FIX("peer_min.csv"), &r, &e) == KB_OK, "%s", e.msg);
+    ck_assert_uint_eq(r.n, 3);
+    ck_assert_str_eq(r.v[0].benchmark, "softmax_forward");
+    ck_assert_str_eq(r.v[0].backend, "torch_compile");
+    ck_assert_int_eq(r.v[0].M, 32768);
+    ck_assert_int_eq(r.v[0].N, 4096);
+    ck_assert_double_eq(r.v[0].median_ms, 0.2);
+    ck_assert_float_nan(r.v[0].gbps);
+    ck_assert_float_nan(r.v[0].baseline_gbps);
+    ck_assert_int_eq(r.v[0].samples, 0);
+    ck_assert_int_eq(r.v[0].mismatches, -1);
+    ck_assert_str_eq(r.v[0].accuracy, "");
+    ck_assert_float_nan(r.v[1].median_ms); /* empty */
+    ck_assert_float_nan(r.v[2].median_ms); /* "nan" */
+    ck_assert_int_eq(r.v[2].N, 1024);
+    kb_results_free(&r);
+}
+END_TEST
+
+START_TEST(read_errors)
+{
+    kb_results r;
+    kb_results_init(&r);
+    kb_err e = {{0}};
+    kb_result keep = mkres();
+    ck_assert_int_eq(kb_results_push(&r, &keep, &e), KB_OK);
+
+    ck_assert_int_eq(kb_results_read_csv(FIX("bad_number.csv"), &r, &e), KB_ERR_PARSE);
+    ck_assert_msg(strstr(e.msg, "bad_number.csv:3:") && strstr(e.msg, "'gbps'"), "%s", e.msg);
+    ck_assert_uint_eq(r.n, 1); /* nothing appended */
+
+    ck_assert_int_eq(kb_results_read_csv(FIX("missing.csv"), &r, &e), KB_ERR_IO);
+
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/x.csv", dir);
+    kbt_write(path, "benchmark,backend,dtype,M,N,gbps\nsoftmax_forward,eager,bf16,1,2,3\n");
+    ck_assert_int_eq(kb_results_read_csv(path, &r, &e), KB_ERR_PARSE);
+    ck_assert_msg(strstr(e.msg, "x.csv:1:") && strstr(e.msg, "'median_ms'"), "%s", e.msg);
+
+    kbt_write(path, "benchmark,backend,dtype,M,N,median_ms\nsoftmax_forward,eager,bf16,1,2,3\n"
+                    "softmax_forward,,bf16,1,2,3\n");
+    ck_assert_int_eq(kb_results_read_csv(path, &r, &e), KB_ERR_PARSE);
+    ck_assert_msg(strstr(e.msg, "x.csv:3:") && strstr(e.msg, "'backend'"), "%s", e.msg);
+
+    kbt_write(path, "benchmark,backend,dtype,M,N,median_ms\nsoftmax_forward,eager,bf16,1,2\n");
+    ck_assert_int_eq(kb_results_read_csv(path, &r, &e), KB_ERR_PARSE);
+    ck_assert_msg(strstr(e.msg, "x.csv:2:"), "%s", e.msg);
+    ck_assert_uint_eq(r.n, 1);
+
+    kb_results_free(&r);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+START_TEST(write_failure_leaves_original)
+{
+    char dir[4096], path[4200], tmp[4400];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    kbt_write(path, "old");
+    ck_assert_int_eq(mkdir(tmp, 0700), 0);
+    kb_results r;
+    kb_results_init(&r);
+    kb_err e = {{0}};
+    kb_result a = mkres();
+    ck_assert_int_eq(kb_results_push(&r, &a, &e), KB_OK);
+    ck_assert_int_eq(kb_results_write_json(&r, path, &e), KB_ERR_IO);
+    ck_assert_int_eq(kb_results_write_csv(&r, path, &e), KB_ERR_IO);
+    char *text = kbt_read(path, NULL);
+    ck_assert_str_eq(text, "old");
+    free(text);
+    snprintf(path, sizeof path, "%s/none/out.csv", dir);
+    ck_assert_int_eq(kb_results_write_csv(&r, path, &e), KB_ERR_IO);
+    kb_results_free(&r);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+static char *print_to_string(const kb_result *x)
+{
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    kb_result_print(f, x);
+    long n = ftell(f);
+    ck_assert_int_gt(n, 0);
+    char *s = calloc((size_t)n + 1, 1);
+    rewind(f);
+    ck_assert_uint_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    return s;
+}
+
+START_TEST(print_line)
+{
+    kb_result x = mkres();
+    x.max_err = NAN;
+    char *s = print_to_string(&x);
+    ck_assert_str_eq(s, "softmax_forward eager bf16 32768x4096: 0.1234 ms (min 0.1220, max 0.1301, "
+                        "noise 0.4%, 57 samples)  2175.3 GB/s  50.9% SOL  accuracy PASS  "
+                        "baseline 2180.0 GB/s SAME\n");
+    free(s);
+
+    kb_result k = mkskip();
+    s = print_to_string(&k);
+    ck_assert_str_eq(s, "layernorm_backward tuned:big, \"x\" fp32 1x262144:  accuracy SKIP  "
+                        "[threads=256,\ncluster=4]  -- needs \"smem\"\t> limit\n");
+    free(s);
+
+    x = mkres();
+    snprintf(x.accuracy, sizeof x.accuracy, "FAIL");
+    x.mismatches = 12;
+    x.max_err = 3.5;
+    x.baseline_gbps = NAN;
+    snprintf(x.verdict, sizeof x.verdict, "NO_BASELINE");
+    x.min_ms = x.max_ms = NAN;
+    x.samples = 0;
+    snprintf(x.message, sizeof x.message, "worst at 7: 1.5 vs 1.0");
+    s = print_to_string(&x);
+    ck_assert_str_eq(s, "softmax_forward eager bf16 32768x4096: 0.1234 ms (noise 0.4%)  "
+                        "2175.3 GB/s  50.9% SOL  accuracy FAIL (12 mismatches, max_err 3.5)  "
+                        "NO_BASELINE  -- worst at 7: 1.5 vs 1.0\n");
+    free(s);
+}
+END_TEST
+
+Suite *kb_suite_results(void)
+{
+    Suite *s = suite_create("results");
+    TCase *t = tcase_create("results");
+    tcase_add_test(t, push_grows);
+    tcase_add_test(t, csv_round_trip_and_nan);
+    tcase_add_test(t, json_output);
+    tcase_add_test(t, read_peer_minimal);
+    tcase_add_test(t, read_errors);
+    tcase_add_test(t, write_failure_leaves_original);
+    tcase_add_test(t, print_line);
+    suite_add_tcase(s, t);
+    return s;
+}

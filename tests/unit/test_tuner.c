@@ -1,0 +1,556 @@
+/* The tuned backend's configuration machinery, CPU only: parse/format,
+ * N buckets, the cache file, the coordinate-descent search on synthetic cost
+ * functions and kb_tuned_setup's choice between custom, cache and heuristic. */
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tuner.h"
+#include "unit.h"
+
+/* ---- a synthetic space: threads x rows x cluster ------------------------- */
+static void heur(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out)
+{
+    memset(out, 0, sizeof *out);
+    out->v[0] = 128;
+    out->v[1] = 1;
+    out->v[2] = 1;
+}
+
+/* threads * rows <= 512 and cluster <= N / 16384 (>= 1). */
+static int valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg *c)
+{
+    const int64_t max_cluster = p->N / 16384 > 1 ? p->N / 16384 : 1;
+    return c->v[0] * c->v[1] <= 512 && c->v[2] <= max_cluster;
+}
+
+static kb_status no_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_cfg *c,
+                           cudaStream_t s, kb_err *e)
+{
+    return KB_FAIL(e, KB_ERR_UNSUPPORTED, "not launched in unit tests");
+}
+
+static const kb_tune_space space = {
+    "softmax_forward",
+    3,
+    {"threads", "rows", "cluster"},
+    {5, 4, 5},
+    {{32, 64, 128, 256, 512}, {1, 2, 4, 8}, {1, 2, 4, 8, 16}},
+    heur,
+    valid,
+    NULL,
+    no_launch,
+};
+
+static const kb_problem prob = {KB_SOFTMAX_FWD, KB_BF16, 1024, 262144};
+
+static kb_tune_cfg cfg3(int a, int b, int c)
+{
+    kb_tune_cfg r;
+    memset(&r, 0, sizeof r);
+    r.v[0] = a;
+    r.v[1] = b;
+    r.v[2] = c;
+    return r;
+}
+
+/* ---- parse / format ------------------------------------------------------- */
+START_TEST(parse_format_round_trip)
+{
+    kb_err e = {""};
+    kb_tune_cfg c, base = cfg3(128, 1, 1);
+    ck_assert_int_eq(kb_tune_parse(&space, "threads=256,rows=2,cluster=4", &base, &c, &e), KB_OK);
+    ck_assert_int_eq(c.v[0], 256);
+    ck_assert_int_eq(c.v[1], 2);
+    ck_assert_int_eq(c.v[2], 4);
+    char buf[128];
+    kb_tune_format(&space, &c, buf, sizeof buf);
+    ck_assert_str_eq(buf, "threads=256,rows=2,cluster=4");
+    kb_tune_cfg d;
+    ck_assert_int_eq(kb_tune_parse(&space, buf, NULL, &d, &e), KB_OK);
+    ck_assert_mem_eq(&c, &d, sizeof c);
+
+    /* Keys left out keep the base; order and spaces do not matter. */
+    ck_assert_int_eq(kb_tune_parse(&space, " cluster = 8 , threads=64 ", &base, &c, &e), KB_OK);
+    ck_assert_int_eq(c.v[0], 64);
+    ck_assert_int_eq(c.v[1], 1);
+    ck_assert_int_eq(c.v[2], 8);
+    ck_assert_int_eq(kb_tune_parse(&space, "", &base, &c, &e), KB_OK);
+    ck_assert_mem_eq(&c, &base, sizeof c);
+
+    /* A short buffer truncates instead of overflowing. */
+    char small[8];
+    kb_tune_format(&space, &d, small, sizeof small);
+    ck_assert_str_eq(small, "threads");
+}
+END_TEST
+
+static const struct {
+    const char *text, *needle;
+} bad_texts[] = {
+    {"thread=256", "unknown launch parameter 'thread'"},
+    {"threads=300", "threads=300 is not one of 32|64|128|256|512"},
+    {"threads=abc", "'threads' needs an integer value"},
+    {"threads=", "'threads' needs an integer value"},
+    {"threads=64x", "unexpected 'x'"},
+    {"threads", "expected key=value"},
+    {"=4", "expected key=value"},
+    {"threads=64,", "trailing ','"},
+    {"rows=2,rows=4", "'rows' given twice"},
+    {"cluster=99999999999", "'cluster' needs an integer value"},
+    {"threads=64;rows=2", "unexpected ';'"},
+};
+
+START_TEST(parse_rejects_bad_text)
+{
+    kb_err e = {""};
+    kb_tune_cfg base = cfg3(128, 1, 1), c = cfg3(7, 7, 7);
+    kb_status st = kb_tune_parse(&space, bad_texts[_i].text, &base, &c, &e);
+    ck_assert_int_eq(st, KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, bad_texts[_i].needle), "'%s': message '%s' lacks '%s'",
+                  bad_texts[_i].text, e.msg, bad_texts[_i].needle);
+    ck_assert_int_eq(c.v[0], 7); /* out untouched on error */
+}
+END_TEST
+
+START_TEST(parse_without_base_needs_every_key)
+{
+    kb_err e = {""};
+    kb_tune_cfg c;
+    ck_assert_int_eq(kb_tune_parse(&space, "threads=64,rows=2", NULL, &c, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "'cluster' missing"));
+}
+END_TEST
+
+/* ---- buckets ---------------------------------------------------------------- */
+START_TEST(bucket_rounds_up_and_flags_unaligned)
+{
+    static const struct {
+        kb_dtype d;
+        int64_t N;
+        const char *want;
+    } t[] = {
+        {KB_BF16, 4096, "N<=4096"},
+        {KB_BF16, 4095, "N<=4096,unaligned"},
+        {KB_BF16, 4097, "N<=8192,unaligned"},
+        {KB_BF16, 4104, "N<=8192"},
+        {KB_BF16, 1, "N<=1,unaligned"},
+        {KB_BF16, 8, "N<=8"},
+        {KB_FP16, 50257, "N<=65536,unaligned"},
+        {KB_BF16, 128256, "N<=131072"},
+        {KB_BF16, 151936, "N<=262144"},
+        {KB_FP32, 4, "N<=4"},
+        {KB_FP32, 6, "N<=8,unaligned"},
+        {KB_FP32, 262144, "N<=262144"},
+        {KB_FP32, (int64_t)1 << 40, "N<=1099511627776"},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        char buf[64];
+        kb_tune_bucket(t[i].d, t[i].N, buf, sizeof buf);
+        ck_assert_msg(strcmp(buf, t[i].want) == 0, "N=%lld: got %s, want %s", (long long)t[i].N,
+                      buf, t[i].want);
+    }
+}
+END_TEST
+
+/* ---- cache file --------------------------------------------------------------- */
+static char tmpdir[256];
+
+/* rm -r of the test's directory (depth two at most here). */
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+        char p[1024];
+        snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+        if (unlink(p) != 0) remove_tree(p);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static void cleanup_tmpdir(void)
+{
+    if (tmpdir[0]) remove_tree(tmpdir);
+    tmpdir[0] = '\0';
+}
+
+static void make_tmpdir(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/kbench_tuner_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    static char buf[8192];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static int count_lines(const char *s, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
+START_TEST(cache_write_read_merge)
+{
+    make_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/deep/er/NVIDIA_H200.txt", tmpdir);
+    kb_err e = {""};
+    const kb_tune_key a = {"NVIDIA H200", "softmax_forward", "bf16", "N<=4096"};
+    const kb_tune_key b = {"NVIDIA H200", "softmax_forward", "bf16", "N<=4096,unaligned"};
+    const kb_tune_key other_gpu = {"NVIDIA H100 80GB HBM3", "softmax_forward", "bf16", "N<=4096"};
+    char cfg[128];
+    double gbps = -1;
+    int found = 7;
+
+    /* No file yet: not found, not an error. */
+    ck_assert_int_eq(kb_tune_cache_lookup(path, &a, cfg, sizeof cfg, &gbps, &found, &e), KB_OK);
+    ck_assert_int_eq(found, 0);
+
+    ck_assert_int_eq(kb_tune_cache_store(path, &a, "threads=256,rows=2,cluster=1", 3890.54, &e),
+                     KB_OK);
+    ck_assert_int_eq(kb_tune_cache_store(path, &b, "threads=128,rows=1,cluster=1", 3000, &e),
+                     KB_OK);
+    ck_assert_int_eq(kb_tune_cache_lookup(path, &a, cfg, sizeof cfg, &gbps, &found, &e), KB_OK);
+    ck_assert_int_eq(found, 1);
+    ck_assert_str_eq(cfg, "threads=256,rows=2,cluster=1");
+    ck_assert_double_eq_tol(gbps, 3890.5, 0.05);
+    ck_assert_int_eq(kb_tune_cache_lookup(path, &other_gpu, cfg, sizeof cfg, &gbps, &found, &e),
+                     KB_OK);
+    ck_assert_int_eq(found, 0);
+
+    const char *text = slurp(path);
+    ck_assert_ptr_nonnull(strstr(
+        text, "NVIDIA H200|softmax_forward|bf16|N<=4096|threads=256,rows=2,cluster=1|3890.5\n"));
+    ck_assert_int_eq(text[0], '#');
+
+    /* A hand edit (comment, blank line) survives; replacing a entry keeps b. */
+    FILE *f = fopen(path, "a");
+    ck_assert_ptr_nonnull(f);
+    fputs("\n# my note\n", f);
+    fclose(f);
+    ck_assert_int_eq(kb_tune_cache_store(path, &a, "threads=512,rows=1,cluster=2", 4000, &e),
+                     KB_OK);
+    text = slurp(path);
+    ck_assert_int_eq(count_lines(text, "|N<=4096|"), 1);
+    ck_assert_ptr_nonnull(strstr(text, "|N<=4096|threads=512,rows=1,cluster=2|4000.0\n"));
+    ck_assert_ptr_nonnull(strstr(text, "|N<=4096,unaligned|threads=128,rows=1,cluster=1|3000.0"));
+    ck_assert_ptr_nonnull(strstr(text, "# my note\n"));
+    ck_assert_int_eq(kb_tune_cache_lookup(path, &b, cfg, sizeof cfg, &gbps, &found, &e), KB_OK);
+    ck_assert_int_eq(found, 1);
+    ck_assert_str_eq(cfg, "threads=128,rows=1,cluster=1");
+
+    /* Duplicates written by hand: lookup takes the last, store collapses them. */
+    f = fopen(path, "a");
+    fputs("NVIDIA H200|softmax_forward|bf16|N<=4096|threads=32,rows=8,cluster=1|1.0\r\n", f);
+    fclose(f);
+    ck_assert_int_eq(kb_tune_cache_lookup(path, &a, cfg, sizeof cfg, &gbps, &found, &e), KB_OK);
+    ck_assert_str_eq(cfg, "threads=32,rows=8,cluster=1");
+    ck_assert_int_eq(kb_tune_cache_store(path, &a, "threads=64,rows=1,cluster=1", 5, &e), KB_OK);
+    text = slurp(path);
+    ck_assert_int_eq(count_lines(text, "|N<=4096|"), 1);
+    ck_assert_ptr_nonnull(strstr(text, "|N<=4096|threads=64,rows=1,cluster=1|5.0\n"));
+
+    /* Keys with '|' are refused rather than corrupting the file. */
+    const kb_tune_key bad = {"GPU|X", "softmax_forward", "bf16", "N<=1"};
+    ck_assert_int_eq(kb_tune_cache_store(path, &bad, "threads=64", 1, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_tune_cache_store(path, &a, "threads=64|x", 1, &e), KB_ERR_ARG);
+}
+END_TEST
+
+static const struct {
+    const char *line, *why;
+} bad_lines[] = {
+    {"NVIDIA H200|softmax_forward|bf16|N<=4096|threads=256", "6 '|'-separated fields"},
+    {"NVIDIA H200|softmax_forward|bf16|N<=4096|threads=256|1|2", "more than 6"},
+    {"NVIDIA H200|softmax_forward|bf16|N<=4096|threads=256|fast", "GB/s is not"},
+    {"NVIDIA H200|softmax_forward|bf16|N<=4096|threads=256|-3", "GB/s is not"},
+    {"NVIDIA H200|softmax_forward|bf16|N<=4096|threads:256|100", "config is not"},
+    {"NVIDIA H200|softmax_forward|bf16|N<=4096|threads=2x|100", "config is not"},
+    {"NVIDIA H200||bf16|N<=4096|threads=256|100", "empty field"},
+};
+
+START_TEST(cache_malformed_line_names_file_and_line)
+{
+    make_tmpdir();
+    char path[512], text[1024];
+    snprintf(path, sizeof path, "%s/cache.txt", tmpdir);
+    snprintf(text, sizeof text,
+             "# header\n\nNVIDIA H200|softmax_forward|bf16|N<=1|threads=32|1.5\n%s\n",
+             bad_lines[_i].line);
+    write_file(path, text);
+    kb_err e = {""};
+    const kb_tune_key k = {"NVIDIA H200", "softmax_forward", "bf16", "N<=1"};
+    char cfg[128], want[600];
+    double gbps;
+    int found = 1;
+    ck_assert_int_eq(kb_tune_cache_lookup(path, &k, cfg, sizeof cfg, &gbps, &found, &e),
+                     KB_ERR_PARSE);
+    ck_assert_int_eq(found, 0);
+    snprintf(want, sizeof want, "%s:4: malformed tuning-cache line", path);
+    ck_assert_msg(strstr(e.msg, want), "message '%s' lacks '%s'", e.msg, want);
+    ck_assert_msg(strstr(e.msg, bad_lines[_i].why), "message '%s' lacks '%s'", e.msg,
+                  bad_lines[_i].why);
+
+    /* A store refuses to rewrite a file it cannot read, and leaves it alone. */
+    ck_assert_int_eq(kb_tune_cache_store(path, &k, "threads=64", 1, &e), KB_ERR_PARSE);
+    ck_assert_str_eq(slurp(path), text);
+}
+END_TEST
+
+/* ---- search ------------------------------------------------------------------- */
+typedef struct {
+    int calls;
+    int target[3];
+    int seen_invalid;
+    int fail_at; /* call number that returns an error, or 0 */
+} synth;
+
+static double lg(int v) { return log2((double)v); }
+
+/* Separable bowl in log2 space with its minimum at target. */
+static kb_status bowl(void *arg, const kb_tune_cfg *c, double *cost, kb_err *e)
+{
+    synth *s = (synth *)arg;
+    s->calls++;
+    if (s->fail_at && s->calls == s->fail_at) return KB_FAIL(e, KB_ERR_CUDA, "boom");
+    if (!valid(&prob, NULL, c)) s->seen_invalid++;
+    double d = 0;
+    for (int i = 0; i < 3; i++) d += (lg(c->v[i]) - lg(s->target[i])) * (lg(c->v[i]) - lg(s->target[i]));
+    *cost = 1.0 + d;
+    return KB_OK;
+}
+
+START_TEST(search_finds_bowl_minimum)
+{
+    synth s = {0, {64, 4, 16}, 0, 0};
+    kb_tune_cfg start = cfg3(512, 1, 1), best;
+    double cost = 0;
+    int evals = 0;
+    kb_err e = {""};
+    ck_assert_int_eq(kb_tune_search(&space, &prob, NULL, &start, bowl, &s, 100, &best, &cost,
+                                    &evals, &e),
+                     KB_OK);
+    ck_assert_int_eq(best.v[0], 64);
+    ck_assert_int_eq(best.v[1], 4);
+    ck_assert_int_eq(best.v[2], 16);
+    ck_assert_double_eq_tol(cost, 1.0, 1e-12);
+    ck_assert_int_eq(evals, s.calls); /* each configuration timed once */
+    ck_assert_int_eq(s.seen_invalid, 0);
+    ck_assert_int_lt(evals, 5 * 4 * 5); /* cheaper than the full grid */
+}
+END_TEST
+
+START_TEST(search_respects_validity)
+{
+    /* The bowl's minimum (512 threads x 8 rows) is invalid: the best valid
+     * point on the threads*rows <= 512 frontier wins instead. */
+    synth s = {0, {512, 8, 1}, 0, 0};
+    kb_tune_cfg start = cfg3(32, 1, 1), best;
+    double cost;
+    kb_err e = {""};
+    ck_assert_int_eq(kb_tune_search(&space, &prob, NULL, &start, bowl, &s, 100, &best, &cost,
+                                    NULL, &e),
+                     KB_OK);
+    ck_assert_int_eq(s.seen_invalid, 0);
+    ck_assert(valid(&prob, NULL, &best));
+    ck_assert_int_eq(best.v[0] * best.v[1], 512);
+
+    /* An invalid start is refused. */
+    kb_tune_cfg bad = cfg3(512, 8, 1);
+    ck_assert_int_eq(kb_tune_search(&space, &prob, NULL, &bad, bowl, &s, 100, &best, &cost, NULL,
+                                    &e),
+                     KB_ERR_ARG);
+}
+END_TEST
+
+START_TEST(search_caps_evaluations)
+{
+    synth s = {0, {32, 8, 16}, 0, 0};
+    kb_tune_cfg start = cfg3(512, 1, 1), best;
+    double cost;
+    int evals;
+    kb_err e = {""};
+    ck_assert_int_eq(kb_tune_search(&space, &prob, NULL, &start, bowl, &s, 4, &best, &cost,
+                                    &evals, &e),
+                     KB_OK);
+    ck_assert_int_eq(evals, 4);
+    ck_assert_int_eq(s.calls, 4);
+    ck_assert(valid(&prob, NULL, &best));
+    ck_assert_double_lt(cost, 1.0 + 16 + 9 + 16); /* moved away from the start */
+}
+END_TEST
+
+/* Moves that gain 1 % or less are noise and are not taken. */
+static kb_status flat(void *arg, const kb_tune_cfg *c, double *cost, kb_err *e)
+{
+    synth *s = (synth *)arg;
+    s->calls++;
+    *cost = 100.0 - (c->v[0] == 256 ? 0.9 : 0) - (c->v[1] == 2 ? 5.0 : 0);
+    if (c->v[2] == 2) *cost = INFINITY; /* cannot run */
+    return KB_OK;
+}
+
+START_TEST(search_ignores_gains_within_noise)
+{
+    synth s = {0, {0, 0, 0}, 0, 0};
+    kb_tune_cfg start = cfg3(128, 1, 1), best;
+    double cost;
+    kb_err e = {""};
+    ck_assert_int_eq(kb_tune_search(&space, &prob, NULL, &start, flat, &s, 100, &best, &cost,
+                                    NULL, &e),
+                     KB_OK);
+    ck_assert_int_eq(best.v[0], 128); /* 0.9 % better: stays */
+    ck_assert_int_eq(best.v[1], 2);   /* 5 % better: moves */
+    ck_assert_int_eq(best.v[2], 1);
+    ck_assert_double_eq_tol(cost, 95.0, 1e-12);
+}
+END_TEST
+
+START_TEST(search_propagates_cost_errors)
+{
+    synth s = {0, {64, 4, 16}, 0, 3};
+    kb_tune_cfg start = cfg3(128, 1, 1), best = cfg3(1, 1, 1);
+    double cost;
+    kb_err e = {""};
+    ck_assert_int_eq(kb_tune_search(&space, &prob, NULL, &start, bowl, &s, 100, &best, &cost,
+                                    NULL, &e),
+                     KB_ERR_CUDA);
+    ck_assert_ptr_nonnull(strstr(e.msg, "boom"));
+    ck_assert_int_eq(best.v[0], 1);
+}
+END_TEST
+
+/* ---- kb_tuned_setup without a GPU (no search) -------------------------------- */
+static void describe_of(const kb_setup_ctx *ctx, const kb_problem *p, kb_status want, char *out,
+                        size_t len, kb_err *e)
+{
+    void *state = NULL;
+    size_t ws = 99;
+    kb_status st = kb_tuned_setup(&space, p, ctx, &state, &ws, e);
+    ck_assert_msg(st == want, "status %d, want %d: %s", st, want, e->msg);
+    if (st != KB_OK) {
+        ck_assert_ptr_null(state);
+        return;
+    }
+    ck_assert_uint_eq(ws, 0);
+    kb_tuned_describe(state, out, len);
+    kb_tuned_teardown(state);
+}
+
+START_TEST(setup_chooses_custom_cache_heuristic)
+{
+    make_tmpdir();
+    char path[512], buf[512];
+    snprintf(path, sizeof path, "%s/NVIDIA_H200.txt", tmpdir);
+    kb_err e = {""};
+    kb_setup_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.gpu_name = "NVIDIA H200";
+    ctx.tune_cache = path;
+
+    /* No cache file: heuristic. */
+    describe_of(&ctx, &prob, KB_OK, buf, sizeof buf, &e);
+    ck_assert_str_eq(buf, "threads=128,rows=1,cluster=1 (heuristic)");
+
+    /* A cache entry for this GPU, op, dtype and bucket wins. */
+    const kb_tune_key k = {"NVIDIA H200", "softmax_forward", "bf16", "N<=262144"};
+    ck_assert_int_eq(kb_tune_cache_store(path, &k, "threads=256,rows=2,cluster=4", 3900, &e), KB_OK);
+    describe_of(&ctx, &prob, KB_OK, buf, sizeof buf, &e);
+    ck_assert_str_eq(buf, "threads=256,rows=2,cluster=4 (cache)");
+
+    /* Same bucket, but N too small for cluster=4: heuristic, with the reason. */
+    const kb_tune_key k2 = {"NVIDIA H200", "softmax_forward", "bf16", "N<=65536"};
+    ck_assert_int_eq(kb_tune_cache_store(path, &k2, "threads=256,rows=2,cluster=4", 1, &e), KB_OK);
+    const kb_problem mid = {KB_SOFTMAX_FWD, KB_BF16, 1024, 65536};
+    describe_of(&ctx, &mid, KB_OK, buf, sizeof buf, &e);
+    ck_assert_str_eq(buf, "threads=256,rows=2,cluster=4 (cache)");
+    const kb_problem small = {KB_SOFTMAX_FWD, KB_BF16, 1024, 40000};
+    describe_of(&ctx, &small, KB_OK, buf, sizeof buf, &e);
+    ck_assert_str_eq(buf, "threads=128,rows=1,cluster=1 (heuristic; cached "
+                          "threads=256,rows=2,cluster=4 cannot run N=40000)");
+
+    /* An entry from a build with other parameter values: heuristic. */
+    const kb_tune_key k3 = {"NVIDIA H200", "softmax_forward", "bf16", "N<=65536,unaligned"};
+    ck_assert_int_eq(kb_tune_cache_store(path, &k3, "threads=256,cluster=64", 1, &e), KB_OK);
+    const kb_problem odd = {KB_SOFTMAX_FWD, KB_BF16, 1024, 40001};
+    describe_of(&ctx, &odd, KB_OK, buf, sizeof buf, &e);
+    ck_assert_msg(strstr(buf, "(heuristic; cached threads=256,cluster=64 unknown"), "%s", buf);
+
+    /* Another GPU's entries are not used. */
+    ctx.gpu_name = "NVIDIA H100";
+    describe_of(&ctx, &prob, KB_OK, buf, sizeof buf, &e);
+    ck_assert_str_eq(buf, "threads=128,rows=1,cluster=1 (heuristic)");
+    ctx.gpu_name = "NVIDIA H200";
+
+    /* A custom configuration overrides everything; left-out keys come from
+     * the heuristic. */
+    ctx.custom_config = "rows=4";
+    describe_of(&ctx, &prob, KB_OK, buf, sizeof buf, &e);
+    ck_assert_str_eq(buf, "threads=128,rows=4,cluster=1 (custom)");
+    ctx.custom_config = "rows=3";
+    describe_of(&ctx, &prob, KB_ERR_ARG, buf, sizeof buf, &e);
+    ck_assert_ptr_nonnull(strstr(e.msg, "rows=3 is not one of"));
+    ctx.custom_config = "threads=512,rows=8";
+    describe_of(&ctx, &prob, KB_ERR_ARG, buf, sizeof buf, &e);
+    ck_assert_ptr_nonnull(strstr(e.msg, "cannot run this shape"));
+    ctx.custom_config = NULL;
+
+    /* A malformed cache is an error, never silently ignored. */
+    write_file(path, "NVIDIA H200|softmax_forward|bf16\n");
+    describe_of(&ctx, &prob, KB_ERR_PARSE, buf, sizeof buf, &e);
+    ck_assert_ptr_nonnull(strstr(e.msg, ":1: malformed"));
+}
+END_TEST
+
+Suite *kb_suite_tuner(void)
+{
+    Suite *s = suite_create("tuner");
+    TCase *tc = tcase_create("parse");
+    tcase_add_test(tc, parse_format_round_trip);
+    tcase_add_loop_test(tc, parse_rejects_bad_text, 0, (int)(sizeof bad_texts / sizeof bad_texts[0]));
+    tcase_add_test(tc, parse_without_base_needs_every_key);
+    tcase_add_test(tc, bucket_rounds_up_and_flags_unaligned);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("cache");
+    tcase_add_checked_fixture(tc, NULL, cleanup_tmpdir);
+    tcase_add_test(tc, cache_write_read_merge);
+    tcase_add_loop_test(tc, cache_malformed_line_names_file_and_line, 0,
+                        (int)(sizeof bad_lines / sizeof bad_lines[0]));
+    tcase_add_test(tc, setup_chooses_custom_cache_heuristic);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("search");
+    tcase_add_test(tc, search_finds_bowl_minimum);
+    tcase_add_test(tc, search_respects_validity);
+    tcase_add_test(tc, search_caps_evaluations);
+    tcase_add_test(tc, search_ignores_gains_within_noise);
+    tcase_add_test(tc, search_propagates_cost_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,78 @@
+/* Scratch files for the file-format unit tests (baseline, results, npy):
+ * a private temp directory per test, whole-file read/write helpers. */
+#ifndef KB_TMPFILES_H
+#define KB_TMPFILES_H
+
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Removes a directory tree (our scratch dirs only hold files and dirs). */
+static inline void kbt_rm_rf(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0) return;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        struct dirent *de;
+        while (d && (de = readdir(d))) {
+            if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+            char sub[4096];
+            int n = snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
+            if (n > 0 && (size_t)n < sizeof sub) kbt_rm_rf(sub);
+        }
+        if (d) closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+/* mkdtemp under TMPDIR (or /tmp); dir must hold 4096 bytes. */
+static inline void kbt_tmpdir(char *dir)
+{
+    const char *t = getenv("TMPDIR");
+    snprintf(dir, 4096, "%s/kbench_unit_XXXXXX", t && *t ? t : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static inline void kbt_write(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(text, 1, strlen(text), f), strlen(text));
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Whole file, NUL-terminated, caller frees; NULL if it cannot be opened. */
+static inline char *kbt_read(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap + 1);
+    ck_assert_ptr_nonnull(b);
+    for (;;) {
+        n += fread(b + n, 1, cap - n, f);
+        if (n < cap) break;
+        cap *= 2;
+        b = realloc(b, cap + 1);
+        ck_assert_ptr_nonnull(b);
+    }
+    fclose(f);
+    b[n] = '\0';
+    if (len) *len = n;
+    return b;
+}
+
+static inline int kbt_exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+#endif
