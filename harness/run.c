@@ -33,6 +33,7 @@ kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e)
     if (!isnan(o->budget_ms)) s->timing.max_ms = o->budget_ms;
     kb_gate_defaults(&s->gate);
     if (!isnan(o->perf_tolerance)) s->gate.tolerance = o->perf_tolerance;
+    KB_TRY(kb_knobs_from_env(&s->knobs, e));
     KB_TRY(kb_device_open(o->device, &s->dev, e));
     char gpu[256];
     gpu_file_name(s->dev.name, gpu, sizeof gpu);
@@ -122,12 +123,16 @@ typedef struct {
     const kb_problem *p;
     const kb_tensors *t;
     void *state;
+    void *extra;        /* KBENCH_TEST_EXTRA_BYTES scratch, else NULL */
+    size_t extra_bytes;
 } timed_arg;
 
 static kb_status timed_run(void *arg, cudaStream_t st, kb_err *e)
 {
     timed_arg *a = (timed_arg *)arg;
-    return a->impl->run(a->p, a->t, a->state, st, e);
+    KB_TRY(a->impl->run(a->p, a->t, a->state, st, e));
+    if (a->extra) KB_CUDA(e, cudaMemsetAsync(a->extra, 0, a->extra_bytes, st));
+    return KB_OK;
 }
 
 static kb_tol case_tolerance(const kb_session *s, kb_dtype d)
@@ -216,12 +221,17 @@ static kb_verdict verdict(kb_session *s, kb_result *r)
     return v;
 }
 
+static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg, kb_result *r,
+                                 kb_err *e);
+
 static kb_outcome run_buffers(kb_session *s, const kb_case *c, const char *case_name, void *state,
                               kb_buffers *b, kb_result *r, kb_err *e)
 {
     kb_status st = kb_buffers_prepare(b, KB_SEED, s->stream, e);
     if (st == KB_OK) st = kb_buffers_poison(b, s->stream, e);
     if (st == KB_OK) st = c->impl->run(&c->p, &b->t, state, s->stream, e);
+    if (st == KB_OK && s->knobs.perturb && kb_knob_applies(s->knobs.perturb_backend, r->backend))
+        st = kb_perturb_output(&s->knobs, b, s->stream, e);
     if (st == KB_OK) {
         cudaError_t rc = cudaStreamSynchronize(s->stream);
         if (rc != cudaSuccess)
@@ -236,13 +246,29 @@ static kb_outcome run_buffers(kb_session *s, const kb_case *c, const char *case_
     if (!ok) return KB_CASE_FAIL;
     if (s->o->no_timing) return KB_CASE_PASS;
 
-    timed_arg arg = {c->impl, &c->p, &b->t, state};
+    timed_arg arg = {c->impl, &c->p, &b->t, state, NULL, 0};
+    if (s->knobs.extra_fraction > 0 && kb_knob_applies(s->knobs.extra_backend, r->backend)) {
+        arg.extra_bytes = (size_t)(s->knobs.extra_fraction * kb_bytes_moved(&c->p));
+        if (cudaMalloc(&arg.extra, arg.extra_bytes) != cudaSuccess) {
+            KB_FAIL(e, KB_ERR_CUDA, "KBENCH_TEST_EXTRA_BYTES: cannot allocate %zu bytes",
+                    arg.extra_bytes);
+            return KB_CASE_FAIL;
+        }
+    }
+    kb_outcome oc = time_and_judge(s, c, &arg, r, e);
+    cudaFree(arg.extra);
+    return oc;
+}
+
+static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg, kb_result *r,
+                                 kb_err *e)
+{
     kb_timing t;
-    if (measure(s, &arg, 1.0, &t, e) != KB_OK) return KB_CASE_FAIL;
+    if (measure(s, arg, 1.0, &t, e) != KB_OK) return KB_CASE_FAIL;
     record_timing(s, &c->p, &t, r);
     kb_verdict v = verdict(s, r);
     if (v == KB_VERDICT_NOISY) { /* once more, four times the budget */
-        if (measure(s, &arg, 4.0, &t, e) != KB_OK) return KB_CASE_FAIL;
+        if (measure(s, arg, 4.0, &t, e) != KB_OK) return KB_CASE_FAIL;
         record_timing(s, &c->p, &t, r);
         v = verdict(s, r);
     }

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "device.h"
 #include "gate.h"
+#include "knobs.h"
 #include "results.h"
 #include "timing.h"
 
@@ -27,6 +28,7 @@ typedef struct {
     kb_gate_opts gate;
     cudaStream_t stream;
     kb_results results;
+    kb_knobs knobs; /* test-only (knobs.h); all off in real runs */
 } kb_session;
 
 typedef enum { KB_CASE_PASS = 0, KB_CASE_FAIL, KB_CASE_SKIP } kb_outcome;

@@ -188,9 +188,9 @@ static void write_summary(FILE *f, const kb_report_model *m)
                "Geomean over shapes of eager latency / backend latency, counting only the "
                "shapes both timed; best per row in bold.\n\n");
     write_speedup_matrix(f, m);
-    fprintf(f, "Per backend: geomeans over the shapes it timed; speedup over the shapes "
-               "eager also timed (n, when fewer). Worst shape = lowest GB/s. Best GB/s per "
-               "benchmark in bold.\n\n");
+    fprintf(f, "Per backend: geomeans over the shapes it timed (\xe2\x9c\x97 = accuracy failures "
+               "among them); speedup over the shapes eager also timed (n, when fewer). Worst "
+               "shape = lowest GB/s. Best GB/s per benchmark in bold.\n\n");
     fprintf(f, "| benchmark | dtype | backend | shapes | speedup vs eager | GB/s | %% of SOL "
                "| worst shape (GB/s) |\n");
     fprintf(f, "|---|---|---|--:|--:|--:|--:|---|\n");
@@ -198,11 +198,12 @@ static void write_summary(FILE *f, const kb_report_model *m)
         for (size_t d = 0; d < m->dtypes.n; d++) {
             const char *bench = m->benches.v[b], *dt = m->dtypes.v[d];
             if (!kb_report_has(m, bench, dt, NULL)) continue;
+            /* A backend with accuracy failures is not crowned best. */
             double best = NAN;
             for (size_t s = 0; s < m->series.n; s++) {
                 kb_report_cell c;
                 kb_report_cell_get(m, bench, dt, m->series.v[s], &c);
-                if (isfinite(c.gbps) && !(c.gbps <= best)) best = c.gbps;
+                if (!c.fails && isfinite(c.gbps) && !(c.gbps <= best)) best = c.gbps;
             }
             for (size_t s = 0; s < m->series.n; s++) {
                 if (!kb_report_has(m, bench, dt, m->series.v[s])) continue;
@@ -210,14 +211,16 @@ static void write_summary(FILE *f, const kb_report_model *m)
                 kb_report_cell_get(m, bench, dt, m->series.v[s], &c);
                 fprintf(f, "| %s | %s | ", bench, dt);
                 md_text(f, m->series.v[s]);
-                fprintf(f, " | %zu | ", c.points);
+                fprintf(f, " | %zu", c.points);
+                if (c.fails) fprintf(f, " (%zu \xe2\x9c\x97)", c.fails);
+                fprintf(f, " | ");
                 if (isfinite(c.speedup)) {
                     fprintf(f, "%.2fx", c.speedup);
                     if (c.speedup_points < c.points) fprintf(f, " (n=%zu)", c.speedup_points);
                 } else {
                     fputs(DASH, f);
                 }
-                int bold = isfinite(c.gbps) && c.gbps == best;
+                int bold = !c.fails && isfinite(c.gbps) && c.gbps == best;
                 fprintf(f, " | %s%s%s | %s | ", bold ? "**" : "",
                         num(b1, sizeof b1, "%.0f", c.gbps), bold ? "**" : "",
                         num(b2, sizeof b2, "%.1f%%", c.sol_pct));
@@ -396,7 +399,8 @@ static void write_accuracy(FILE *f, const kb_report_model *m, const counts *c)
         fprintf(f, "| ");
         md_text(f, name);
         fprintf(f, " | ");
-        md_text(f, x->message[0] ? x->message : x->accuracy[0] ? x->accuracy : "not timed");
+        if (x->message[0]) md_text(f, x->message);
+        else fprintf(f, "%s (no reason in the input)", x->accuracy[0] ? x->accuracy : "not timed");
         fprintf(f, " |\n");
     }
     fprintf(f, "\n");

@@ -97,6 +97,9 @@ void kb_cudnn_status_text(const kb_cudnn_api *api, cudnnStatus_t st, char *buf, 
     const char *name = api && api->GetErrorString ? api->GetErrorString(st) : NULL;
     if (api && api->GetLastErrorString) api->GetLastErrorString(last, sizeof last);
     last[sizeof last - 1] = '\0';
+    /* Its text may hold several "Warning: ..." lines; results want one line. */
+    for (char *c = last; *c; c++)
+        if (*c == '\n' || *c == '\r') *c = ' ';
     snprintf(buf, len, "%s (%d)%s%s", name ? name : "cuDNN error", (int)st, last[0] ? ": " : "",
              last);
 }

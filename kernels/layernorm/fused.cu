@@ -1,5 +1,5 @@
-/* RMSNorm, fused backend: the Liger-Kernel / Unsloth design as a hand-written
- * CUDA C kernel.
+/* LayerNorm (no bias), fused backend: the Liger-Kernel / Unsloth design as a
+ * hand-written CUDA C kernel.
  *
  * Strategy: the row is walked in chunks of BLOCK = next power of two of N,
  * capped at 65536 (Liger's MAX_FUSED_SIZE); threads scale with BLOCK as in
@@ -10,20 +10,25 @@
  * pointers), scalars otherwise; at most 8 elements per thread and stream at
  * once, so a larger share is walked as several tiles. fp32 math, two passes
  * over the row, the second re-reading from global memory (mostly L2 hits):
- *   forward : one CTA per row (grid-stride past the grid limit). Pass 1 sum
- *             of squares by a CTA sum reduction, rstd = 1/sqrt(ss/N + eps);
- *             pass 2 writes y = x * rstd * w.
+ *   forward : one CTA per row (grid-stride past the grid limit). Pass 1
+ *             Welford: a thread takes each tile's count, mean and M2 from its
+ *             registers (exact two-pass there) and merges them into its
+ *             running (n, mean, M2) by Chan's formula; the CTA merges the
+ *             threads the same way in two sum reductions (sum of n*mean gives
+ *             the mean, then sum of M2 + n*(mean_t - mean)^2). Biased
+ *             variance, rstd = 1/sqrt(var + eps); pass 2 writes
+ *             y = (x - mean) * rstd * w.
  *   backward: Liger's layout: P programs (SMs x resident CTAs per SM, fewer
  *             per SM if the partials would outgrow 3/4 of L2), each owning a
- *             contiguous block of rows. Per row, pass 1 reduces sum(g * xh)
- *             (g = dy * w, xh = x * rstd, saved rstd); pass 2 writes
- *             dx = rstd * (g - xh * mean(g * xh)) and adds dy * xh into the
- *             program's dw partial row of the workspace [P, N] fp32: kept in
- *             registers when the row is one tile, read-modify-written in
- *             global memory per tile otherwise (a thread owns the same
- *             columns on every row: no races). A second kernel sums the P
- *             partials of each column in a fixed order: dw has the same bits
- *             on every run; no atomics.
+ *             contiguous block of rows. Per row, pass 1 reduces sum(g) and
+ *             sum(g * xh) (g = dy * w, xh = (x - mean) * rstd, saved stats);
+ *             pass 2 writes dx = rstd * (g - mean(g) - xh * mean(g * xh))
+ *             and adds dy * xh into the program's dw partial row of the
+ *             workspace [P, N] fp32: kept in registers when the row is one
+ *             tile, read-modify-written in global memory per tile otherwise
+ *             (a thread owns the same columns on every row: no races). A
+ *             second kernel sums the P partials of each column in a fixed
+ *             order: dw has the same bits on every run; no atomics.
  * Limits: any M >= 1, N >= 1 (no cap at 65536, unlike Liger), 64-bit
  * indexing. Backward workspace is P * N * 4 bytes; once even one program per
  * SM has partials larger than L2 (N above ~85K on an H200) their
@@ -149,22 +154,25 @@ template <int W> __device__ __forceinline__ void stf(float *p, const float (&f)[
 /* ---- kernels ------------------------------------------------------------- */
 template <typename T, int W, int U>
 __global__ void __launch_bounds__(1024)
-rms_fwd_kernel(const T *__restrict__ x, const float *__restrict__ w, T *__restrict__ y,
-               int64_t M, int64_t N)
+ln_fwd_kernel(const T *__restrict__ x, const float *__restrict__ w, T *__restrict__ y,
+              int64_t M, int64_t N)
 {
     __shared__ float scratch[32];
     const int64_t tile = (int64_t)blockDim.x * W * U;
     for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
         const T *xr = x + row * N;
         T *yr = y + row * N;
-        /* pass 1: sum of squares */
-        float ss = 0.f;
+        /* pass 1: Welford per thread, a tile at a time */
+        float n = 0.f, mu = 0.f, m2 = 0.f;
         for (int64_t base = 0; base < N; base += tile) {
             float v[U][W];
+            bool ok[U];
+            float cnt = 0.f, ts = 0.f;
 #pragma unroll
             for (int k = 0; k < U; k++) {
                 const int64_t col = base + ((int64_t)k * blockDim.x + threadIdx.x) * W;
-                if (col < N) {
+                ok[k] = col < N;
+                if (ok[k]) {
                     ld<T, W, false>(xr + col, v[k]);
                 } else {
 #pragma unroll
@@ -172,13 +180,32 @@ rms_fwd_kernel(const T *__restrict__ x, const float *__restrict__ w, T *__restri
                 }
             }
 #pragma unroll
-            for (int k = 0; k < U; k++)
+            for (int k = 0; k < U; k++) {
+                cnt += ok[k] ? (float)W : 0.f;
 #pragma unroll
-                for (int i = 0; i < W; i++) ss += v[k][i] * v[k][i];
+                for (int i = 0; i < W; i++) ts += v[k][i];
+            }
+            if (cnt == 0.f) continue; /* nothing of this thread here */
+            const float tm = ts / cnt;
+            float tm2 = 0.f;
+#pragma unroll
+            for (int k = 0; k < U; k++)
+                if (ok[k])
+#pragma unroll
+                    for (int i = 0; i < W; i++) {
+                        const float d = v[k][i] - tm;
+                        tm2 += d * d;
+                    }
+            const float nn = n + cnt, delta = tm - mu;
+            mu += delta * (cnt / nn);
+            m2 += tm2 + delta * delta * (n * cnt / nn);
+            n = nn;
         }
-        ss = kb_block_sum(ss, scratch);
-        const float rs = 1.f / sqrtf(ss / (float)N + KB_NORM_EPS);
-        /* pass 2: y = x * rstd * w */
+        const float mean = kb_block_sum(n * mu, scratch) / (float)N;
+        const float dm = mu - mean;
+        const float var = kb_block_sum(m2 + n * dm * dm, scratch) / (float)N;
+        const float rs = 1.f / sqrtf(var + KB_NORM_EPS);
+        /* pass 2: y = (x - mean) * rstd * w */
         for (int64_t base = 0; base < N; base += tile) {
             float v[U][W], wv[U][W];
 #pragma unroll
@@ -195,7 +222,7 @@ rms_fwd_kernel(const T *__restrict__ x, const float *__restrict__ w, T *__restri
                 if (col < N) {
                     float o[W];
 #pragma unroll
-                    for (int i = 0; i < W; i++) o[i] = v[k][i] * rs * wv[k][i];
+                    for (int i = 0; i < W; i++) o[i] = (v[k][i] - mean) * rs * wv[k][i];
                     st<T, W>(yr + col, o);
                 }
             }
@@ -206,9 +233,9 @@ rms_fwd_kernel(const T *__restrict__ x, const float *__restrict__ w, T *__restri
 /* Program blockIdx.x owns rows [b * rows_per_cta, ...) and partial row b. */
 template <typename T, int W, int U>
 __global__ void __launch_bounds__(1024)
-rms_bwd_kernel(const T *__restrict__ x, const T *__restrict__ dy, const float *__restrict__ w,
-               const float *__restrict__ rstd, T *__restrict__ dx, float *part, int64_t M,
-               int64_t N, int64_t rows_per_cta)
+ln_bwd_kernel(const T *__restrict__ x, const T *__restrict__ dy, const float *__restrict__ w,
+              const float *__restrict__ mean, const float *__restrict__ rstd,
+              T *__restrict__ dx, float *part, int64_t M, int64_t N, int64_t rows_per_cta)
 {
     __shared__ float scratch[32];
     const int64_t tile = (int64_t)blockDim.x * W * U;
@@ -225,9 +252,9 @@ rms_bwd_kernel(const T *__restrict__ x, const T *__restrict__ dy, const float *_
     for (int64_t row = r0; row < r1; row++) {
         const T *xr = x + row * N, *gr = dy + row * N;
         T *dr = dx + row * N;
-        const float rs = rstd[row];
-        /* pass 1: sum(g * xh) */
-        float dot = 0.f;
+        const float mu = mean[row], rs = rstd[row];
+        /* pass 1: sum(g) and sum(g * xh) */
+        float sg = 0.f, sgx = 0.f;
         for (int64_t base = 0; base < N; base += tile) {
             float xv[U][W], gv[U][W], wv[U][W];
 #pragma unroll
@@ -239,15 +266,20 @@ rms_bwd_kernel(const T *__restrict__ x, const T *__restrict__ dy, const float *_
                     ldf<W, true>(w + col, wv[k]);
                 } else {
 #pragma unroll
-                    for (int i = 0; i < W; i++) xv[k][i] = gv[k][i] = wv[k][i] = 0.f;
+                    for (int i = 0; i < W; i++) xv[k][i] = mu, gv[k][i] = wv[k][i] = 0.f;
                 }
             }
 #pragma unroll
             for (int k = 0; k < U; k++)
 #pragma unroll
-                for (int i = 0; i < W; i++) dot += (gv[k][i] * wv[k][i]) * (xv[k][i] * rs);
+                for (int i = 0; i < W; i++) {
+                    const float g = gv[k][i] * wv[k][i];
+                    sg += g;
+                    sgx += g * ((xv[k][i] - mu) * rs);
+                }
         }
-        const float c = kb_block_sum(dot, scratch) / (float)N;
+        const float mg = kb_block_sum(sg, scratch) / (float)N;
+        const float c = kb_block_sum(sgx, scratch) / (float)N;
         /* pass 2: dx, and dy * xh into the dw partial */
         for (int64_t base = 0; base < N; base += tile) {
             float xv[U][W], gv[U][W], wv[U][W];
@@ -267,8 +299,8 @@ rms_bwd_kernel(const T *__restrict__ x, const T *__restrict__ dy, const float *_
                     float o[W], d[W];
 #pragma unroll
                     for (int i = 0; i < W; i++) {
-                        const float xh = xv[k][i] * rs, g = gv[k][i] * wv[k][i];
-                        o[i] = rs * (g - xh * c);
+                        const float xh = (xv[k][i] - mu) * rs, g = gv[k][i] * wv[k][i];
+                        o[i] = rs * (g - mg - xh * c);
                         d[i] = gv[k][i] * xh;
                     }
                     st<T, W>(dr + col, o);
@@ -333,10 +365,10 @@ static kb_status fused_launched(const kb_problem *p, const char *what, kb_err *e
 static kb_status fused_new(const kb_problem *p, fused_cfg **out, kb_err *e)
 {
     if (p->M < 1 || p->N < 1 || (unsigned)p->dtype >= KB_NUM_DTYPES)
-        return KB_FAIL(e, KB_ERR_ARG, "fused rmsnorm: bad problem %lldx%lld dtype %d",
+        return KB_FAIL(e, KB_ERR_ARG, "fused layernorm: bad problem %lldx%lld dtype %d",
                        (long long)p->M, (long long)p->N, (int)p->dtype);
     fused_cfg *c = (fused_cfg *)malloc(sizeof *c);
-    if (!c) return KB_FAIL(e, KB_ERR_NOMEM, "fused rmsnorm: out of host memory");
+    if (!c) return KB_FAIL(e, KB_ERR_NOMEM, "fused layernorm: out of host memory");
     *c = fused_pick(p->N);
     *out = c;
     return KB_OK;
@@ -382,17 +414,17 @@ static kb_status fused_fwd_setup(const kb_problem *p, const kb_setup_ctx *ctx, v
 }
 
 template <typename T, int W>
-static void rms_fwd_launch(const kb_problem *p, const kb_tensors *t, const fused_cfg *c,
+static void ln_fwd_launch(const kb_problem *p, const kb_tensors *t, const fused_cfg *c,
                            cudaStream_t s)
 {
     constexpr int UMAX = FUSED_TILE_ELEMS / W;
     fused_with_u<UMAX>(fused_vectors(c, W, UMAX), [&](auto uc) {
-        rms_fwd_kernel<T, W, decltype(uc)::value><<<fused_grid(p->M), c->threads, 0, s>>>(
+        ln_fwd_kernel<T, W, decltype(uc)::value><<<fused_grid(p->M), c->threads, 0, s>>>(
             (const T *)t->x, t->w, (T *)t->out, p->M, p->N);
     });
 }
 
-static kb_status rms_fwd_run(const kb_problem *p, const kb_tensors *t, void *state,
+static kb_status ln_fwd_run(const kb_problem *p, const kb_tensors *t, void *state,
                              cudaStream_t s, kb_err *e)
 {
     const fused_cfg *c = (const fused_cfg *)state;
@@ -400,24 +432,24 @@ static kb_status rms_fwd_run(const kb_problem *p, const kb_tensors *t, void *sta
         constexpr int VW = 16 / sizeof(T);
         if (p->N % VW == 0 && fused_aligned(t->x) && fused_aligned(t->w) &&
             fused_aligned(t->out))
-            rms_fwd_launch<T, VW>(p, t, c, s);
+            ln_fwd_launch<T, VW>(p, t, c, s);
         else
-            rms_fwd_launch<T, 1>(p, t, c, s);
+            ln_fwd_launch<T, 1>(p, t, c, s);
     });
-    return fused_launched(p, "rmsnorm_forward", e);
+    return fused_launched(p, "layernorm_forward", e);
 }
 
 /* Calls f(kernel) with the backward kernel the run will pick for an aligned
  * problem (or the scalar one for ragged N). */
 template <typename T, int W, typename F>
-static void rms_bwd_kernel_for(const fused_cfg *c, const F &f)
+static void ln_bwd_kernel_for(const fused_cfg *c, const F &f)
 {
     constexpr int UMAX = FUSED_TILE_ELEMS / W;
     fused_with_u<UMAX>(fused_vectors(c, W, UMAX),
-                       [&](auto uc) { f(rms_bwd_kernel<T, W, decltype(uc)::value>); });
+                       [&](auto uc) { f(ln_bwd_kernel<T, W, decltype(uc)::value>); });
 }
 
-static kb_status rms_bwd_setup(const kb_problem *p, const kb_setup_ctx *ctx, void **state,
+static kb_status ln_bwd_setup(const kb_problem *p, const kb_setup_ctx *ctx, void **state,
                                size_t *workspace_bytes, kb_err *e)
 {
     fused_cfg *c = NULL;
@@ -430,13 +462,13 @@ static kb_status rms_bwd_setup(const kb_problem *p, const kb_setup_ctx *ctx, voi
     KB_DISPATCH(p->dtype, T, {
         constexpr int VW = 16 / sizeof(T);
         if (p->N % VW == 0)
-            rms_bwd_kernel_for<T, VW>(c, query);
+            ln_bwd_kernel_for<T, VW>(c, query);
         else
-            rms_bwd_kernel_for<T, 1>(c, query);
+            ln_bwd_kernel_for<T, 1>(c, query);
     });
     if (rc != cudaSuccess) {
         free(c);
-        return KB_FAIL(e, KB_ERR_CUDA, "fused rmsnorm_backward %lldx%lld: occupancy: %s",
+        return KB_FAIL(e, KB_ERR_CUDA, "fused layernorm_backward %lldx%lld: occupancy: %s",
                        (long long)p->M, (long long)p->N, cudaGetErrorString(rc));
     }
     fused_plan(c, p, ctx, occ);
@@ -446,44 +478,44 @@ static kb_status rms_bwd_setup(const kb_problem *p, const kb_setup_ctx *ctx, voi
 }
 
 template <typename T, int W>
-static void rms_bwd_launch(const kb_problem *p, const kb_tensors *t, const fused_cfg *c,
+static void ln_bwd_launch(const kb_problem *p, const kb_tensors *t, const fused_cfg *c,
                            cudaStream_t s)
 {
-    rms_bwd_kernel_for<T, W>(c, [&](auto kernel) {
+    ln_bwd_kernel_for<T, W>(c, [&](auto kernel) {
         kernel<<<(unsigned)c->programs, c->threads, 0, s>>>(
-            (const T *)t->x, (const T *)t->dy, t->w, t->rstd, (T *)t->out,
+            (const T *)t->x, (const T *)t->dy, t->w, t->mean, t->rstd, (T *)t->out,
             (float *)t->workspace, p->M, p->N, c->rows_per_cta);
     });
 }
 
-static kb_status rms_bwd_run(const kb_problem *p, const kb_tensors *t, void *state,
+static kb_status ln_bwd_run(const kb_problem *p, const kb_tensors *t, void *state,
                              cudaStream_t s, kb_err *e)
 {
     const fused_cfg *c = (const fused_cfg *)state;
     const size_t need = (size_t)c->programs * (size_t)p->N * sizeof(float);
     if (!t->workspace || t->workspace_bytes < need || !t->dw)
         return KB_FAIL(e, KB_ERR_ARG,
-                       "fused rmsnorm_backward %lldx%lld: needs %zu workspace bytes and dw, "
+                       "fused layernorm_backward %lldx%lld: needs %zu workspace bytes and dw, "
                        "got %zu",
                        (long long)p->M, (long long)p->N, need, t->workspace_bytes);
     if (kb_cdiv(p->N, 32) > FUSED_MAX_GRID)
-        return KB_FAIL(e, KB_ERR_UNSUPPORTED, "fused rmsnorm_backward: N=%lld too long for "
+        return KB_FAIL(e, KB_ERR_UNSUPPORTED, "fused layernorm_backward: N=%lld too long for "
                        "the dw reduction grid", (long long)p->N);
     KB_DISPATCH(p->dtype, T, {
         constexpr int VW = 16 / sizeof(T);
         if (p->N % VW == 0 && fused_aligned(t->x) && fused_aligned(t->dy) &&
             fused_aligned(t->w) && fused_aligned(t->out) && fused_aligned(t->workspace))
-            rms_bwd_launch<T, VW>(p, t, c, s);
+            ln_bwd_launch<T, VW>(p, t, c, s);
         else
-            rms_bwd_launch<T, 1>(p, t, c, s);
+            ln_bwd_launch<T, 1>(p, t, c, s);
     });
-    KB_TRY(fused_launched(p, "rmsnorm_backward", e));
+    KB_TRY(fused_launched(p, "layernorm_backward", e));
     dw_reduce_kernel<<<(unsigned)kb_cdiv(p->N, 32), 1024, 0, s>>>(
         (const float *)t->workspace, t->dw, c->programs, p->N);
-    return fused_launched(p, "rmsnorm_backward (dw reduction)", e);
+    return fused_launched(p, "layernorm_backward (dw reduction)", e);
 }
 
-extern "C" const kb_impl kb_rmsnorm_fused_fwd = {
-    "fused", KB_RMSNORM_FWD, fused_fwd_setup, rms_fwd_run, fused_describe, fused_teardown};
-extern "C" const kb_impl kb_rmsnorm_fused_bwd = {
-    "fused", KB_RMSNORM_BWD, rms_bwd_setup, rms_bwd_run, fused_describe, fused_teardown};
+extern "C" const kb_impl kb_layernorm_fused_fwd = {
+    "fused", KB_LAYERNORM_FWD, fused_fwd_setup, ln_fwd_run, fused_describe, fused_teardown};
+extern "C" const kb_impl kb_layernorm_fused_bwd = {
+    "fused", KB_LAYERNORM_BWD, ln_bwd_setup, ln_bwd_run, fused_describe, fused_teardown};

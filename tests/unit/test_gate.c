@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "gate.h"
+#include "knobs.h"
 #include "unit.h"
 
 static kb_verdict decide(double base, double base_noise, double now, double now_noise)
@@ -81,6 +82,34 @@ START_TEST(names_round_trip)
 }
 END_TEST
 
+START_TEST(knobs_parse)
+{
+    kb_knobs k;
+    kb_err e;
+    ck_assert_int_eq(kb_knobs_parse(NULL, NULL, &k, &e), KB_OK);
+    ck_assert_double_eq(k.extra_fraction, 0);
+    ck_assert_int_eq(k.perturb, KB_PERTURB_NONE);
+    ck_assert_int_eq(kb_knobs_parse("eager:0.10", "tuned:skip_last", &k, &e), KB_OK);
+    ck_assert_str_eq(k.extra_backend, "eager");
+    ck_assert_double_eq(k.extra_fraction, 0.10);
+    ck_assert_str_eq(k.perturb_backend, "tuned");
+    ck_assert_int_eq(k.perturb, KB_PERTURB_SKIP_LAST);
+    ck_assert_int_eq(kb_knobs_parse("", "fused:scale:0.03", &k, &e), KB_OK);
+    ck_assert_int_eq(k.perturb, KB_PERTURB_SCALE);
+    ck_assert_double_eq(k.scale, 0.03);
+    ck_assert_int_eq(kb_knobs_parse("eager", NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_knobs_parse("eager:abc", NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_knobs_parse("eager:0", NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_knobs_parse(":0.1", NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_knobs_parse(NULL, "tuned:explode", &k, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_knobs_parse(NULL, "tuned:scale:", &k, &e), KB_ERR_ARG);
+    ck_assert(kb_knob_applies("tuned", "tuned"));
+    ck_assert(kb_knob_applies("tuned", "tuned:wide"));
+    ck_assert(!kb_knob_applies("tuned", "tunedx"));
+    ck_assert(!kb_knob_applies("eager", "tuned"));
+}
+END_TEST
+
 Suite *kb_suite_gate(void)
 {
     Suite *s = suite_create("gate");
@@ -92,6 +121,7 @@ Suite *kb_suite_gate(void)
     tcase_add_test(t, bimodal_is_noisy);
     tcase_add_test(t, missing_baseline);
     tcase_add_test(t, names_round_trip);
+    tcase_add_test(t, knobs_parse);
     suite_add_tcase(s, t);
     return s;
 }

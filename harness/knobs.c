@@ -1,0 +1,65 @@
+/* Parsing of the test-only knobs (see knobs.h). */
+#include "knobs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static kb_status split(const char *var, const char *v, char *backend, size_t blen,
+                       const char **rest, kb_err *e)
+{
+    const char *colon = strchr(v, ':');
+    if (!colon || colon == v || !colon[1] || (size_t)(colon - v) >= blen)
+        return KB_FAIL(e, KB_ERR_ARG, "%s='%s': expected <backend>:<value>", var, v);
+    memcpy(backend, v, (size_t)(colon - v));
+    backend[colon - v] = '\0';
+    *rest = colon + 1;
+    return KB_OK;
+}
+
+static kb_status number(const char *var, const char *s, double lo, double hi, double *out,
+                        kb_err *e)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !(v > lo && v <= hi))
+        return KB_FAIL(e, KB_ERR_ARG, "%s: '%s' is not a number in (%g, %g]", var, s, lo, hi);
+    *out = v;
+    return KB_OK;
+}
+
+kb_status kb_knobs_parse(const char *extra, const char *perturb, kb_knobs *k, kb_err *e)
+{
+    memset(k, 0, sizeof *k);
+    const char *rest;
+    if (extra && *extra) {
+        KB_TRY(split("KBENCH_TEST_EXTRA_BYTES", extra, k->extra_backend, sizeof k->extra_backend,
+                      &rest, e));
+        KB_TRY(number("KBENCH_TEST_EXTRA_BYTES", rest, 0.0, 10.0, &k->extra_fraction, e));
+    }
+    if (perturb && *perturb) {
+        KB_TRY(split("KBENCH_TEST_PERTURB", perturb, k->perturb_backend,
+                     sizeof k->perturb_backend, &rest, e));
+        if (strcmp(rest, "skip_last") == 0)
+            k->perturb = KB_PERTURB_SKIP_LAST;
+        else if (strncmp(rest, "scale:", 6) == 0) {
+            k->perturb = KB_PERTURB_SCALE;
+            KB_TRY(number("KBENCH_TEST_PERTURB", rest + 6, 0.0, 10.0, &k->scale, e));
+        } else
+            return KB_FAIL(e, KB_ERR_ARG,
+                           "KBENCH_TEST_PERTURB: unknown kind '%s' (skip_last or scale:<f>)", rest);
+    }
+    return KB_OK;
+}
+
+kb_status kb_knobs_from_env(kb_knobs *k, kb_err *e)
+{
+    return kb_knobs_parse(getenv("KBENCH_TEST_EXTRA_BYTES"), getenv("KBENCH_TEST_PERTURB"), k, e);
+}
+
+int kb_knob_applies(const char *knob_backend, const char *series)
+{
+    size_t n = strlen(knob_backend);
+    return n && strncmp(knob_backend, series, n) == 0 && (series[n] == '\0' || series[n] == ':');
+}

@@ -1,0 +1,48 @@
+/* Test-only knobs that make a backend worse on purpose, to measure the gate
+ * (ci/gate-quality). Never set them in a real run.
+ *
+ *   KBENCH_TEST_EXTRA_BYTES=<backend>:<fraction>
+ *       after each run of <backend>, write fraction x the case's byte model
+ *       more bytes (a memset of a scratch buffer): a bandwidth regression of
+ *       known size.
+ *   KBENCH_TEST_PERTURB=<backend>:<kind>
+ *       after each run of <backend>, damage its output:
+ *         skip_last   the last element of every row is left unwritten (NaN
+ *                     poison stays), as a tail-handling bug would
+ *         scale:<f>   every output element (and dw) multiplied by 1+f, as a
+ *                     wrong normaliser would
+ * A malformed value is an error (the run stops), never silently ignored. */
+#ifndef KB_KNOBS_H
+#define KB_KNOBS_H
+
+#include "buffers.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { KB_PERTURB_NONE = 0, KB_PERTURB_SKIP_LAST, KB_PERTURB_SCALE } kb_perturb;
+
+typedef struct {
+    char extra_backend[48];
+    double extra_fraction;   /* 0: off */
+    char perturb_backend[48];
+    kb_perturb perturb;
+    double scale;            /* for KB_PERTURB_SCALE: the f in 1+f */
+} kb_knobs;
+
+/* Pure parser (unit tested); NULL/empty values mean off. */
+kb_status kb_knobs_parse(const char *extra, const char *perturb, kb_knobs *k, kb_err *e);
+/* From the environment. */
+kb_status kb_knobs_from_env(kb_knobs *k, kb_err *e);
+
+/* Does the knob apply to this series ("tuned:x" matches "tuned")? */
+int kb_knob_applies(const char *knob_backend, const char *series);
+
+/* Enqueue the damage on s. */
+kb_status kb_perturb_output(const kb_knobs *k, kb_buffers *b, cudaStream_t s, kb_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,579 @@
+/* kbench-report: geomean maths, the only-common-shapes rule, missing eager,
+ * empty and malformed input, regressions (verdict column and baseline file),
+ * the Markdown and summary CSV pinned byte for byte by golden files, and the
+ * plots with and without gnuplot. Fixtures: tests/fixtures/report/.
+ * KB_UPDATE_GOLDEN=1 rewrites the golden files from the current output. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "report_int.h"
+#include "tmpfiles.h"
+#include "unit.h"
+
+#define FIX(name) KB_FIXTURES "/report/" name
+
+static kb_result mk(const char *bench, const char *backend, const char *dtype, int64_t M,
+                    int64_t N, double ms)
+{
+    kb_result x;
+    memset(&x, 0, sizeof x);
+    snprintf(x.benchmark, sizeof x.benchmark, "%s", bench);
+    snprintf(x.backend, sizeof x.backend, "%s", backend);
+    snprintf(x.dtype, sizeof x.dtype, "%s", dtype);
+    x.M = M;
+    x.N = N;
+    x.median_ms = ms;
+    x.min_ms = x.max_ms = x.noise = x.gbps = x.sol_gbps = x.sol_pct = NAN;
+    x.max_err = x.baseline_gbps = NAN;
+    x.mismatches = -1;
+    snprintf(x.accuracy, sizeof x.accuracy, "%s", isnan(ms) ? "SKIP" : "PASS");
+    return x;
+}
+
+static void push(kb_results *r, kb_result x)
+{
+    kb_err e = {""};
+    ck_assert_int_eq(kb_results_push(r, &x, &e), KB_OK);
+}
+
+static void read_fix(kb_results *r, const char *path)
+{
+    kb_err e = {""};
+    kb_status st = kb_results_read_csv(path, r, &e);
+    ck_assert_msg(st == KB_OK, "%s: %s", path, e.msg);
+}
+
+/* ---- geomean ------------------------------------------------------------ */
+
+START_TEST(test_geomean)
+{
+    const double a[] = {2, 8};
+    ck_assert_double_eq_tol(kb_geomean(a, 2), 4.0, 1e-12);
+    const double b[] = {1.5, 1.5, 1.5};
+    ck_assert_double_eq_tol(kb_geomean(b, 3), 1.5, 1e-12);
+    const double c[] = {2, 4, 4}; /* 32^(1/3) */
+    ck_assert_double_eq_tol(kb_geomean(c, 3), cbrt(32.0), 1e-12);
+    const double big[] = {1e300, 1e300, 1e300}; /* a plain product would overflow */
+    ck_assert_double_eq_tol(kb_geomean(big, 3) / 1e300, 1.0, 1e-9);
+    ck_assert(isnan(kb_geomean(a, 0)));
+    const double zero[] = {2, 0};
+    ck_assert(isnan(kb_geomean(zero, 2)));
+    const double neg[] = {2, -1};
+    ck_assert(isnan(kb_geomean(neg, 2)));
+    const double nan[] = {2, NAN};
+    ck_assert(isnan(kb_geomean(nan, 2)));
+}
+END_TEST
+
+/* ---- only shapes both timed --------------------------------------------- */
+
+START_TEST(test_common_shapes)
+{
+    kb_results r;
+    kb_results_init(&r);
+    /* eager: A B C (C untimed); tuned: B C D (B in fp16 too). Only B bf16
+     * is timed by both; D has no eager, C has no eager time. */
+    push(&r, mk("softmax_forward", "eager", "bf16", 1, 100, 1.0));
+    push(&r, mk("softmax_forward", "eager", "bf16", 1, 200, 4.0));
+    push(&r, mk("softmax_forward", "eager", "bf16", 1, 300, NAN));
+    push(&r, mk("softmax_forward", "tuned", "bf16", 1, 200, 1.0));
+    push(&r, mk("softmax_forward", "tuned", "bf16", 1, 300, 1.0));
+    push(&r, mk("softmax_forward", "tuned", "bf16", 1, 400, 1.0));
+    push(&r, mk("softmax_forward", "tuned", "fp16", 1, 200, 1.0));
+    /* Another benchmark's eager on the same shape must not be used. */
+    push(&r, mk("softmax_backward", "eager", "fp16", 1, 200, 9.0));
+    push(&r, mk("softmax_forward", "tuned", "bf16", 0, 0, 0.0)); /* zero time: untimed */
+
+    double v[8];
+    size_t n = kb_report_common_speedups(r.v, r.n, "softmax_forward", NULL, "eager", "tuned", v, 8);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_double_eq_tol(v[0], 4.0, 1e-12);
+
+    /* fp16 eager joins: both dtypes pooled when dtype is NULL, separate otherwise. */
+    push(&r, mk("softmax_forward", "eager", "fp16", 1, 200, 2.0));
+    size_t pts;
+    ck_assert_double_eq_tol(kb_report_speedup(r.v, r.n, "softmax_forward", NULL, "eager", "tuned", &pts),
+                            sqrt(8.0), 1e-12);
+    ck_assert_uint_eq(pts, 2);
+    ck_assert_double_eq_tol(kb_report_speedup(r.v, r.n, "softmax_forward", "fp16", "eager", "tuned", &pts),
+                            2.0, 1e-12);
+    ck_assert_uint_eq(pts, 1);
+    /* The count is exact even when the caller's buffer is smaller. */
+    ck_assert_uint_eq(kb_report_common_speedups(r.v, r.n, "softmax_forward", NULL, "eager", "tuned", v, 1), 2);
+    /* A backend that shares no shape with eager: no speedup at all. */
+    push(&r, mk("softmax_forward", "cudnn", "bf16", 7, 7, 1.0));
+    ck_assert(isnan(kb_report_speedup(r.v, r.n, "softmax_forward", NULL, "eager", "cudnn", &pts)));
+    ck_assert_uint_eq(pts, 0);
+    kb_results_free(&r);
+}
+END_TEST
+
+static char *print_lines(const kb_results *in)
+{
+    kb_results d;
+    kb_err e = {""};
+    ck_assert_int_eq(kb_report_dedup(in, &d, NULL, &e), KB_OK);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(f);
+    kb_report_print_speedups(f, &d);
+    fclose(f);
+    kb_results_free(&d);
+    return buf;
+}
+
+/* The PyTorch suite's lines, numbers worked out by hand from run.csv and
+ * peers.csv: tuned = geomean(4, 4, 2) over bf16 and fp16 = 32^(1/3). */
+START_TEST(test_speedup_lines)
+{
+    kb_results r;
+    kb_results_init(&r);
+    read_fix(&r, FIX("run.csv"));
+    read_fix(&r, FIX("peers.csv"));
+    char *out = print_lines(&r);
+    ck_assert_str_eq(out, "Geomean speedup for benchmark softmax_forward\n"
+                          "  eager 4 data points\n"
+                          "  fused 3 data points, 2.00x speedup\n"
+                          "  tuned 3 data points, 3.17x speedup\n"
+                          "  torch_compile 2 data points, 4.00x speedup\n"
+                          "  liger 1 data points, 1.60x speedup\n"
+                          "Geomean speedup for benchmark rmsnorm_forward\n"
+                          "  no eager results: speedup not computed\n"
+                          "Geomean speedup for benchmark layernorm_backward\n"
+                          "  eager 1 data points\n"
+                          "  tuned 1 data points, 2.00x speedup\n");
+    free(out);
+    kb_results_free(&r);
+}
+END_TEST
+
+START_TEST(test_missing_eager)
+{
+    kb_results r;
+    kb_results_init(&r);
+    read_fix(&r, FIX("noeager.csv"));
+    size_t pts = 99;
+    ck_assert(isnan(kb_report_speedup(r.v, r.n, "rmsnorm_backward", NULL, "eager", "tuned", &pts)));
+    ck_assert_uint_eq(pts, 0);
+    char *out = print_lines(&r);
+    ck_assert_str_eq(out, "Geomean speedup for benchmark rmsnorm_backward\n"
+                          "  no eager results: speedup not computed\n");
+    free(out);
+
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    kb_report_opts o;
+    kb_report_opts_init(&o);
+    o.out_dir = dir;
+    o.formats = KB_REPORT_MD | KB_REPORT_CSV;
+    kb_err e = {""};
+    ck_assert_int_eq(kb_report_generate(&r, &o, &e), KB_OK);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *md = kbt_read(path, NULL);
+    ck_assert_ptr_nonnull(md);
+    ck_assert_ptr_nonnull(strstr(md, "No eager results for rmsnorm_backward bf16: speedups not computed."));
+    ck_assert_ptr_nonnull(strstr(md, "| rmsnorm_backward | bf16 | tuned | 1 | \xe2\x80\x94 |"));
+    free(md);
+    snprintf(path, sizeof path, "%s/summary.csv", dir);
+    char *csv = kbt_read(path, NULL);
+    ck_assert_ptr_nonnull(csv);
+    /* No speedup: empty field, 0 speedup points. gbps from the byte model:
+     * 3*32768*1024*2 + 8*1024 bytes in 0.05 ms. */
+    ck_assert_ptr_nonnull(strstr(csv, "rmsnorm_backward,tuned,bf16,1,0,,4026.7,,32768x1024,4026.7\n"));
+    free(csv);
+    kbt_rm_rf(dir);
+    kb_results_free(&r);
+}
+END_TEST
+
+START_TEST(test_empty_input)
+{
+    kb_results r;
+    kb_results_init(&r);
+    read_fix(&r, FIX("empty.csv"));
+    ck_assert_uint_eq(r.n, 0);
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    kb_report_opts o;
+    kb_report_opts_init(&o);
+    o.out_dir = dir;
+    kb_err e = {""};
+    ck_assert_int_eq(kb_report_generate(&r, &o, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "no results to report"));
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    ck_assert(!kbt_exists(path));
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_malformed_csv)
+{
+    kb_results r;
+    kb_results_init(&r);
+    kb_err e = {""};
+    ck_assert_int_eq(kb_results_read_csv(FIX("malformed.csv"), &r, &e), KB_ERR_PARSE);
+    ck_assert_uint_eq(r.n, 0); /* all rows or none */
+    /* The message names the file and the bad line (4: a field short). */
+    const char *p = strstr(e.msg, "malformed.csv");
+    ck_assert_msg(p != NULL, "%s", e.msg);
+    ck_assert_msg(strstr(p, ":4:") != NULL || strstr(p, "line 4") != NULL, "%s", e.msg);
+}
+END_TEST
+
+/* ---- regressions -------------------------------------------------------- */
+
+START_TEST(test_judge)
+{
+    double c;
+    ck_assert_str_eq(kb_report_judge(80, 0, 100, 0, 0.10, &c), "SLOWER");
+    ck_assert_double_eq_tol(c, -0.2, 1e-12);
+    ck_assert_str_eq(kb_report_judge(95, 0, 100, 0, 0.10, &c), "SAME");
+    ck_assert_str_eq(kb_report_judge(120, 0, 100, 0, 0.10, &c), "FASTER");
+    /* Noise widens the band: -15 % is inside 10 % + 2*sqrt(0.03^2+0.04^2). */
+    ck_assert_str_eq(kb_report_judge(85, 0.03, 100, 0.04, 0.10, &c), "SAME");
+    ck_assert_str_eq(kb_report_judge(85, 0.0, 100, 0.0, 0.10, &c), "SLOWER");
+    /* A tighter tolerance catches a smaller change. */
+    ck_assert_str_eq(kb_report_judge(95, 0, 100, 0, 0.02, &c), "SLOWER");
+    /* Run noise above 5 % cannot be judged. */
+    ck_assert_str_eq(kb_report_judge(50, 0.08, 100, 0, 0.10, &c), "NOISY");
+    ck_assert_str_eq(kb_report_judge(50, 0, NAN, 0, 0.10, &c), "NO_BASELINE");
+    ck_assert(isnan(c));
+    ck_assert_ptr_null(kb_report_judge(NAN, 0, 100, 0, 0.10, &c));
+}
+END_TEST
+
+static const kb_report_judged *judged_for(const kb_report_judged *j, size_t n,
+                                          const char *backend, int64_t N)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(j[i].row->backend, backend) == 0 && j[i].row->N == N) return &j[i];
+    ck_abort_msg("no judged row for %s N=%lld", backend, (long long)N);
+    return NULL;
+}
+
+START_TEST(test_regressions_from_baseline)
+{
+    kb_results r;
+    kb_results_init(&r);
+    read_fix(&r, FIX("regress.csv"));
+    kb_report_opts o;
+    kb_report_opts_init(&o);
+    kb_report_model m;
+    kb_err e = {""};
+    ck_assert_int_eq(kb_report_model_build(&m, &r, &o, &e), KB_OK);
+    kb_baseline bl;
+    kb_baseline_init(&bl);
+    ck_assert_msg(kb_baseline_read(FIX("baseline.csv"), &bl, &e) == KB_OK, "%s", e.msg);
+    kb_report_judged *j;
+    ck_assert_int_eq(kb_report_judge_all(&m, &bl, &j, &e), KB_OK);
+    ck_assert_str_eq(judged_for(j, m.rows.n, "eager", 1024)->verdict, "FASTER");
+    ck_assert_str_eq(judged_for(j, m.rows.n, "fused", 1024)->verdict, "SAME");
+    const kb_report_judged *t = judged_for(j, m.rows.n, "tuned", 1024);
+    ck_assert_str_eq(t->verdict, "SLOWER");
+    ck_assert_double_eq_tol(t->change, -0.2, 1e-12);
+    ck_assert_double_eq_tol(t->base_gbps, 3000, 1e-9);
+    ck_assert_str_eq(judged_for(j, m.rows.n, "cudnn", 1024)->verdict, "NO_BASELINE");
+    ck_assert_str_eq(judged_for(j, m.rows.n, "tuned", 2048)->verdict, "NOISY");
+    free(j);
+    kb_baseline_free(&bl);
+    kb_report_model_free(&m);
+
+    /* The same through the report: one regression, listed with its numbers. */
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    o.out_dir = dir;
+    o.baseline_path = FIX("baseline.csv");
+    o.formats = KB_REPORT_MD;
+    ck_assert_int_eq(kb_report_generate(&r, &o, &e), KB_OK);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *md = kbt_read(path, NULL);
+    ck_assert_ptr_nonnull(md);
+    ck_assert_ptr_nonnull(strstr(md, "- **Regressions: 1** of 4 cases compared"));
+    ck_assert_ptr_nonnull(
+        strstr(md, "| softmax_forward.tuned.bf16.32768x1024 | 3000 | 2400 | -20.0% | 1.0% | SLOWER |"));
+    ck_assert_ptr_nonnull(
+        strstr(md, "| softmax_forward.tuned.bf16.32768x2048 | 2700 | 2700 | +0.0% | 8.0% | NOISY |"));
+    ck_assert_ptr_nonnull(strstr(md, "4 compared: 1 slower, 1 faster, 1 same, 1 noisy; 1 without a baseline."));
+    free(md);
+
+    /* A missing baseline file is an error, not an empty baseline. */
+    o.baseline_path = FIX("no_such_baseline.csv");
+    ck_assert_int_eq(kb_report_generate(&r, &o, &e), KB_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(e.msg, "no_such_baseline.csv"));
+    kbt_rm_rf(dir);
+    kb_results_free(&r);
+}
+END_TEST
+
+/* The run's verdict column is what its gate decided; a baseline file given
+ * to the report does not overrule it. */
+START_TEST(test_verdict_column_wins)
+{
+    kb_results r;
+    kb_results_init(&r);
+    read_fix(&r, FIX("run.csv"));
+    kb_report_opts o;
+    kb_report_opts_init(&o);
+    kb_report_model m;
+    kb_err e = {""};
+    ck_assert_int_eq(kb_report_model_build(&m, &r, &o, &e), KB_OK);
+    kb_baseline bl;
+    kb_baseline_init(&bl);
+    ck_assert_msg(kb_baseline_read(FIX("baseline.csv"), &bl, &e) == KB_OK, "%s", e.msg);
+    kb_report_judged *j;
+    ck_assert_int_eq(kb_report_judge_all(&m, &bl, &j, &e), KB_OK);
+    for (size_t i = 0; i < m.rows.n; i++) {
+        const kb_result *x = j[i].row;
+        if (strcmp(x->benchmark, "softmax_forward") == 0 && strcmp(x->backend, "tuned") == 0 &&
+            strcmp(x->dtype, "bf16") == 0 && x->N == 1024) {
+            ck_assert_str_eq(j[i].verdict, "SAME");          /* column, not the file's FASTER */
+            ck_assert_double_eq_tol(j[i].base_gbps, 4150, 1e-9); /* the run's own figure */
+        }
+        if (strcmp(x->benchmark, "layernorm_backward") == 0 && strcmp(x->backend, "tuned") == 0)
+            ck_assert_str_eq(j[i].verdict, "SLOWER");
+        if (strcmp(x->accuracy, "SKIP") == 0) ck_assert_ptr_null(j[i].verdict);
+    }
+    free(j);
+    kb_baseline_free(&bl);
+    kb_report_model_free(&m);
+    kb_results_free(&r);
+}
+END_TEST
+
+/* ---- the model ---------------------------------------------------------- */
+
+START_TEST(test_dedup_and_fill)
+{
+    kb_results r, d;
+    kb_results_init(&r);
+    read_fix(&r, FIX("run.csv"));
+    size_t n0 = r.n;
+    /* A re-run of one case, listed later, replaces it in place. */
+    kb_result x = mk("softmax_forward", "fused", "bf16", 32768, 1024, 0.032);
+    push(&r, x);
+    size_t rep;
+    kb_err e = {""};
+    ck_assert_int_eq(kb_report_dedup(&r, &d, &rep, &e), KB_OK);
+    ck_assert_uint_eq(rep, 1);
+    ck_assert_uint_eq(d.n, n0);
+    ck_assert_str_eq(d.v[1].backend, "fused");
+    ck_assert_double_eq_tol(d.v[1].median_ms, 0.032, 1e-15);
+    /* GB/s from the byte model where the CSV left it empty: softmax forward
+     * moves 2*M*N*2 bytes; 268435456 B in 0.256 ms. */
+    ck_assert_double_eq_tol(d.v[3].gbps, 1048.576, 1e-9);
+    kb_results_free(&d);
+    kb_results_free(&r);
+
+    /* % of SOL: the row's own, else the run's SOL for peers' rows. */
+    kb_results_init(&r);
+    read_fix(&r, FIX("run.csv"));
+    read_fix(&r, FIX("peers.csv"));
+    kb_report_opts o;
+    kb_report_opts_init(&o);
+    kb_report_model m;
+    ck_assert_int_eq(kb_report_model_build(&m, &r, &o, &e), KB_OK);
+    ck_assert_double_eq_tol(m.sol_gbps, 4000, 1e-9);
+    ck_assert_str_eq(m.gpu, "NVIDIA H200");
+    const kb_result *tc = kb_report_find(&m, "softmax_forward", "torch_compile", "bf16", 32768, 1024);
+    ck_assert_ptr_nonnull(tc);
+    ck_assert_double_eq_tol(tc->sol_pct, 100 * 2097.152 / 4000, 1e-9);
+    kb_report_cell c;
+    kb_report_cell_get(&m, "softmax_forward", "bf16", "fused", &c);
+    ck_assert_uint_eq(c.points, 3);
+    ck_assert_uint_eq(c.speedup_points, 3);
+    ck_assert_double_eq_tol(c.speedup, 2.0, 1e-12);
+    ck_assert_double_eq_tol(c.gbps, cbrt(2097.152 * 2097.152 * 2147.483648), 1e-6);
+    ck_assert_int_eq(c.worst.N, 1024);
+    kb_report_cell_get(&m, "softmax_forward", "bf16", "tuned", &c);
+    ck_assert_uint_eq(c.points, 2);
+    ck_assert_uint_eq(c.skips, 1);
+    kb_report_cell_get(&m, "rmsnorm_forward", "bf16", "tuned", &c);
+    ck_assert_uint_eq(c.fails, 1);
+    kb_report_model_free(&m);
+
+    /* An explicit SOL overrides every row's. */
+    o.sol_gbps = 5000;
+    ck_assert_int_eq(kb_report_model_build(&m, &r, &o, &e), KB_OK);
+    tc = kb_report_find(&m, "softmax_forward", "eager", "bf16", 32768, 1024);
+    ck_assert_double_eq_tol(tc->sol_pct, 100 * 1048.576 / 5000, 1e-9);
+    kb_report_model_free(&m);
+    kb_results_free(&r);
+}
+END_TEST
+
+/* ---- golden output ------------------------------------------------------ */
+
+static void check_golden(const char *got_path, const char *golden_path)
+{
+    size_t ng;
+    char *got = kbt_read(got_path, &ng);
+    ck_assert_ptr_nonnull(got);
+    const char *upd = getenv("KB_UPDATE_GOLDEN");
+    if (upd && *upd == '1') {
+        FILE *f = fopen(golden_path, "wb");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fwrite(got, 1, ng, f), ng);
+        fclose(f);
+    }
+    size_t nw;
+    char *want = kbt_read(golden_path, &nw);
+    ck_assert_msg(want != NULL, "missing golden file %s", golden_path);
+    if (ng != nw || memcmp(got, want, ng) != 0) {
+        size_t i = 0;
+        while (i < ng && i < nw && got[i] == want[i]) i++;
+        ck_abort_msg("%s differs from %s at byte %zu: got \"%.60s\" want \"%.60s\"", got_path,
+                     golden_path, i, got + i, want + i);
+    }
+    free(got);
+    free(want);
+}
+
+START_TEST(test_golden_markdown)
+{
+    kb_results r;
+    kb_results_init(&r);
+    read_fix(&r, FIX("run.csv"));
+    read_fix(&r, FIX("peers.csv"));
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    kb_report_opts o;
+    kb_report_opts_init(&o);
+    o.out_dir = dir;
+    o.formats = KB_REPORT_MD | KB_REPORT_CSV; /* plots would depend on gnuplot */
+    kb_err e = {""};
+    ck_assert_msg(kb_report_generate(&r, &o, &e) == KB_OK, "%s", e.msg);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    check_golden(path, FIX("golden_report.md"));
+    snprintf(path, sizeof path, "%s/summary.csv", dir);
+    check_golden(path, FIX("golden_summary.csv"));
+    /* The same input twice gives the same bytes (no clock, no addresses). */
+    ck_assert_msg(kb_report_generate(&r, &o, &e) == KB_OK, "%s", e.msg);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    check_golden(path, FIX("golden_report.md"));
+    kbt_rm_rf(dir);
+    kb_results_free(&r);
+}
+END_TEST
+
+/* ---- plots -------------------------------------------------------------- */
+
+START_TEST(test_no_gnuplot)
+{
+    kb_results r;
+    kb_results_init(&r);
+    read_fix(&r, FIX("run.csv"));
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    kb_report_opts o;
+    kb_report_opts_init(&o);
+    o.out_dir = dir;
+    o.gnuplot = "/nonexistent/gnuplot";
+    FILE *devnull = fopen("/dev/null", "w");
+    o.out = devnull;
+    kb_err e = {""};
+    ck_assert_msg(kb_report_generate(&r, &o, &e) == KB_OK, "%s", e.msg);
+    fclose(devnull);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *md = kbt_read(path, NULL);
+    ck_assert_ptr_nonnull(md);
+    ck_assert_ptr_nonnull(strstr(md, "- **Plots:** not drawn: gnuplot not found"));
+    ck_assert_ptr_null(strstr(md, ".png)")); /* no links to images that are not there */
+    free(md);
+    snprintf(path, sizeof path, "%s/summary.csv", dir);
+    ck_assert(kbt_exists(path));
+    snprintf(path, sizeof path, "%s/plots/softmax_forward_bf16.gp", dir);
+    ck_assert(kbt_exists(path));
+    snprintf(path, sizeof path, "%s/plots/softmax_forward_bf16.dat", dir);
+    char *dat = kbt_read(path, NULL);
+    ck_assert_ptr_nonnull(dat);
+    /* One row per shape, one column per series, '?' for tuned's skip. */
+    ck_assert_ptr_nonnull(strstr(dat, "\n2 8192x262144 1073.7 2147.5 ?\n"));
+    free(dat);
+    snprintf(path, sizeof path, "%s/plots/softmax_forward_bf16.png", dir);
+    ck_assert(!kbt_exists(path));
+    kbt_rm_rf(dir);
+    kb_results_free(&r);
+}
+END_TEST
+
+START_TEST(test_plots_drawn)
+{
+    if (access("/usr/bin/gnuplot", X_OK) != 0) {
+        fprintf(stderr, "test_plots_drawn: /usr/bin/gnuplot missing, not checked\n");
+        return;
+    }
+    kb_results r;
+    kb_results_init(&r);
+    read_fix(&r, FIX("run.csv"));
+    read_fix(&r, FIX("peers.csv"));
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    kb_report_opts o;
+    kb_report_opts_init(&o);
+    o.out_dir = dir;
+    o.gnuplot = "/usr/bin/gnuplot";
+    o.formats = KB_REPORT_MD | KB_REPORT_PLOTS;
+    kb_err e = {""};
+    ck_assert_msg(kb_report_generate(&r, &o, &e) == KB_OK, "%s", e.msg);
+    snprintf(path, sizeof path, "%s/plots/softmax_forward_bf16.png", dir);
+    size_t n;
+    char *png = kbt_read(path, &n);
+    ck_assert_ptr_nonnull(png);
+    ck_assert_uint_gt(n, 1000);
+    ck_assert_int_eq(memcmp(png, "\x89PNG\r\n\x1a\n", 8), 0);
+    free(png);
+    snprintf(path, sizeof path, "%s/plots/softmax_forward_fp16.svg", dir);
+    char *svg = kbt_read(path, NULL);
+    ck_assert_ptr_nonnull(svg);
+    ck_assert_ptr_nonnull(strstr(svg, "<svg"));
+    ck_assert_ptr_nonnull(strstr(svg, "softmax_forward fp16 on NVIDIA H200"));
+    free(svg);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *md = kbt_read(path, NULL);
+    ck_assert_ptr_nonnull(strstr(md, "![softmax_forward bf16: GB/s by shape](plots/softmax_forward_bf16.png)"));
+    ck_assert_ptr_null(strstr(md, "**Plots:**")); /* nothing to warn about */
+    free(md);
+
+    /* A gnuplot that fails is reported, not fatal. */
+    o.gnuplot = "/bin/false";
+    ck_assert_msg(kb_report_generate(&r, &o, &e) == KB_OK, "%s", e.msg);
+    md = kbt_read(path, NULL);
+    ck_assert_ptr_nonnull(strstr(md, "- **Plots:** gnuplot failed on 4 of 4 plots"));
+    free(md);
+    kbt_rm_rf(dir);
+    kb_results_free(&r);
+}
+END_TEST
+
+Suite *kb_suite_report(void)
+{
+    Suite *s = suite_create("report");
+    TCase *t = tcase_create("maths");
+    tcase_add_test(t, test_geomean);
+    tcase_add_test(t, test_common_shapes);
+    tcase_add_test(t, test_judge);
+    suite_add_tcase(s, t);
+    t = tcase_create("input");
+    tcase_add_test(t, test_speedup_lines);
+    tcase_add_test(t, test_missing_eager);
+    tcase_add_test(t, test_empty_input);
+    tcase_add_test(t, test_malformed_csv);
+    tcase_add_test(t, test_dedup_and_fill);
+    suite_add_tcase(s, t);
+    t = tcase_create("regressions");
+    tcase_add_test(t, test_regressions_from_baseline);
+    tcase_add_test(t, test_verdict_column_wins);
+    suite_add_tcase(s, t);
+    t = tcase_create("output");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, test_golden_markdown);
+    tcase_add_test(t, test_no_gnuplot);
+    tcase_add_test(t, test_plots_drawn);
+    suite_add_tcase(s, t);
+    return s;
+}
