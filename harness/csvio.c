@@ -12,8 +12,10 @@
 
 kb_status kb_atomic_write(const char *path, kb_write_fn write, void *ctx, kb_err *e)
 {
+    /* Per-process temp name: two processes updating one baseline must not
+     * write into the same temp file (the later rename would publish a mix). */
     char tmp[4096];
-    int n = snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int n = snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     if (n < 0 || (size_t)n >= sizeof tmp)
         return KB_FAIL(e, KB_ERR_ARG, "path too long: %s", path);
 

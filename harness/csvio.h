@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-/* Writes path via "<path>.tmp" + rename(). write() fills the stream; on any
+/* Writes path via "<path>.<pid>.tmp" + rename(). write() fills the stream; on any
  * failure (its status, a stream error, fclose, rename) the temp file is
  * removed and path is left as it was. */
 typedef kb_status (*kb_write_fn)(FILE *f, void *ctx, kb_err *e);

@@ -32,7 +32,7 @@ static kb_status number(const char *var, const char *s, double lo, double hi, do
 kb_status kb_knobs_parse(const char *extra, const char *perturb, kb_knobs *k, kb_err *e)
 {
     memset(k, 0, sizeof *k);
-    const char *rest;
+    const char *rest = NULL;
     if (extra && *extra) {
         KB_TRY(split("KBENCH_TEST_EXTRA_BYTES", extra, k->extra_backend, sizeof k->extra_backend,
                       &rest, e));

@@ -121,8 +121,11 @@ kb_status kb_cudnn_handle(const kb_cudnn_api *api, int device, cudnnHandle_t *h,
 {
     *h = NULL;
     int cur = -1;
-    KB_CUDA(e, cudaGetDevice(&cur));
-    if (cur != device) KB_CUDA(e, cudaSetDevice(device));
+    cudaError_t ce = cudaGetDevice(&cur);
+    if (ce == cudaSuccess && cur != device) ce = cudaSetDevice(device);
+    if (ce != cudaSuccess)
+        return KB_FAIL(e, KB_ERR_CUDA, "%s: selecting device %d: %s", who, device,
+                       cudaGetErrorString(ce));
     cudnnStatus_t st = api->Create(h);
     if (st != CUDNN_STATUS_SUCCESS) {
         *h = NULL;

@@ -27,6 +27,10 @@
  * [0, N) yields NaN instead of an out-of-bounds access (PyTorch asserts).   */
 #include "kb_cuda.cuh"
 
+/* Internal linkage for every kernel and helper: other backends define
+ * kernels and helpers of the same names in their own files. */
+namespace {
+
 #define WARP_ROWS 4
 #define MAX_BLOCKS (1 << 20)
 #define EW_THREADS 128
@@ -325,6 +329,8 @@ static kb_status run_bwd(const kb_problem *p, const kb_tensors *t, void *state, 
     KB_DISPATCH(p->dtype, T, st = bwd<T>(p, t, s, e));
     return st;
 }
+
+} /* namespace */
 
 extern "C" const kb_impl kb_cross_entropy_eager_fwd = {"eager", KB_CE_FWD, setup_fwd, run_fwd,
                                                        NULL, NULL};

@@ -8,8 +8,9 @@
  * A thread's share of a chunk is loaded into registers before it is used: one
  * 128-bit vector per load when every row start is 16-byte aligned
  * (N * sizeof(T) % 16 == 0 and aligned base pointers), scalars otherwise. At
- * most 16 elements per thread are in registers at once, so a chunk whose
- * share is larger (BLOCK / threads = 32 or 64) is walked as 2 or 4 tiles.
+ * most 16 elements per thread are in registers at once (8 on the backward's
+ * scalar path), so a chunk whose share is larger (BLOCK / threads is 32 or
+ * 64 from BLOCK 16384 on) is walked as several tiles.
  * All math is fp32.
  *   forward : one pass; per thread an online max/sum-of-exp (rescaled once
  *             per tile), combined across the CTA by a max then a sum
@@ -19,7 +20,8 @@
  * Limits: any M >= 1, N >= 1 (no cap at 65536, unlike Liger), 64-bit
  * indexing. A target outside [0, N) gives a NaN loss (and no one-hot term in
  * the backward) instead of an out-of-bounds read. exp is the fast __expf
- * (ex2.approx), as Triton's tl.exp; the per-row rescale and log are exact. */
+ * (ex2.approx), as Triton's tl.exp; the per-row rescale and the log use the
+ * accurate expf/logf. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,11 +33,12 @@
 /* ---- launch shape (shared pattern of the fused backend) ---------------- */
 #define FUSED_MAX_BLOCK 65536
 #define FUSED_MAX_GRID 2147483647LL
-/* Elements per thread per tile: what a thread holds in registers at once,
- * per stream. Fewer where several streams, or the 64-bit addresses of a
- * scalar load and store, would stay live (spills at 1024 threads). */
+/* Elements per thread per tile and stream: what a thread holds in registers
+ * at once. 16 for one input stream; 8 on the scalar path of a pass that
+ * also writes (the 64-bit addresses of its loads and stores stay live);
+ * more spills at 1024 threads (64 registers). */
 #define FUSED_TILE_ELEMS 16
-#define FUSED_TILE_ELEMS_RW1 8
+#define FUSED_TILE_ELEMS_SCALAR_RW 8
 
 typedef struct {
     int64_t block; /* chunk length: next power of two of N, capped */
@@ -75,7 +78,10 @@ template <int UMAX, typename F> static void fused_with_u(int u, const F &f)
 
 static int fused_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
-static unsigned fused_grid(int64_t M) { return (unsigned)(M < FUSED_MAX_GRID ? M : FUSED_MAX_GRID); }
+static unsigned fused_grid(int64_t M)
+{
+    return (unsigned)(M < FUSED_MAX_GRID ? M : FUSED_MAX_GRID);
+}
 
 /* ---- element access: W = 1 (scalar) or one 128-bit vector --------------- */
 template <typename T, int W, bool LAST>
@@ -251,7 +257,7 @@ template <typename T, int W>
 static void ce_bwd_launch(const kb_problem *p, const kb_tensors *t, const fused_cfg *c,
                           cudaStream_t s)
 {
-    constexpr int UMAX = (W == 1 ? FUSED_TILE_ELEMS_RW1 : FUSED_TILE_ELEMS) / W;
+    constexpr int UMAX = (W == 1 ? FUSED_TILE_ELEMS_SCALAR_RW : FUSED_TILE_ELEMS) / W;
     fused_with_u<UMAX>(fused_vectors(c, W, UMAX), [&](auto uc) {
         ce_bwd_kernel<T, W, decltype(uc)::value><<<fused_grid(p->M), c->threads, 0, s>>>(
             (const T *)t->x, t->target, t->dloss, t->lse, (T *)t->out, p->M, p->N);

@@ -47,6 +47,9 @@
 /* Elements per thread per tile and stream: what a thread holds in registers
  * at once (x, dy, w and the dw partial all live together in the backward). */
 #define FUSED_TILE_ELEMS 8
+/* Backward, scalar path: four 64-bit addresses per element (x, dy, dx, the
+ * partial) stay live too; more than 4 elements spills at 1024 threads. */
+#define FUSED_TILE_ELEMS_BWD1 4
 
 typedef struct {
     int64_t block; /* chunk length: next power of two of N, capped */
@@ -88,7 +91,10 @@ template <int UMAX, typename F> static void fused_with_u(int u, const F &f)
 
 static int fused_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
-static unsigned fused_grid(int64_t M) { return (unsigned)(M < FUSED_MAX_GRID ? M : FUSED_MAX_GRID); }
+static unsigned fused_grid(int64_t M)
+{
+    return (unsigned)(M < FUSED_MAX_GRID ? M : FUSED_MAX_GRID);
+}
 
 /* ---- element access: W = 1 (scalar) or one 128-bit vector of T ---------- */
 template <typename T, int W, bool LAST>
@@ -444,7 +450,7 @@ static kb_status ln_fwd_run(const kb_problem *p, const kb_tensors *t, void *stat
 template <typename T, int W, typename F>
 static void ln_bwd_kernel_for(const fused_cfg *c, const F &f)
 {
-    constexpr int UMAX = FUSED_TILE_ELEMS / W;
+    constexpr int UMAX = (W == 1 ? FUSED_TILE_ELEMS_BWD1 : FUSED_TILE_ELEMS) / W;
     fused_with_u<UMAX>(fused_vectors(c, W, UMAX),
                        [&](auto uc) { f(ln_bwd_kernel<T, W, decltype(uc)::value>); });
 }

@@ -118,8 +118,6 @@ static __global__ void k_norm_stats(const T *x, int64_t M, int64_t N, float *mea
     }
 }
 
-/* y may alias x (in place): each element is read and then written by the
- * same thread, after the block reductions have finished reading the row. */
 template <typename T> static __global__ void k_softmax(const T *x, T *y, int64_t M, int64_t N)
 {
     __shared__ float shf[32];
@@ -232,7 +230,7 @@ static __global__ void k_dw_final(const double *part, int64_t chunks, int64_t N,
 /* ---- launchers --------------------------------------------------------------- */
 static unsigned row_grid(int64_t M) { return (unsigned)(M < INT_MAX ? M : INT_MAX); }
 
-/* Enough threads that each handles <= 8 elements, 32..512. */
+/* 32..512 threads: about 8 elements per thread on short rows, 512 on long. */
 static int row_threads(int64_t N)
 {
     int t = 32;
@@ -279,11 +277,9 @@ extern "C" kb_status kb_ref_gpu_saved(kb_buffers *b, cudaStream_t s, kb_err *e)
         KB_DISPATCH(p->dtype, T, { ROWS_LAUNCH(k_lse<T>, (const T *)t->x, M, N, (float *)t->lse); });
         break;
     case KB_SOFTMAX_BWD:
-        /* Without an x buffer, y holds x (see kb_inputs_generate): in place. */
+        NEED(t->x, who);
         NEED(t->y, who);
-        KB_DISPATCH(p->dtype, T, {
-            ROWS_LAUNCH(k_softmax<T>, (const T *)(t->x ? t->x : t->y), (T *)t->y, M, N);
-        });
+        KB_DISPATCH(p->dtype, T, { ROWS_LAUNCH(k_softmax<T>, (const T *)t->x, (T *)t->y, M, N); });
         break;
     case KB_RMSNORM_BWD:
         NEED(t->x, who);

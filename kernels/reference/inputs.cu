@@ -96,14 +96,7 @@ extern "C" kb_status kb_inputs_generate(kb_buffers *b, uint64_t seed, cudaStream
     const int norm = p->bench >= KB_RMSNORM_FWD;
     const float xscale = norm ? 1.0f : 0.1f;
 
-    /* softmax_backward reads only y = softmax(x) and dy. When the case has no
-     * x buffer, x is generated into y's buffer and kb_ref_gpu_saved turns it
-     * into softmax(x) in place: prepare must run generate -> saved once, in
-     * that order. */
-    void *xdst = (void *)t->x;
-    if (!xdst && p->bench == KB_SOFTMAX_BWD) xdst = (void *)t->y;
-
-    KB_TRY(gen_randn(p->dtype, xdst, MN, tensor_key(seed, TID_X), xscale, s, e));
+    KB_TRY(gen_randn(p->dtype, (void *)t->x, MN, tensor_key(seed, TID_X), xscale, s, e));
     KB_TRY(gen_randn(p->dtype, (void *)t->dy, MN, tensor_key(seed, TID_DY), 1.0f, s, e));
     KB_TRY(gen_randn(KB_FP32, (void *)t->w, N, tensor_key(seed, TID_W), 1.0f, s, e));
     KB_TRY(gen_randn(KB_FP32, (void *)t->dloss, M, tensor_key(seed, TID_DLOSS), 1.0f, s, e));

@@ -41,6 +41,10 @@
  * deterministic, parallel over rows (M up to 1.15M) and columns.           */
 #include "kb_cuda.cuh"
 
+/* Internal linkage for every kernel and helper: other backends define
+ * kernels and helpers of the same names in their own files. */
+namespace {
+
 #define EW_THREADS 128
 #define EW_UNROLL 8
 #define MAX_BLOCKS (1 << 20)
@@ -326,6 +330,8 @@ static kb_status run_bwd(const kb_problem *p, const kb_tensors *t, void *state, 
     KB_DISPATCH(p->dtype, T, st = bwd<T>(p, t, s, e));
     return st;
 }
+
+} /* namespace */
 
 extern "C" const kb_impl kb_rmsnorm_eager_fwd = {"eager", KB_RMSNORM_FWD, setup_fwd, run_fwd, NULL,
                                                  NULL};

@@ -21,6 +21,10 @@
  *   bwd  dx = y * (dy - sum_j dy_j*y_j)                                      */
 #include "kb_cuda.cuh"
 
+/* Internal linkage for every kernel and helper: other backends define
+ * kernels and helpers of the same names in their own files. */
+namespace {
+
 #define WARP_ROWS 4           /* warps (= rows) per block on the warp path */
 #define MAX_BLOCKS (1 << 20)  /* grid cap; rows are grid-strided beyond it  */
 
@@ -226,6 +230,8 @@ static kb_status run_bwd(const kb_problem *p, const kb_tensors *t, void *state, 
     KB_DISPATCH(p->dtype, T, st = bwd<T>(p, t, s, e));
     return st;
 }
+
+} /* namespace */
 
 extern "C" const kb_impl kb_softmax_eager_fwd = {"eager", KB_SOFTMAX_FWD, setup, run_fwd, NULL,
                                                  NULL};

@@ -19,7 +19,7 @@
  *             dx = y * (dy - dot).
  * Limits: any M >= 1, N >= 1 (no cap at 65536, unlike Liger), 64-bit
  * indexing. exp is the fast __expf (ex2.approx), as Triton's tl.exp; the
- * per-row rescale is exact. */
+ * per-row rescale uses the accurate expf. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,12 +31,13 @@
 /* ---- launch shape (shared pattern of the fused backend) ---------------- */
 #define FUSED_MAX_BLOCK 65536
 #define FUSED_MAX_GRID 2147483647LL
-/* Elements per thread per tile: what a thread holds in registers at once,
- * per stream. Fewer where several streams, or the 64-bit addresses of a
- * scalar load and store, would stay live (spills at 1024 threads). */
+/* Elements per thread per tile and stream: what a thread holds in registers
+ * at once. 16 for one input stream; 8 with two input streams, and on the
+ * scalar path of a pass that also writes (the 64-bit addresses of its loads
+ * and stores stay live); more spills at 1024 threads (64 registers). */
 #define FUSED_TILE_ELEMS 16
-#define FUSED_TILE_ELEMS_RW1 8
-#define FUSED_TILE_ELEMS_RW2 8
+#define FUSED_TILE_ELEMS_SCALAR_RW 8
+#define FUSED_TILE_ELEMS_TWO_IN 8
 
 typedef struct {
     int64_t block; /* chunk length: next power of two of N, capped */
@@ -76,7 +77,10 @@ template <int UMAX, typename F> static void fused_with_u(int u, const F &f)
 
 static int fused_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
-static unsigned fused_grid(int64_t M) { return (unsigned)(M < FUSED_MAX_GRID ? M : FUSED_MAX_GRID); }
+static unsigned fused_grid(int64_t M)
+{
+    return (unsigned)(M < FUSED_MAX_GRID ? M : FUSED_MAX_GRID);
+}
 
 /* ---- element access: W = 1 (scalar) or one 128-bit vector --------------- */
 template <typename T, int W, bool LAST>
@@ -265,7 +269,7 @@ template <typename T, int W>
 static void softmax_fwd_launch(const kb_problem *p, const kb_tensors *t, const fused_cfg *c,
                                cudaStream_t s)
 {
-    constexpr int UMAX = (W == 1 ? FUSED_TILE_ELEMS_RW1 : FUSED_TILE_ELEMS) / W;
+    constexpr int UMAX = (W == 1 ? FUSED_TILE_ELEMS_SCALAR_RW : FUSED_TILE_ELEMS) / W;
     fused_with_u<UMAX>(fused_vectors(c, W, UMAX), [&](auto uc) {
         softmax_fwd_kernel<T, W, decltype(uc)::value><<<fused_grid(p->M), c->threads, 0, s>>>(
             (const T *)t->x, (T *)t->out, p->M, p->N);
@@ -290,7 +294,7 @@ template <typename T, int W>
 static void softmax_bwd_launch(const kb_problem *p, const kb_tensors *t, const fused_cfg *c,
                                cudaStream_t s)
 {
-    constexpr int UMAX = FUSED_TILE_ELEMS_RW2 / W; /* two input streams */
+    constexpr int UMAX = FUSED_TILE_ELEMS_TWO_IN / W; /* two input streams */
     fused_with_u<UMAX>(fused_vectors(c, W, UMAX), [&](auto uc) {
         softmax_bwd_kernel<T, W, decltype(uc)::value><<<fused_grid(p->M), c->threads, 0, s>>>(
             (const T *)t->y, (const T *)t->dy, (T *)t->out, p->M, p->N);

@@ -233,7 +233,8 @@ START_TEST(write_format_exact)
                      "softmax_forward,eager,bf16,32768,4096,0.1234,2175.3,0.004,57,0.1,,"
                      "2025-01-01T00:00:00Z,0.1.0\n");
     free(text);
-    ck_assert(!kbt_exists(strcat(path, ".tmp")));
+    snprintf(path + strlen(path), 64, ".%ld.tmp", (long)getpid());
+    ck_assert(!kbt_exists(path));
     kb_baseline_free(&b);
     kbt_rm_rf(dir);
 }
@@ -301,7 +302,7 @@ START_TEST(write_failure_leaves_original)
     char dir[4096], path[4200], tmp[4400];
     kbt_tmpdir(dir);
     snprintf(path, sizeof path, "%s/gpu.csv", dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     const char *original = "original contents\n";
     kbt_write(path, original);
 
@@ -314,7 +315,7 @@ START_TEST(write_failure_leaves_original)
     /* The temp file cannot be created: a directory is in its place. */
     ck_assert_int_eq(mkdir(tmp, 0700), 0);
     ck_assert_int_eq(kb_baseline_write(path, &b, &e), KB_ERR_IO);
-    ck_assert_msg(strstr(e.msg, "gpu.csv.tmp") != NULL, "%s", e.msg);
+    ck_assert_msg(strstr(e.msg, tmp) != NULL, "%s", e.msg);
     char *text = kbt_read(path, NULL);
     ck_assert_str_eq(text, original);
     free(text);
@@ -327,7 +328,7 @@ START_TEST(write_failure_leaves_original)
     ck_assert_int_eq(mkdir(blocker, 0700), 0);
     kbt_write(inner, "x");
     ck_assert_int_eq(kb_baseline_write(blocker, &b, &e), KB_ERR_IO);
-    snprintf(tmp, sizeof tmp, "%s.tmp", blocker);
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", blocker, (long)getpid());
     ck_assert(!kbt_exists(tmp));
     ck_assert(kbt_exists(inner));
 

@@ -259,7 +259,7 @@ START_TEST(write_failure_leaves_original)
     char dir[4096], path[4200], tmp[4400];
     kbt_tmpdir(dir);
     snprintf(path, sizeof path, "%s/out.json", dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     kbt_write(path, "old");
     ck_assert_int_eq(mkdir(tmp, 0700), 0);
     kb_results r;

@@ -1,0 +1,331 @@
+/* Row machinery of the tuned kernels: how a row is cut into 16-byte slots,
+ * slot loads/stores that stay correct for any N, group / CTA / cluster
+ * reductions, and the cluster launch.
+ *
+ * Slots and edges. A row of N elements starting at flat index row*N is cut
+ * into "interior" slots: 16-byte aligned runs of V = 16/sizeof(T) elements,
+ * each one 128-bit access, and "edge" elements: the < V elements before the
+ * first aligned address (when N*sizeof(T) % 16 != 0 rows start misaligned)
+ * and the < V after the last full slot, accessed one by one. Keeping the
+ * edges out of the slot path keeps the hot loops free of per-element
+ * branches (and registers). Requires the tensor base pointers to be 16-byte
+ * aligned (kb_aligned16); the kernels run V = 1 instantiations otherwise.
+ *
+ * Groups. tpr threads (a power of two, 4..1024) work on one row; a CTA holds
+ * rows such groups; a cluster of cs CTAs splits each of its rows into cs
+ * contiguous chunks, and partial results are exchanged through distributed
+ * shared memory (each CTA pushes its partial into every peer's shared
+ * memory, then one cluster barrier), so x is read from HBM once. */
+#ifndef KB_ROWS_CUH
+#define KB_ROWS_CUH
+
+#include <cooperative_groups.h>
+
+#include "kb_cuda.cuh"
+
+#define KB_LOG2E 1.4426950408889634f
+#define KB_MAX_TPR 1024
+#define KB_MAX_ROWS 32
+#define KB_MAX_CLUSTER 16
+
+/* Slots [begin, end) of a row's interior handled by one CTA of a split. */
+struct kb_chunk {
+    int64_t begin, end;
+};
+__device__ __forceinline__ kb_chunk kb_split(int64_t nslots, int parts, int part, int tpr)
+{
+    const int64_t per = kb_cdiv(kb_cdiv(nslots, parts), tpr) * tpr;
+    const int64_t b = part * per;
+    return kb_chunk{b < nslots ? b : nslots, b + per < nslots ? b + per : nslots};
+}
+
+/* ---- slots and edges --------------------------------------------------- */
+struct kb_rowgeo {
+    int64_t first; /* flat index of interior slot 0's first element (aligned) */
+    int64_t n;     /* elements in the row; 0 for a row past M                  */
+    int64_t nfull; /* full interior slots                                      */
+    int64_t e1;    /* first tail edge element (row-relative)                   */
+    int e0;        /* head edge elements [0, e0)                               */
+    int nedge;     /* e0 + (n - e1) < 2V                                       */
+};
+
+template <int V> __device__ __forceinline__ kb_rowgeo kb_row_geo(int64_t row, int64_t N, bool live)
+{
+    kb_rowgeo g;
+    const int64_t start = live ? row * N : 0;
+    g.n = live ? N : 0;
+    const int a = (int)(start % V);
+    g.e0 = a ? (int)(V - a < g.n ? V - a : g.n) : 0;
+    g.nfull = (g.n - g.e0) / V;
+    g.e1 = g.e0 + g.nfull * V;
+    g.first = start + g.e0;
+    g.nedge = (int)(g.e0 + (g.n - g.e1));
+    return g;
+}
+
+/* Row-relative index of edge element i < nedge. */
+__device__ __forceinline__ int64_t kb_edge_elem(const kb_rowgeo &g, int i)
+{
+    return i < g.e0 ? i : g.e1 + (i - g.e0);
+}
+
+/* Full slots a row of N elements can have, over all misalignments. */
+static inline __host__ __device__ int64_t kb_max_slots(int64_t N, int V) { return N / V; }
+/* Edge elements held per thread by the register kernels: 2(V-1) <= 14
+ * elements over >= 4 threads. */
+#define KB_EDGE_PER_THREAD 4
+
+template <int B> struct kb_word;
+template <> struct kb_word<16> { typedef uint4 t; };
+template <> struct kb_word<8> { typedef uint2 t; };
+template <> struct kb_word<4> { typedef unsigned int t; };
+template <> struct kb_word<2> { typedef unsigned short t; };
+
+template <typename T, int V> struct alignas(V * sizeof(T)) kb_pack {
+    T v[V];
+};
+
+enum kb_cache { KB_LD_KEEP, KB_LD_STREAM };
+
+template <typename T, int V, kb_cache C>
+__device__ __forceinline__ kb_pack<T, V> kb_ld_pack(const T *p)
+{
+    typedef typename kb_word<V * sizeof(T)>::t W;
+    kb_pack<T, V> r;
+    const W *w = reinterpret_cast<const W *>(p);
+    *reinterpret_cast<W *>(&r) = C == KB_LD_STREAM ? __ldcs(w) : __ldg(w);
+    return r;
+}
+
+template <typename T, int V> __device__ __forceinline__ void kb_st_pack(T *p, const kb_pack<T, V> &v)
+{
+    typedef typename kb_word<V * sizeof(T)>::t W;
+    __stcs(reinterpret_cast<W *>(p), *reinterpret_cast<const W *>(&v));
+}
+
+template <typename T, kb_cache C> __device__ __forceinline__ T kb_ld1(const T *p)
+{
+    return C == KB_LD_STREAM ? __ldcs(p) : __ldg(p);
+}
+
+/* Interior slot j as fp32, or fill when j is past the last full slot. */
+template <typename T, int V, kb_cache C>
+__device__ __forceinline__ void kb_slot_load(const T *__restrict__ base, const kb_rowgeo &g,
+                                             int64_t j, float (&f)[V], float fill)
+{
+    if (j < g.nfull) {
+        const kb_pack<T, V> r = kb_ld_pack<T, V, C>(base + g.first + j * V);
+#pragma unroll
+        for (int k = 0; k < V; k++) f[k] = kb_to_float(r.v[k]);
+    } else {
+#pragma unroll
+        for (int k = 0; k < V; k++) f[k] = fill;
+    }
+}
+
+/* Interior slot j raw (storage dtype); zeros past the last full slot. */
+template <typename T, int V, kb_cache C>
+__device__ __forceinline__ kb_pack<T, V> kb_slot_load_raw(const T *__restrict__ base,
+                                                          const kb_rowgeo &g, int64_t j)
+{
+    if (j < g.nfull) return kb_ld_pack<T, V, C>(base + g.first + j * V);
+    kb_pack<T, V> r;
+#pragma unroll
+    for (int k = 0; k < V; k++) r.v[k] = kb_from_float<T>(0.f);
+    return r;
+}
+
+/* Interior slot j (must be < nfull), written once: streaming store. */
+template <typename T, int V>
+__device__ __forceinline__ void kb_slot_store(T *__restrict__ base, const kb_rowgeo &g, int64_t j,
+                                              const float (&f)[V])
+{
+    kb_pack<T, V> r;
+#pragma unroll
+    for (int k = 0; k < V; k++) r.v[k] = kb_from_float<T>(f[k]);
+    kb_st_pack<T, V>(base + g.first + j * V, r);
+}
+
+/* Edge element i as fp32, or fill when i >= nedge. */
+template <typename T, kb_cache C>
+__device__ __forceinline__ float kb_edge_load(const T *__restrict__ base, int64_t row_start,
+                                              const kb_rowgeo &g, int i, float fill)
+{
+    return i < g.nedge ? kb_to_float(kb_ld1<T, C>(base + row_start + kb_edge_elem(g, i))) : fill;
+}
+
+static inline bool kb_aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
+
+/* ---- partial results and how they combine ---------------------------------
+ * Every combine is commutative bit for bit (max, and a sum of two products),
+ * so butterfly shuffles leave all lanes with identical values and every CTA
+ * of a cluster, combining the same partials in rank order, gets the same. */
+struct kb_ms {
+    float m, s; /* running max, sum of exp(x - m) */
+};
+struct kb_mst {
+    float m, s, t; /* + the target logit (0 where not seen) */
+};
+
+__device__ __forceinline__ float kb_rescale(float m_part, float m)
+{
+    return m_part == -INFINITY ? 0.f : exp2f((m_part - m) * KB_LOG2E);
+}
+
+__device__ __forceinline__ float kb_combine(float a, float b) { return a + b; }
+__device__ __forceinline__ kb_ms kb_combine(kb_ms a, kb_ms b)
+{
+    const float m = fmaxf(a.m, b.m);
+    return kb_ms{m, a.s * kb_rescale(a.m, m) + b.s * kb_rescale(b.m, m)};
+}
+__device__ __forceinline__ kb_mst kb_combine(kb_mst a, kb_mst b)
+{
+    const float m = fmaxf(a.m, b.m);
+    return kb_mst{m, a.s * kb_rescale(a.m, m) + b.s * kb_rescale(b.m, m), a.t + b.t};
+}
+
+__device__ __forceinline__ float kb_shfl_xor(float v, int o)
+{
+    return __shfl_xor_sync(0xffffffffu, v, o);
+}
+__device__ __forceinline__ kb_ms kb_shfl_xor(kb_ms v, int o)
+{
+    return kb_ms{kb_shfl_xor(v.m, o), kb_shfl_xor(v.s, o)};
+}
+__device__ __forceinline__ kb_mst kb_shfl_xor(kb_mst v, int o)
+{
+    return kb_mst{kb_shfl_xor(v.m, o), kb_shfl_xor(v.s, o), kb_shfl_xor(v.t, o)};
+}
+
+/* Reduce over the tpr threads of row group g; every thread gets the result.
+ * Groups are aligned to tpr, so xor offsets below tpr stay inside a group.
+ * red: shared, blockDim/32 entries. All threads of the block must call it
+ * (it may contain __syncthreads). */
+template <typename P>
+__device__ __forceinline__ P kb_group_reduce(P v, int tpr, int g, P *red)
+{
+    const int w = tpr < 32 ? tpr : 32;
+    for (int o = w >> 1; o > 0; o >>= 1) v = kb_combine(v, kb_shfl_xor(v, o));
+    if (tpr > 32) {
+        const int nw = tpr >> 5, wig = (threadIdx.x & (tpr - 1)) >> 5;
+        if ((threadIdx.x & 31) == 0) red[g * nw + wig] = v;
+        __syncthreads();
+        v = red[g * nw];
+        for (int i = 1; i < nw; i++) v = kb_combine(v, red[g * nw + i]);
+    }
+    return v;
+}
+
+/* ---- clusters ------------------------------------------------------------- */
+/* Split arrive/wait: a CTA arrives as it starts and waits just before its
+ * first remote store, which is when every peer must be running; the loads
+ * in between hide the barrier. */
+__device__ __forceinline__ void kb_cluster_arrive_relaxed()
+{
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void kb_cluster_arrive_release()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void kb_cluster_wait()
+{
+    asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
+/* Combine v over the cs CTAs of the cluster for row group g. part: shared,
+ * KB_MAX_ROWS * KB_MAX_CLUSTER entries. The caller did
+ * kb_cluster_arrive_relaxed() at kernel start; every thread of every CTA
+ * must call this exactly once. No remote access follows the final wait, so
+ * CTAs may exit right after. */
+template <typename P>
+__device__ __forceinline__ P kb_cluster_reduce(P v, int cs, int rank, int g, int t, int tpr, P *part)
+{
+    cooperative_groups::cluster_group cl = cooperative_groups::this_cluster();
+    kb_cluster_wait();
+    for (int peer = t; peer < cs; peer += tpr) *cl.map_shared_rank(&part[g * cs + rank], peer) = v;
+    kb_cluster_arrive_release();
+    kb_cluster_wait();
+    P r = part[g * cs];
+    for (int i = 1; i < cs; i++) r = kb_combine(r, part[g * cs + i]);
+    return r;
+}
+
+/* ---- launch ---------------------------------------------------------------- */
+template <typename... KArgs, typename... Args>
+static cudaError_t kb_launch_rows(void (*kernel)(KArgs...), int64_t grid, int block, int cs,
+                                  cudaStream_t s, Args... args)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)grid, 1, 1);
+    cfg.blockDim = dim3((unsigned)block, 1, 1);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = s;
+    cudaLaunchAttribute at[1];
+    if (cs > 1) {
+        if (cs > 8) {
+            cudaError_t rc =
+                cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+            if (rc != cudaSuccess) return rc;
+        }
+        at[0].id = cudaLaunchAttributeClusterDimension;
+        at[0].val.clusterDim.x = (unsigned)cs;
+        at[0].val.clusterDim.y = 1;
+        at[0].val.clusterDim.z = 1;
+        cfg.attrs = at;
+        cfg.numAttrs = 1;
+    }
+    return cudaLaunchKernelEx(&cfg, kernel, args...);
+}
+
+/* 1 if kernel can run blocks of `block` threads in clusters of cs (registers,
+ * shared memory, cluster scheduling on this GPU). Host queries only. */
+template <typename... KArgs>
+static int kb_launchable(void (*kernel)(KArgs...), int block, int cs)
+{
+    cudaFuncAttributes fa;
+    if (cudaFuncGetAttributes(&fa, kernel) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (block > fa.maxThreadsPerBlock) return 0;
+    if (cs <= 1) return 1;
+    if (cs > 8 &&
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
+            cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)cs, 1, 1);
+    cfg.blockDim = dim3((unsigned)block, 1, 1);
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = (unsigned)cs;
+    at[0].val.clusterDim.y = 1;
+    at[0].val.clusterDim.z = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    int n = 0;
+    if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n > 0;
+}
+
+static inline int kb_log2i(int v)
+{
+    int l = 0;
+    while ((1 << l) < v) l++;
+    return l;
+}
+
+static inline int64_t kb_pow2_ceil(int64_t v)
+{
+    int64_t p = 1;
+    while (p < v) p <<= 1;
+    return p;
+}
+
+#endif

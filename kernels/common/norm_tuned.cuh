@@ -1,0 +1,1090 @@
+/* Tuned RMSNorm / LayerNorm kernels, shared by kernels/rmsnorm/tuned.cu and
+ * kernels/layernorm/tuned.cu (LN = true adds the centring: mean, mean(g)).
+ * Each .cu file instantiates these templates for its op and wires the
+ * kb_tune_space; this header holds the kernels, their launch code and the
+ * heuristic/valid/workspace functions of the two search spaces.
+ *
+ * Launch parameters (the search space):
+ *   threads  tpr: threads per row inside one CTA (1..1024, power of two)
+ *   rows     R: rows per CTA processed side by side (blockDim = (tpr, R));
+ *            tpr * R is a multiple of 32 and at most 1024
+ *   cluster  CL: CTAs per row (sm_90 thread-block cluster, 1..16); CL > 1
+ *            needs R == 1; 16 is a non-portable size
+ *   occ      (backward) CTAs per SM the persistent grid may use (capped by
+ *            what the occupancy calculator allows)
+ *   reload   0: row held in registers; 1: fallback that re-reads the row
+ *            (one CTA of `threads` per row; rows and cluster must be 1)
+ * The register kernels are compiled per NV, the number of 16-byte vectors a
+ * thread keeps per tensor; NV is derived from (N, tpr, CL), never tuned
+ * directly: NV = smallest instantiated value >= ceil(N / (tpr*CL*VEC)),
+ * VEC = 16 / sizeof(T). Instantiated: forward 1,2,3,4,6,8,12,16, backward
+ * 1,2,3,4,6,8 (x and dy both live in registers there).
+ *
+ * Element layout: a row is cut into packs of W elements, W = VEC (one
+ * 128-bit access) when N % VEC == 0 and every base pointer is 16-byte
+ * aligned, else W = 1 (scalar accesses, same registers: NV*VEC packs of one
+ * element). Thread t of CTA rank r in its cluster owns packs
+ * i*(tpr*CL) + r*tpr + t, i < NP: consecutive threads touch consecutive
+ * 16-byte vectors (coalesced) and a thread owns the same columns on every
+ * row, which the backward's dw accumulators rely on.
+ *
+ * Row reductions (all threads end with bitwise-identical sums, so every
+ * CTA of a cluster computes the same statistics): butterfly shuffles over
+ * min(tpr, 32) lanes; tpr > 32: lane 0 of each warp writes its sum to shared
+ * memory, __syncthreads, each warp re-reduces the row's warp sums; CL > 1:
+ * thread 0 writes the CTA sum to its shared memory, cluster.sync(), lane l
+ * of every warp reads CTA l's sum through distributed shared memory
+ * (map_shared_rank) and the warp re-reduces. Shared buffers alternate by
+ * round parity: a buffer is rewritten two rounds later, after a barrier
+ * every reader of the previous use has passed. A cluster kernel ends with
+ * cluster.sync() so no CTA exits while a peer may read its shared memory.
+ *
+ * Forward (fwd_reg): one CTA (or cluster) per group of R rows, grid-stride.
+ * The row is loaded once (streaming __ldcs), converted to fp32 and kept in
+ * registers; RMS: sum of squares -> rstd = 1/sqrt(ss/N + eps); LN: mean,
+ * then the centred sum of squares from registers (exact two-pass), both
+ * reductions in registers; y = (x - mean) * rstd * w written with __stcs.
+ * w is fp32, read with 128-bit __ldg (stays in L1/L2).
+ *
+ * Backward (bwd_reg + dw_reduce): persistent grid of S slots (CTAs, or
+ * clusters when CL > 1), S = min(row groups, SMs x occupancy), each slot
+ * owning a contiguous range of row groups. Per row: x and dy raw 128-bit
+ * packs in registers, w re-read from L1, rstd (and mean) from the saved
+ * fp32 statistics; one reduction of sum(g*xh) (and sum(g) for LN), then
+ * dx = rstd * (g - mean(g) - xh * mean(g*xh)) streamed out. dy*xh is
+ * accumulated per owned column in fp32 registers across all rows of the
+ * slot; at the end the R row-slots of a CTA are summed in order through
+ * shared memory (N floats) and the slot writes its partial row ws[slot, :]
+ * (with a cluster each CTA writes its own column slice). dw_reduce then sums
+ * the S partials of each column in a fixed order (launched with programmatic
+ * dependent launch so its launch latency hides under the main kernel): same
+ * bits on every run, no atomics.
+ *
+ * Fallback (reload = 1, any N): forward re-reads the row from L2 per pass
+ * (RMS 2, LN 3 passes); backward computes dx per row in two passes and dw in
+ * a separate column-tiled kernel (x and dy read again) whose partials over
+ * 256-row chunks go through the same dw_reduce.
+ *
+ * Limits: register kernels need N <= tpr*CL*NV*VEC (about 786K elements at
+ * CL=16, 512 threads, NV=12 forward; 262K..524K backward); valid() also asks
+ * the runtime whether the block fits the kernel's registers, the kernel
+ * does not spill (localSizeBytes == 0) and a cluster is schedulable. Any
+ * M >= 1, N >= 1; 64-bit row offsets; N < 2^31 in the register kernels.
+ * sm_90 only (clusters, griddepcontrol). */
+#ifndef KB_NORM_TUNED_CUH
+#define KB_NORM_TUNED_CUH
+
+#include <cooperative_groups.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <type_traits>
+
+#include "kb_cuda.cuh"
+#include "tuner.h"
+
+namespace {
+namespace cg = cooperative_groups;
+
+/* ---- parameters ------------------------------------------------------------ */
+enum { P_THREADS = 0, P_ROWS, P_CLUSTER, P_FWD_RELOAD, P_BWD_OCC = 3, P_BWD_RELOAD = 4 };
+
+#define NT_THREADS_CHOICES {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}
+#define NT_ROWS_CHOICES {1, 2, 4, 8, 16, 32, 64, 128}
+#define NT_CLUSTER_CHOICES {1, 2, 4, 8, 16}
+#define NT_OCC_CHOICES {1, 2, 3, 4, 6, 8, 12, 16, 32}
+
+/* kb_tune_space initialisers for the .cu files. */
+#define KB_NORM_FWD_SPACE(opname, ln)                                                    \
+    {opname, 4, {"threads", "rows", "cluster", "reload"}, {11, 8, 5, 2},                  \
+     {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, {0, 1}},                   \
+     nt_fwd_heuristic<ln>, nt_fwd_valid<ln>, nullptr, nt_fwd_launch<ln>}
+#define KB_NORM_BWD_SPACE(opname, ln)                                                    \
+    {opname, 5, {"threads", "rows", "cluster", "occ", "reload"}, {11, 8, 5, 9, 2},        \
+     {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, NT_OCC_CHOICES, {0, 1}},   \
+     nt_bwd_heuristic<ln>, nt_bwd_valid<ln>, nt_bwd_workspace<ln>, nt_bwd_launch<ln>}
+
+constexpr int kFwdNV[] = {1, 2, 3, 4, 6, 8, 12, 16};
+constexpr int kBwdNV[] = {1, 2, 3, 4, 6, 8};
+constexpr int kMaxCluster = 16;
+constexpr int kReduceRows = 16;  /* dw_reduce: slot strides per column tile */
+constexpr int kColsRows = 256;   /* dw_cols (fallback): rows per partial    */
+
+template <typename T> constexpr int vec_of() { return (int)(16 / sizeof(T)); }
+
+/* ---- device helpers --------------------------------------------------------- */
+/* A pack as it sits in registers: one uint4 (W = VEC: 8 bf16/fp16 or 4
+ * fp32), or a single element (W = 1). Rows stay in this raw form (half the
+ * registers of fp32 for 16-bit types) and are converted when used. */
+template <typename T, int W>
+using raw_t = typename std::conditional<W * sizeof(T) == 16, uint4, T>::type;
+
+template <typename T, int W> __device__ __forceinline__ raw_t<T, W> raw_zero()
+{
+    if constexpr (W * sizeof(T) == 16) return make_uint4(0u, 0u, 0u, 0u);
+    else return kb_from_float<T>(0.f);
+}
+
+/* Streaming (read-once) load. */
+template <typename T, int W> __device__ __forceinline__ raw_t<T, W> ld_cs(const T *p)
+{
+    if constexpr (W * sizeof(T) == 16) return __ldcs(reinterpret_cast<const uint4 *>(p));
+    else return __ldcs(p);
+}
+
+/* Cached load: the fallback reads a row more than once. */
+template <typename T, int W> __device__ __forceinline__ raw_t<T, W> ld_g(const T *p)
+{
+    if constexpr (W * sizeof(T) == 16) return __ldg(reinterpret_cast<const uint4 *>(p));
+    else return __ldg(p);
+}
+
+template <typename T, int W> __device__ __forceinline__ void st_cs(T *p, const raw_t<T, W> &v)
+{
+    if constexpr (W * sizeof(T) == 16) __stcs(reinterpret_cast<uint4 *>(p), v);
+    else __stcs(p, v);
+}
+
+/* Two 16-bit values of one 32-bit word <-> fp32 (low half = lower address). */
+template <typename T> __device__ __forceinline__ void unpack2(uint32_t u, float &lo, float &hi)
+{
+    if constexpr (std::is_same<T, kb_bf16>::value) {
+        lo = __uint_as_float(u << 16);
+        hi = __uint_as_float(u & 0xffff0000u);
+    } else {
+        __half2 h;
+        memcpy(&h, &u, 4);
+        const float2 f = __half22float2(h);
+        lo = f.x;
+        hi = f.y;
+    }
+}
+
+template <typename T> __device__ __forceinline__ uint32_t pack2(float lo, float hi)
+{
+    uint32_t u;
+    if constexpr (std::is_same<T, kb_bf16>::value) {
+        const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+        memcpy(&u, &h, 4);
+    } else {
+        const __half2 h = __floats2half2_rn(lo, hi);
+        memcpy(&u, &h, 4);
+    }
+    return u;
+}
+
+template <typename T, int W>
+__device__ __forceinline__ void unpack(const raw_t<T, W> &r, float (&f)[W])
+{
+    if constexpr (W == 1) {
+        f[0] = kb_to_float(r);
+    } else if constexpr (std::is_same<T, float>::value) {
+        f[0] = __uint_as_float(r.x);
+        f[1] = __uint_as_float(r.y);
+        f[2] = __uint_as_float(r.z);
+        f[3] = __uint_as_float(r.w);
+    } else {
+        unpack2<T>(r.x, f[0], f[1]);
+        unpack2<T>(r.y, f[2], f[3]);
+        unpack2<T>(r.z, f[4], f[5]);
+        unpack2<T>(r.w, f[6], f[7]);
+    }
+}
+
+template <typename T, int W> __device__ __forceinline__ raw_t<T, W> repack(const float (&f)[W])
+{
+    if constexpr (W == 1) {
+        return kb_from_float<T>(f[0]);
+    } else if constexpr (std::is_same<T, float>::value) {
+        return make_uint4(__float_as_uint(f[0]), __float_as_uint(f[1]), __float_as_uint(f[2]),
+                          __float_as_uint(f[3]));
+    } else {
+        return make_uint4(pack2<T>(f[0], f[1]), pack2<T>(f[2], f[3]), pack2<T>(f[4], f[5]),
+                          pack2<T>(f[6], f[7]));
+    }
+}
+
+/* W fp32 values of w (or of a dw partial row) at p: float4 accesses when
+ * W % 4 == 0 (p is then 16-byte aligned, see the layout above). */
+template <int W> __device__ __forceinline__ void ld_w(const float *p, float (&o)[W])
+{
+    if constexpr (W % 4 == 0) {
+#pragma unroll
+        for (int q = 0; q < W / 4; q++) {
+            const float4 f = __ldg(reinterpret_cast<const float4 *>(p) + q);
+            o[4 * q] = f.x;
+            o[4 * q + 1] = f.y;
+            o[4 * q + 2] = f.z;
+            o[4 * q + 3] = f.w;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < W; j++) o[j] = __ldg(p + j);
+    }
+}
+
+template <int W> __device__ __forceinline__ void st_f(float *p, const float (&v)[W])
+{
+    if constexpr (W % 4 == 0) {
+#pragma unroll
+        for (int q = 0; q < W / 4; q++)
+            reinterpret_cast<float4 *>(p)[q] =
+                make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
+    } else {
+#pragma unroll
+        for (int j = 0; j < W; j++) p[j] = v[j];
+    }
+}
+
+__device__ __forceinline__ void pdl_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void pdl_trigger()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ float butterfly(float v, int width)
+{
+    for (int o = width >> 1; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* Sum of v over the tpr threads of this row (and the CL CTAs of the
+ * cluster); every participating thread receives the same bits. All threads
+ * of the CTA (cluster) must call it the same number of times. wbuf holds
+ * 2*32*V floats, cbuf 2*V, both __shared__. */
+template <int V>
+__device__ __forceinline__ void row_allreduce(float (&v)[V], int tpr, int cl, float *wbuf,
+                                              float *cbuf, int &parity)
+{
+#pragma unroll
+    for (int k = 0; k < V; k++) v[k] = butterfly(v[k], tpr < 32 ? tpr : 32);
+    const int lin = (int)(threadIdx.y * blockDim.x + threadIdx.x), lane = lin & 31;
+    if (tpr > 32) {
+        const int nw = tpr >> 5, first = (int)threadIdx.y * nw;
+        float *b = wbuf + parity * 32 * V;
+        if (lane == 0)
+#pragma unroll
+            for (int k = 0; k < V; k++) b[(lin >> 5) * V + k] = v[k];
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < V; k++)
+            v[k] = butterfly(lane < nw ? b[(first + lane) * V + k] : 0.f, 32);
+    }
+    if (cl > 1) {
+        cg::cluster_group cluster = cg::this_cluster();
+        float *b = cbuf + parity * V;
+        if (lin == 0)
+#pragma unroll
+            for (int k = 0; k < V; k++) b[k] = v[k];
+        cluster.sync();
+        const float *peer = cluster.map_shared_rank(b, lane < cl ? lane : 0);
+#pragma unroll
+        for (int k = 0; k < V; k++) v[k] = butterfly(lane < cl ? peer[k] : 0.f, 32);
+    }
+    parity ^= 1;
+}
+
+/* Where this thread's packs sit in a row: pack i at element gt*W + i*stride,
+ * for i < mine (0 when the thread's first pack is past the row). */
+struct lane_map {
+    int tpr, cl, gt, stride, mine;
+    __device__ __forceinline__ lane_map(int64_t N, int W, int cl_)
+    {
+        tpr = (int)blockDim.x;
+        cl = cl_;
+        const int rank = cl > 1 ? (int)cg::this_cluster().block_rank() : 0;
+        const int G = tpr * cl, npk = (int)(N / W);
+        gt = rank * tpr + (int)threadIdx.x;
+        stride = G * W;
+        mine = gt < npk ? (npk - 1 - gt) / G + 1 : 0;
+    }
+};
+
+/* ---- forward ------------------------------------------------------------------ */
+struct fwd_args {
+    const void *x;
+    const float *w;
+    void *y;
+    int64_t M, N, ngroups; /* ngroups = ceil(M / R) (register kernel), M (fallback) */
+    int cl;
+};
+
+template <typename T, bool LN, int NV, bool VEC> __global__ void fwd_reg(const fwd_args a)
+{
+    constexpr int W = VEC ? vec_of<T>() : 1;
+    constexpr int NP = VEC ? NV : NV * vec_of<T>();
+    __shared__ float wbuf[2 * 32], cbuf[2];
+    const lane_map lm(a.N, W, a.cl);
+    const float n = (float)a.N;
+    const float *wb = a.w + lm.gt * W;
+    int parity = 0;
+    for (int64_t g = blockIdx.x / lm.cl; g < a.ngroups; g += gridDim.x / lm.cl) {
+        const int64_t row = g * blockDim.y + threadIdx.y;
+        const int cnt = row < a.M ? lm.mine : 0;
+        const int64_t off = (row < a.M ? row : 0) * a.N + lm.gt * W;
+        const T *xb = static_cast<const T *>(a.x) + off;
+        raw_t<T, W> xr[NP];
+#pragma unroll
+        for (int i = 0; i < NP; i++)
+            xr[i] = i < cnt ? ld_cs<T, W>(xb + i * lm.stride) : raw_zero<T, W>();
+        float mean = 0.f, s[1] = {0.f};
+        if constexpr (LN) {
+#pragma unroll
+            for (int i = 0; i < NP; i++) {
+                float f[W];
+                unpack<T, W>(xr[i], f);
+#pragma unroll
+                for (int j = 0; j < W; j++) s[0] += f[j];
+            }
+            row_allreduce<1>(s, lm.tpr, lm.cl, wbuf, cbuf, parity);
+            mean = s[0] / n;
+            s[0] = 0.f;
+#pragma unroll
+            for (int i = 0; i < NP; i++) {
+                float f[W];
+                unpack<T, W>(xr[i], f);
+                if (i < cnt)
+#pragma unroll
+                    for (int j = 0; j < W; j++) s[0] += (f[j] - mean) * (f[j] - mean);
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < NP; i++) {
+                float f[W];
+                unpack<T, W>(xr[i], f);
+#pragma unroll
+                for (int j = 0; j < W; j++) s[0] += f[j] * f[j];
+            }
+        }
+        row_allreduce<1>(s, lm.tpr, lm.cl, wbuf, cbuf, parity);
+        const float rstd = 1.f / sqrtf(s[0] / n + KB_NORM_EPS);
+        T *yb = static_cast<T *>(a.y) + off;
+#pragma unroll
+        for (int i = 0; i < NP; i++)
+            if (i < cnt) {
+                float f[W], wv[W];
+                unpack<T, W>(xr[i], f);
+                ld_w<W>(wb + i * lm.stride, wv);
+#pragma unroll
+                for (int j = 0; j < W; j++) f[j] = (f[j] - mean) * rstd * wv[j];
+                st_cs<T, W>(yb + i * lm.stride, repack<T, W>(f));
+            }
+    }
+    if (lm.cl > 1) cg::this_cluster().sync();
+}
+
+/* Fallback: one CTA per row, the row re-read per pass (L2 for rows that fit). */
+template <typename T, bool LN, int W> __global__ void fwd_loop(const fwd_args a)
+{
+    __shared__ float wbuf[2 * 32], cbuf[2];
+    const int tpr = (int)blockDim.x;
+    const int64_t npk = a.N / W;
+    const float n = (float)a.N;
+    int parity = 0;
+    for (int64_t row = blockIdx.x; row < a.M; row += gridDim.x) {
+        const T *xr = static_cast<const T *>(a.x) + row * a.N;
+        float mean = 0.f, s[1] = {0.f}, f[W];
+        for (int64_t pk = threadIdx.x; pk < npk; pk += tpr) {
+            unpack<T, W>(ld_g<T, W>(xr + pk * W), f);
+#pragma unroll
+            for (int j = 0; j < W; j++) s[0] += LN ? f[j] : f[j] * f[j];
+        }
+        row_allreduce<1>(s, tpr, 1, wbuf, cbuf, parity);
+        if constexpr (LN) {
+            mean = s[0] / n;
+            s[0] = 0.f;
+            for (int64_t pk = threadIdx.x; pk < npk; pk += tpr) {
+                unpack<T, W>(ld_g<T, W>(xr + pk * W), f);
+#pragma unroll
+                for (int j = 0; j < W; j++) s[0] += (f[j] - mean) * (f[j] - mean);
+            }
+            row_allreduce<1>(s, tpr, 1, wbuf, cbuf, parity);
+        }
+        const float rstd = 1.f / sqrtf(s[0] / n + KB_NORM_EPS);
+        T *yr = static_cast<T *>(a.y) + row * a.N;
+        for (int64_t pk = threadIdx.x; pk < npk; pk += tpr) {
+            float wv[W];
+            unpack<T, W>(ld_g<T, W>(xr + pk * W), f);
+            ld_w<W>(a.w + pk * W, wv);
+#pragma unroll
+            for (int j = 0; j < W; j++) f[j] = (f[j] - mean) * rstd * wv[j];
+            st_cs<T, W>(yr + pk * W, repack<T, W>(f));
+        }
+    }
+}
+
+/* ---- backward ------------------------------------------------------------------ */
+struct bwd_args {
+    const void *x, *dy;
+    const float *w, *mean, *rstd;
+    void *dx;
+    float *ws;
+    int64_t M, N, ngroups, nslots;
+    int cl;
+};
+
+/* Per element: xh, g, and the row sums s[0] += g*xh, s[1] += g (LN). */
+template <bool LN> struct bwd_math {
+    float mu, rs;
+    __device__ __forceinline__ float xh(float x) const { return (x - mu) * rs; }
+    __device__ __forceinline__ float dx(float x, float d, float w, float mg, float mgx) const
+    {
+        return rs * (d * w - mg - xh(x) * mgx);
+    }
+};
+
+template <typename T, bool LN, int NV, bool VEC> __global__ void bwd_reg(const bwd_args a)
+{
+    constexpr int W = VEC ? vec_of<T>() : 1;
+    constexpr int NP = VEC ? NV : NV * vec_of<T>();
+    constexpr int V = LN ? 2 : 1;
+    extern __shared__ float comb[]; /* N floats when R > 1 */
+    __shared__ float wbuf[2 * 32 * V], cbuf[2 * V];
+    pdl_trigger(); /* dw_reduce may be scheduled; it waits for our completion */
+    const lane_map lm(a.N, W, a.cl);
+    const float n = (float)a.N;
+    const float *wb = a.w + lm.gt * W;
+    const int64_t slot = blockIdx.x / lm.cl;
+    const int64_t g0 = slot * a.ngroups / a.nslots, g1 = (slot + 1) * a.ngroups / a.nslots;
+    int parity = 0;
+    float acc[NP][W];
+#pragma unroll
+    for (int i = 0; i < NP; i++)
+#pragma unroll
+        for (int j = 0; j < W; j++) acc[i][j] = 0.f;
+
+    for (int64_t g = g0; g < g1; g++) {
+        const int64_t row = g * blockDim.y + threadIdx.y;
+        const bool ok = row < a.M;
+        const int cnt = ok ? lm.mine : 0;
+        const int64_t off = (ok ? row : 0) * a.N + lm.gt * W;
+        const T *xb = static_cast<const T *>(a.x) + off;
+        const T *db = static_cast<const T *>(a.dy) + off;
+        raw_t<T, W> xr[NP], dr[NP];
+#pragma unroll
+        for (int i = 0; i < NP; i++) {
+            xr[i] = i < cnt ? ld_cs<T, W>(xb + i * lm.stride) : raw_zero<T, W>();
+            dr[i] = i < cnt ? ld_cs<T, W>(db + i * lm.stride) : raw_zero<T, W>();
+        }
+        /* Rows past M hold zeros: they add nothing to the sums or to dw. */
+        bwd_math<LN> m;
+        m.rs = ok ? __ldg(a.rstd + row) : 0.f;
+        m.mu = 0.f;
+        if constexpr (LN) m.mu = ok ? __ldg(a.mean + row) : 0.f;
+        float s[V];
+#pragma unroll
+        for (int k = 0; k < V; k++) s[k] = 0.f;
+#pragma unroll
+        for (int i = 0; i < NP; i++)
+            if (i < cnt) {
+                float xf[W], df[W], wv[W];
+                unpack<T, W>(xr[i], xf);
+                unpack<T, W>(dr[i], df);
+                ld_w<W>(wb + i * lm.stride, wv);
+#pragma unroll
+                for (int j = 0; j < W; j++) {
+                    const float xh = m.xh(xf[j]), gv = df[j] * wv[j];
+                    acc[i][j] += df[j] * xh;
+                    s[0] += gv * xh;
+                    if constexpr (LN) s[1] += gv;
+                }
+            }
+        row_allreduce<V>(s, lm.tpr, lm.cl, wbuf, cbuf, parity);
+        const float mgx = s[0] / n, mg = LN ? s[V - 1] / n : 0.f;
+        T *ob = static_cast<T *>(a.dx) + off;
+#pragma unroll
+        for (int i = 0; i < NP; i++)
+            if (i < cnt) {
+                float xf[W], df[W], wv[W];
+                unpack<T, W>(xr[i], xf);
+                unpack<T, W>(dr[i], df);
+                ld_w<W>(wb + i * lm.stride, wv);
+#pragma unroll
+                for (int j = 0; j < W; j++) xf[j] = m.dx(xf[j], df[j], wv[j], mg, mgx);
+                st_cs<T, W>(ob + i * lm.stride, repack<T, W>(xf));
+            }
+    }
+
+    float *wsr = a.ws + slot * a.N + lm.gt * W;
+    if (blockDim.y == 1) {
+#pragma unroll
+        for (int i = 0; i < NP; i++)
+            if (i < lm.mine) st_f<W>(wsr + i * lm.stride, acc[i]);
+    } else {
+        /* R > 1 implies CL == 1: the CTA holds whole rows; sum its row slots
+         * in slot order (deterministic), then write the partial row. */
+        float *cb = comb + lm.gt * W;
+        for (int r = 0; r < (int)blockDim.y; r++) {
+            if ((int)threadIdx.y == r)
+#pragma unroll
+                for (int i = 0; i < NP; i++)
+                    if (i < lm.mine)
+#pragma unroll
+                        for (int j = 0; j < W; j++)
+                            cb[i * lm.stride + j] =
+                                r == 0 ? acc[i][j] : cb[i * lm.stride + j] + acc[i][j];
+            __syncthreads();
+        }
+        const int nthr = (int)(blockDim.x * blockDim.y);
+        float *ws = a.ws + slot * a.N;
+        for (int c = (int)(threadIdx.y * blockDim.x + threadIdx.x); c < (int)a.N; c += nthr)
+            ws[c] = comb[c];
+    }
+    if (lm.cl > 1) cg::this_cluster().sync();
+}
+
+/* Fallback dx: one CTA per row, pass 1 reduces, pass 2 re-reads and writes. */
+template <typename T, bool LN, int W> __global__ void bwd_dx_loop(const bwd_args a)
+{
+    constexpr int V = LN ? 2 : 1;
+    __shared__ float wbuf[2 * 32 * V], cbuf[2 * V];
+    const int tpr = (int)blockDim.x;
+    const int64_t npk = a.N / W;
+    const float n = (float)a.N;
+    int parity = 0;
+    for (int64_t row = blockIdx.x; row < a.M; row += gridDim.x) {
+        const T *xr = static_cast<const T *>(a.x) + row * a.N;
+        const T *dr = static_cast<const T *>(a.dy) + row * a.N;
+        bwd_math<LN> m;
+        m.rs = __ldg(a.rstd + row);
+        m.mu = 0.f;
+        if constexpr (LN) m.mu = __ldg(a.mean + row);
+        float s[V], xf[W], df[W], wv[W];
+#pragma unroll
+        for (int k = 0; k < V; k++) s[k] = 0.f;
+        for (int64_t pk = threadIdx.x; pk < npk; pk += tpr) {
+            unpack<T, W>(ld_g<T, W>(xr + pk * W), xf);
+            unpack<T, W>(ld_g<T, W>(dr + pk * W), df);
+            ld_w<W>(a.w + pk * W, wv);
+#pragma unroll
+            for (int j = 0; j < W; j++) {
+                const float xh = m.xh(xf[j]), gv = df[j] * wv[j];
+                s[0] += gv * xh;
+                if constexpr (LN) s[1] += gv;
+            }
+        }
+        row_allreduce<V>(s, tpr, 1, wbuf, cbuf, parity);
+        const float mgx = s[0] / n, mg = LN ? s[V - 1] / n : 0.f;
+        T *ob = static_cast<T *>(a.dx) + row * a.N;
+        for (int64_t pk = threadIdx.x; pk < npk; pk += tpr) {
+            unpack<T, W>(ld_g<T, W>(xr + pk * W), xf);
+            unpack<T, W>(ld_g<T, W>(dr + pk * W), df);
+            ld_w<W>(a.w + pk * W, wv);
+#pragma unroll
+            for (int j = 0; j < W; j++) xf[j] = m.dx(xf[j], df[j], wv[j], mg, mgx);
+            st_cs<T, W>(ob + pk * W, repack<T, W>(xf));
+        }
+    }
+}
+
+/* Fallback dw partials: thread = column, blockIdx.y = chunk of rps rows;
+ * consecutive threads read consecutive columns of a row (coalesced). */
+template <typename T, bool LN> __global__ void dw_cols(const bwd_args a, int64_t rps)
+{
+    const int64_t col = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (col >= a.N) return;
+    const int64_t r0 = (int64_t)blockIdx.y * rps, r1 = r0 + rps < a.M ? r0 + rps : a.M;
+    const T *x = static_cast<const T *>(a.x), *dy = static_cast<const T *>(a.dy);
+    float acc = 0.f;
+    for (int64_t r = r0; r < r1; r++) {
+        bwd_math<LN> m;
+        m.rs = __ldg(a.rstd + r);
+        m.mu = 0.f;
+        if constexpr (LN) m.mu = __ldg(a.mean + r);
+        acc += kb_to_float(__ldg(dy + r * a.N + col)) * m.xh(kb_to_float(__ldg(x + r * a.N + col)));
+    }
+    a.ws[(int64_t)blockIdx.y * a.N + col] = acc;
+}
+
+/* dw[c] = sum over slots of ws[slot, c], in a fixed order: thread (x, y)
+ * sums slots y, y+16, ... of column c, then row y == 0 adds the 16 in order. */
+__global__ void dw_reduce(const float *ws, int64_t nslots, int64_t N, float *dw)
+{
+    __shared__ float part[kReduceRows][33];
+    pdl_wait(); /* the partials come from the kernel launched before us */
+    const int64_t col = (int64_t)blockIdx.x * 32 + threadIdx.x;
+    float s = 0.f;
+    if (col < N)
+        for (int64_t k = threadIdx.y; k < nslots; k += kReduceRows) s += ws[k * N + col];
+    part[threadIdx.y][threadIdx.x] = s;
+    __syncthreads();
+    if (threadIdx.y == 0 && col < N) {
+        float t = 0.f;
+#pragma unroll
+        for (int k = 0; k < kReduceRows; k++) t += part[k][threadIdx.x];
+        dw[col] = t;
+    }
+}
+
+/* ---- kernel tables ------------------------------------------------------------------ */
+typedef void (*fwd_fn)(const fwd_args);
+typedef void (*bwd_fn)(const bwd_args);
+
+template <typename T, bool LN, bool VEC> fwd_fn fwd_reg_for(int nv)
+{
+    switch (nv) {
+    case 1: return fwd_reg<T, LN, 1, VEC>;
+    case 2: return fwd_reg<T, LN, 2, VEC>;
+    case 3: return fwd_reg<T, LN, 3, VEC>;
+    case 4: return fwd_reg<T, LN, 4, VEC>;
+    case 6: return fwd_reg<T, LN, 6, VEC>;
+    case 8: return fwd_reg<T, LN, 8, VEC>;
+    case 12: return fwd_reg<T, LN, 12, VEC>;
+    case 16: return fwd_reg<T, LN, 16, VEC>;
+    default: return nullptr;
+    }
+}
+
+template <typename T, bool LN, bool VEC> bwd_fn bwd_reg_for(int nv)
+{
+    switch (nv) {
+    case 1: return bwd_reg<T, LN, 1, VEC>;
+    case 2: return bwd_reg<T, LN, 2, VEC>;
+    case 3: return bwd_reg<T, LN, 3, VEC>;
+    case 4: return bwd_reg<T, LN, 4, VEC>;
+    case 6: return bwd_reg<T, LN, 6, VEC>;
+    case 8: return bwd_reg<T, LN, 8, VEC>;
+    default: return nullptr;
+    }
+}
+
+template <bool LN> fwd_fn fwd_reg_kernel(kb_dtype d, int nv, bool vec)
+{
+    fwd_fn f = nullptr;
+    KB_DISPATCH(d, T, {
+        f = vec ? fwd_reg_for<T, LN, true>(nv) : fwd_reg_for<T, LN, false>(nv);
+    });
+    return f;
+}
+
+template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, bool vec)
+{
+    bwd_fn f = nullptr;
+    KB_DISPATCH(d, T, {
+        f = vec ? bwd_reg_for<T, LN, true>(nv) : bwd_reg_for<T, LN, false>(nv);
+    });
+    return f;
+}
+
+template <bool LN> fwd_fn fwd_loop_kernel(kb_dtype d, bool vec)
+{
+    fwd_fn f = nullptr;
+    KB_DISPATCH(d, T, { f = vec ? fwd_loop<T, LN, vec_of<T>()> : fwd_loop<T, LN, 1>; });
+    return f;
+}
+
+template <bool LN> bwd_fn bwd_dx_loop_kernel(kb_dtype d, bool vec)
+{
+    bwd_fn f = nullptr;
+    KB_DISPATCH(d, T, { f = vec ? bwd_dx_loop<T, LN, vec_of<T>()> : bwd_dx_loop<T, LN, 1>; });
+    return f;
+}
+
+/* ---- host helpers ---------------------------------------------------------------- */
+inline int nt_vec(kb_dtype d) { return d == KB_FP32 ? 4 : 8; }
+
+inline int64_t nt_pow2ceil(int64_t v)
+{
+    int64_t p = 1;
+    while (p < v) p <<= 1;
+    return p;
+}
+
+/* Smallest instantiated NV holding ceil(N / (tpr*cl)) elements; 0 if none. */
+inline int nt_pick_nv(int64_t N, int tpr, int cl, int vec, bool bwd)
+{
+    const int64_t need = kb_cdiv(kb_cdiv(N, (int64_t)tpr * cl), vec);
+    const int *list = bwd ? kBwdNV : kFwdNV;
+    const int cnt = bwd ? (int)(sizeof kBwdNV / sizeof kBwdNV[0])
+                        : (int)(sizeof kFwdNV / sizeof kFwdNV[0]);
+    for (int i = 0; i < cnt; i++)
+        if (list[i] >= need) return list[i];
+    return 0;
+}
+
+/* 128-bit packs need N % VEC == 0 and 16-byte aligned base pointers. */
+inline bool nt_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+/* Block shape that makes sense for the row-in-registers kernels. */
+inline bool nt_shape_ok(const kb_problem *p, int tpr, int rows, int cl)
+{
+    const int block = tpr * rows;
+    if (tpr < 1 || rows < 1 || cl < 1 || cl > kMaxCluster) return false;
+    if (block > 1024 || block % 32 != 0) return false;
+    if (cl > 1 && rows != 1) return false;
+    /* Threads of a row beyond its vector count would only idle. */
+    if ((int64_t)tpr * cl > nt_pow2ceil(kb_cdiv(p->N, nt_vec(p->dtype)))) return false;
+    if (p->N > INT32_MAX / 2) return false;
+    return true;
+}
+
+/* The runtime's view of the compiled kernel: block within its register
+ * budget, no local memory (spills), shared memory within the opt-in limit.
+ * A failed query clears the error so it cannot surface at a later launch. */
+inline bool nt_kernel_fits(const void *fn, int block, size_t dyn_smem, size_t smem_optin)
+{
+    cudaFuncAttributes fa;
+    if (cudaFuncGetAttributes(&fa, fn) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    if (fa.maxThreadsPerBlock < block || fa.localSizeBytes > 0) return false;
+    if (smem_optin && fa.sharedSizeBytes + dyn_smem > smem_optin) return false;
+    return true;
+}
+
+inline cudaError_t nt_prepare(const void *fn, int cl, size_t dyn_smem)
+{
+    cudaError_t rc = cudaSuccess;
+    if (cl > 8) rc = cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    if (rc == cudaSuccess && dyn_smem > 48 * 1024)
+        rc = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn_smem);
+    return rc;
+}
+
+/* Clusters of cl CTAs of this block that can be co-resident (0: none). */
+inline int nt_active_clusters(const void *fn, dim3 block, size_t dyn_smem, int cl)
+{
+    if (nt_prepare(fn, cl, dyn_smem) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    cudaLaunchConfig_t lc = {};
+    lc.gridDim = dim3((unsigned)cl);
+    lc.blockDim = block;
+    lc.dynamicSmemBytes = dyn_smem;
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = (unsigned)cl;
+    at[0].val.clusterDim.y = 1;
+    at[0].val.clusterDim.z = 1;
+    lc.attrs = at;
+    lc.numAttrs = 1;
+    int n = 0;
+    if (cudaOccupancyMaxActiveClusters(&n, fn, &lc) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+inline const char *nt_op(bool bwd, bool ln)
+{
+    return ln ? (bwd ? "layernorm_backward" : "layernorm_forward")
+              : (bwd ? "rmsnorm_backward" : "rmsnorm_forward");
+}
+
+#define NT_CUDA(e, p, what, call)                                                          \
+    do {                                                                                   \
+        cudaError_t nt_rc_ = (call);                                                       \
+        if (nt_rc_ != cudaSuccess)                                                         \
+            return KB_FAIL((e), KB_ERR_CUDA, "tuned %s %s %lldx%lld: %s: %s", (what),      \
+                           kb_dtype_name((p)->dtype), (long long)(p)->M, (long long)(p)->N, \
+                           #call, cudaGetErrorString(nt_rc_));                             \
+    } while (0)
+
+template <typename... Params, typename... Args>
+kb_status nt_launch(const kb_problem *p, const char *what, kb_err *e, void (*fn)(Params...),
+                    dim3 grid, dim3 block, size_t smem, int cl, bool pdl, cudaStream_t s,
+                    const Args &...args)
+{
+    NT_CUDA(e, p, what, nt_prepare(reinterpret_cast<const void *>(fn), cl, smem));
+    cudaLaunchConfig_t lc = {};
+    lc.gridDim = grid;
+    lc.blockDim = block;
+    lc.dynamicSmemBytes = smem;
+    lc.stream = s;
+    cudaLaunchAttribute at[2];
+    unsigned na = 0;
+    if (cl > 1) {
+        at[na].id = cudaLaunchAttributeClusterDimension;
+        at[na].val.clusterDim.x = (unsigned)cl;
+        at[na].val.clusterDim.y = 1;
+        at[na].val.clusterDim.z = 1;
+        na++;
+    }
+    if (pdl) {
+        at[na].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        at[na].val.programmaticStreamSerializationAllowed = 1;
+        na++;
+    }
+    lc.attrs = at;
+    lc.numAttrs = na;
+    NT_CUDA(e, p, what, cudaLaunchKernelEx(&lc, fn, args...));
+    NT_CUDA(e, p, what, cudaGetLastError());
+    return KB_OK;
+}
+
+inline unsigned nt_grid(int64_t groups, int cl)
+{
+    const int64_t cap = ((int64_t)1 << 30) / cl; /* grid-stride beyond */
+    return (unsigned)((groups < cap ? groups : cap) * cl);
+}
+
+/* ---- forward: valid / heuristic / launch ------------------------------------------------ */
+template <bool LN> int nt_fwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg *c)
+{
+    const int tpr = c->v[P_THREADS], rows = c->v[P_ROWS], cl = c->v[P_CLUSTER];
+    const size_t optin = ctx ? ctx->smem_optin : 0;
+    if (p->M < 1 || p->N < 1) return 0;
+    if (c->v[P_FWD_RELOAD])
+        return tpr >= 32 && tpr <= 1024 && rows == 1 && cl == 1;
+    if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
+    const int nv = nt_pick_nv(p->N, tpr, cl, nt_vec(p->dtype), false);
+    if (!nv) return 0;
+    const void *fn = reinterpret_cast<const void *>(
+        fwd_reg_kernel<LN>(p->dtype, nv, p->N % nt_vec(p->dtype) == 0));
+    if (!fn || !nt_kernel_fits(fn, tpr * rows, 0, optin)) return 0;
+    if (cl > 1 && nt_active_clusters(fn, dim3((unsigned)tpr, 1), 0, cl) < 1) return 0;
+    return 1;
+}
+
+/* Threads per row and cluster for about nvt vectors per thread: whole rows
+ * per CTA up to `longt` threads, clusters of `longt`-thread CTAs beyond. */
+inline bool nt_shape_for(const kb_problem *p, int nvt, int longt, int *tpr, int *rows, int *cl)
+{
+    const int64_t total = nt_pow2ceil(kb_cdiv(kb_cdiv(p->N, nt_vec(p->dtype)), nvt));
+    if (total <= longt) {
+        *tpr = (int)total;
+        *cl = 1;
+        const int r = 256 / *tpr;
+        *rows = r < 1 ? 1 : r > 128 ? 128 : r;
+        return true;
+    }
+    if (total / longt > kMaxCluster) return false;
+    *tpr = longt;
+    *rows = 1;
+    *cl = (int)(total / longt);
+    return true;
+}
+
+template <bool LN> void nt_fwd_heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out)
+{
+    static const int nvts[] = {4, 8, 16};
+    static const int longs[] = {512, 256, 1024};
+    for (int nvt : nvts)
+        for (int lt : longs) {
+            kb_tune_cfg c = {};
+            int tpr, rows, cl;
+            if (!nt_shape_for(p, nvt, lt, &tpr, &rows, &cl)) continue;
+            c.v[P_THREADS] = tpr;
+            c.v[P_ROWS] = rows;
+            c.v[P_CLUSTER] = cl;
+            c.v[P_FWD_RELOAD] = 0;
+            if (nt_fwd_valid<LN>(p, ctx, &c)) {
+                *out = c;
+                return;
+            }
+        }
+    kb_tune_cfg c = {};
+    c.v[P_THREADS] = 512;
+    c.v[P_ROWS] = 1;
+    c.v[P_CLUSTER] = 1;
+    c.v[P_FWD_RELOAD] = 1;
+    *out = c;
+}
+
+template <bool LN>
+kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_cfg *c,
+                        cudaStream_t s, kb_err *e)
+{
+    const char *what = nt_op(false, LN);
+    const int tpr = c->v[P_THREADS], rows = c->v[P_ROWS], cl = c->v[P_CLUSTER];
+    const int vec = nt_vec(p->dtype);
+    if (!t->x || !t->w || !t->out)
+        return KB_FAIL(e, KB_ERR_ARG, "tuned %s: x, w and out are required", what);
+    const bool v16 = p->N % vec == 0 && nt_aligned(t->x) && nt_aligned(t->w) && nt_aligned(t->out);
+    fwd_args a = {t->x, t->w, t->out, p->M, p->N, p->M, 1};
+    if (c->v[P_FWD_RELOAD]) {
+        if (tpr < 32 || tpr > 1024 || tpr % 32)
+            return KB_FAIL(e, KB_ERR_ARG, "tuned %s: reload needs 32..1024 threads", what);
+        return nt_launch(p, what, e, fwd_loop_kernel<LN>(p->dtype, v16), dim3(nt_grid(p->M, 1)),
+                         dim3((unsigned)tpr), 0, 1, false, s, a);
+    }
+    const int nv = nt_pick_nv(p->N, tpr, cl, vec, false);
+    const fwd_fn fn = nv && nt_shape_ok(p, tpr, rows, cl) ? fwd_reg_kernel<LN>(p->dtype, nv, v16)
+                                                          : nullptr;
+    if (!fn)
+        return KB_FAIL(e, KB_ERR_UNSUPPORTED,
+                       "tuned %s %s %lldx%lld: threads=%d rows=%d cluster=%d cannot hold the row",
+                       what, kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, tpr, rows,
+                       cl);
+    a.ngroups = kb_cdiv(p->M, rows);
+    a.cl = cl;
+    return nt_launch(p, what, e, fn, dim3(nt_grid(a.ngroups, cl)),
+                     dim3((unsigned)tpr, (unsigned)rows), 0, cl, false, s, a);
+}
+
+/* ---- backward: valid / workspace / heuristic / launch ---------------------------------- */
+inline size_t nt_bwd_smem(const kb_problem *p, int rows)
+{
+    return rows > 1 ? (size_t)p->N * sizeof(float) : 0;
+}
+
+/* Fallback dw: partial rows of kColsRows rows, more per chunk past grid.y's limit. */
+inline int64_t nt_cols_rps(int64_t M)
+{
+    const int64_t r = kb_cdiv(M, 65535);
+    return r > kColsRows ? r : kColsRows;
+}
+
+template <bool LN> int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg *c)
+{
+    const int tpr = c->v[P_THREADS], rows = c->v[P_ROWS], cl = c->v[P_CLUSTER];
+    const size_t optin = ctx ? ctx->smem_optin : 0;
+    if (p->M < 1 || p->N < 1 || c->v[P_BWD_OCC] < 1) return 0;
+    if (c->v[P_BWD_RELOAD])
+        return tpr >= 32 && tpr <= 1024 && rows == 1 && cl == 1;
+    if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
+    const int nv = nt_pick_nv(p->N, tpr, cl, nt_vec(p->dtype), true);
+    if (!nv) return 0;
+    const size_t smem = nt_bwd_smem(p, rows);
+    const void *fn = reinterpret_cast<const void *>(
+        bwd_reg_kernel<LN>(p->dtype, nv, p->N % nt_vec(p->dtype) == 0));
+    if (!fn || !nt_kernel_fits(fn, tpr * rows, smem, optin)) return 0;
+    if (cl > 1 && nt_active_clusters(fn, dim3((unsigned)tpr, 1), 0, cl) < 1) return 0;
+    return 1;
+}
+
+/* Upper bound of the persistent grid's slots, from hardware limits alone
+ * (2048 threads and 32 CTAs per SM), so it needs no device query. */
+inline int64_t nt_bwd_slots_bound(const kb_problem *p, int sms, const kb_tune_cfg *c)
+{
+    const int block = c->v[P_THREADS] * c->v[P_ROWS], cl = c->v[P_CLUSTER];
+    int per_sm = 2048 / block;
+    if (per_sm > 32) per_sm = 32;
+    if (per_sm > c->v[P_BWD_OCC]) per_sm = c->v[P_BWD_OCC];
+    if (per_sm < 1) per_sm = 1;
+    int64_t slots = (int64_t)sms * per_sm / cl;
+    if (slots < 1) slots = 1;
+    const int64_t groups = kb_cdiv(p->M, c->v[P_ROWS]);
+    return slots < groups ? slots : groups;
+}
+
+template <bool LN>
+size_t nt_bwd_workspace(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg *c)
+{
+    if (c->v[P_BWD_RELOAD])
+        return (size_t)kb_cdiv(p->M, nt_cols_rps(p->M)) * (size_t)p->N * sizeof(float);
+    const int sms = ctx && ctx->sm_count > 0 ? ctx->sm_count : 256;
+    return (size_t)nt_bwd_slots_bound(p, sms, c) * (size_t)p->N * sizeof(float);
+}
+
+template <bool LN> void nt_bwd_heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out)
+{
+    static const int nvts[] = {4, 8};
+    static const int longs[] = {256, 512, 1024};
+    for (int nvt : nvts)
+        for (int lt : longs) {
+            kb_tune_cfg c = {};
+            int tpr, rows, cl;
+            if (!nt_shape_for(p, nvt, lt, &tpr, &rows, &cl)) continue;
+            c.v[P_THREADS] = tpr;
+            c.v[P_ROWS] = rows;
+            c.v[P_CLUSTER] = cl;
+            c.v[P_BWD_OCC] = 32;
+            c.v[P_BWD_RELOAD] = 0;
+            if (nt_bwd_valid<LN>(p, ctx, &c)) {
+                *out = c;
+                return;
+            }
+        }
+    kb_tune_cfg c = {};
+    c.v[P_THREADS] = 512;
+    c.v[P_ROWS] = 1;
+    c.v[P_CLUSTER] = 1;
+    c.v[P_BWD_OCC] = 32;
+    c.v[P_BWD_RELOAD] = 1;
+    *out = c;
+}
+
+template <bool LN>
+kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_cfg *c,
+                        cudaStream_t s, kb_err *e)
+{
+    const char *what = nt_op(true, LN);
+    const int tpr = c->v[P_THREADS], rows = c->v[P_ROWS], cl = c->v[P_CLUSTER];
+    const int vec = nt_vec(p->dtype);
+    if (!t->x || !t->dy || !t->w || !t->rstd || !t->out || !t->dw || (LN && !t->mean))
+        return KB_FAIL(e, KB_ERR_ARG, "tuned %s: x, dy, w, rstd%s, out and dw are required", what,
+                       LN ? ", mean" : "");
+    const bool v16 = p->N % vec == 0 && nt_aligned(t->x) && nt_aligned(t->dy) &&
+                     nt_aligned(t->w) && nt_aligned(t->out) && nt_aligned(t->workspace);
+    const size_t row_bytes = (size_t)p->N * sizeof(float);
+    const int64_t ws_rows = t->workspace ? (int64_t)(t->workspace_bytes / row_bytes) : 0;
+    bwd_args a = {t->x, t->dy, t->w, t->mean, t->rstd, t->out, (float *)t->workspace,
+                  p->M, p->N, 0, 0, 1};
+
+    if (c->v[P_BWD_RELOAD]) {
+        if (tpr < 32 || tpr > 1024 || tpr % 32)
+            return KB_FAIL(e, KB_ERR_ARG, "tuned %s: reload needs 32..1024 threads", what);
+        const int64_t rps = nt_cols_rps(p->M), chunks = kb_cdiv(p->M, rps);
+        if (chunks > ws_rows)
+            return KB_FAIL(e, KB_ERR_ARG, "tuned %s: workspace of %zu bytes, %lld needed", what,
+                           t->workspace_bytes, (long long)(chunks * (int64_t)row_bytes));
+        a.ngroups = p->M;
+        KB_TRY(nt_launch(p, what, e, bwd_dx_loop_kernel<LN>(p->dtype, v16),
+                         dim3(nt_grid(p->M, 1)), dim3((unsigned)tpr), 0, 1, false, s, a));
+        void (*cols)(const bwd_args, int64_t) = nullptr;
+        KB_DISPATCH(p->dtype, T, { cols = dw_cols<T, LN>; });
+        KB_TRY(nt_launch(p, what, e, cols, dim3((unsigned)kb_cdiv(p->N, 256), (unsigned)chunks),
+                         dim3(256), 0, 1, false, s, a, rps));
+        return nt_launch(p, what, e, dw_reduce, dim3((unsigned)kb_cdiv(p->N, 32)),
+                         dim3(32, kReduceRows), 0, 1, true, s, (const float *)a.ws, chunks, p->N,
+                         t->dw);
+    }
+
+    const int nv = nt_pick_nv(p->N, tpr, cl, vec, true);
+    const bwd_fn fn = nv && nt_shape_ok(p, tpr, rows, cl) ? bwd_reg_kernel<LN>(p->dtype, nv, v16)
+                                                          : nullptr;
+    if (!fn)
+        return KB_FAIL(e, KB_ERR_UNSUPPORTED,
+                       "tuned %s %s %lldx%lld: threads=%d rows=%d cluster=%d cannot hold the row",
+                       what, kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, tpr, rows,
+                       cl);
+    const size_t smem = nt_bwd_smem(p, rows);
+    const void *fv = reinterpret_cast<const void *>(fn);
+    const dim3 block((unsigned)tpr, (unsigned)rows);
+    int dev = 0, sms = 0;
+    NT_CUDA(e, p, what, cudaGetDevice(&dev));
+    NT_CUDA(e, p, what, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    a.ngroups = kb_cdiv(p->M, rows);
+    a.cl = cl;
+    int64_t slots = nt_bwd_slots_bound(p, sms, c);
+    if (cl == 1) {
+        int per_sm = 0;
+        NT_CUDA(e, p, what, nt_prepare(fv, cl, smem));
+        NT_CUDA(e, p, what,
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fv, tpr * rows, smem));
+        if (per_sm < 1)
+            return KB_FAIL(e, KB_ERR_UNSUPPORTED, "tuned %s: threads=%d rows=%d do not fit an SM",
+                           what, tpr, rows);
+        if ((int64_t)sms * per_sm < slots) slots = (int64_t)sms * per_sm;
+    } else {
+        const int nc = nt_active_clusters(fv, block, smem, cl);
+        if (nc < 1)
+            return KB_FAIL(e, KB_ERR_UNSUPPORTED, "tuned %s: clusters of %d x %d threads cannot be "
+                           "scheduled", what, cl, tpr);
+        if (nc < slots) slots = nc;
+    }
+    if (slots > ws_rows) slots = ws_rows;
+    if (slots < 1)
+        return KB_FAIL(e, KB_ERR_ARG, "tuned %s: workspace of %zu bytes holds no dw partial row",
+                       what, t->workspace_bytes);
+    a.nslots = slots;
+    KB_TRY(nt_launch(p, what, e, fn, dim3((unsigned)(slots * cl)), block, smem, cl, false, s, a));
+    return nt_launch(p, what, e, dw_reduce, dim3((unsigned)kb_cdiv(p->N, 32)),
+                     dim3(32, kReduceRows), 0, 1, true, s, (const float *)a.ws, slots, p->N,
+                     t->dw);
+}
+
+} /* namespace */
+#endif
