@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report.h"
 
@@ -17,7 +18,7 @@ static void usage(FILE *f)
             "\n"
             "  --out DIR          write report.md, summary.csv and plots/ there (default: report)\n"
             "  --baseline FILE    judge rows without a verdict against this baseline CSV\n"
-            "  --tolerance T      regression threshold as a fraction (default 0.10, plus 2x noise)\n"
+            "  --tolerance T      regression threshold as a fraction (default 0.10, widened by noise)\n"
             "  --title NAME       GPU name for titles (default: the results' gpu column)\n"
             "  --sol GBPS         speed of light in GB/s (default: the results' sol_gbps)\n"
             "  --no-plots         skip the plots\n"
@@ -108,13 +109,21 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    /* The library reads a missing baseline as an empty one; named on the
+     * command line, a missing file is a mistake worth stopping for. */
+    if (o.baseline_path && access(o.baseline_path, R_OK) != 0) {
+        fprintf(stderr, "kbench-report: cannot read baseline %s: %s\n", o.baseline_path,
+                strerror(errno));
+        free(files);
+        return 1;
+    }
     kb_results r;
     kb_results_init(&r);
     kb_err e = {""};
     kb_status st = KB_OK;
     for (size_t k = 0; k < nfiles && st == KB_OK; k++) st = kb_results_read_csv(files[k], &r, &e);
     if (st == KB_OK) st = kb_report_generate(&r, &o, &e);
-    if (st != KB_OK) fprintf(stderr, "kbench-report: %s\n", e.msg);
+    if (st != KB_OK) fprintf(stderr, "kbench-report: %s\n", kb_err_text(&e));
     else if (o.formats & (KB_REPORT_MD | KB_REPORT_CSV))
         fprintf(stderr, "kbench-report: wrote %s/report.md and %s/summary.csv\n", o.out_dir,
                 o.out_dir);

@@ -95,12 +95,12 @@ static void write_overview(FILE *f, const kb_report_model *m, const counts *c,
         fprintf(f, "- **Accuracy:** no failures.\n");
     fprintf(f, "- **Cases:** %zu (%zu timed, %zu skipped or not timed) over %zu benchmark%s.\n",
             c->rows, c->timed, c->untimed, m->benches.n, m->benches.n == 1 ? "" : "s");
+    size_t peers = 0;
+    for (size_t s = 0; s < m->series.n; s++) peers += (size_t)is_peer(m->series.v[s]);
     fprintf(f, "- **Series:** ");
-    list_series(f, m, 0);
-    int peers = 0;
-    for (size_t s = 0; s < m->series.n; s++) peers |= is_peer(m->series.v[s]);
+    if (peers < m->series.n) list_series(f, m, 0);
     if (peers) {
-        fprintf(f, "; peers: ");
+        fprintf(f, peers < m->series.n ? "; peers: " : "peers only: ");
         list_series(f, m, 1);
     }
     fprintf(f, ".\n");
@@ -163,7 +163,9 @@ static void write_speedup_matrix(FILE *f, const kb_report_model *m)
                                              m->series.v[s], NULL);
                 if (isfinite(g) && !(g <= best)) best = g;
             }
-            fprintf(f, "| %s | %s |", bench, dt);
+            fprintf(f, "| ");
+            md_text(f, bench);
+            fprintf(f, " | %s |", dt);
             for (size_t s = 0; s < m->series.n; s++) {
                 if (strcmp(m->series.v[s], "eager") == 0) continue;
                 if (!kb_report_has(m, bench, dt, m->series.v[s])) {
@@ -209,7 +211,9 @@ static void write_summary(FILE *f, const kb_report_model *m)
                 if (!kb_report_has(m, bench, dt, m->series.v[s])) continue;
                 kb_report_cell c;
                 kb_report_cell_get(m, bench, dt, m->series.v[s], &c);
-                fprintf(f, "| %s | %s | ", bench, dt);
+                fprintf(f, "| ");
+                md_text(f, bench);
+                fprintf(f, " | %s | ", dt);
                 md_text(f, m->series.v[s]);
                 fprintf(f, " | %zu", c.points);
                 if (c.fails) fprintf(f, " (%zu \xe2\x9c\x97)", c.fails);
@@ -331,15 +335,22 @@ static void regression_table(FILE *f, const kb_report_model *m, const kb_report_
 }
 
 static void write_regressions(FILE *f, const kb_report_model *m, const kb_report_judged *j,
-                              const counts *c, const char *baseline_name)
+                              const counts *c, const char *baseline_name, int baseline_missing)
 {
     size_t compared = c->slower + c->faster + c->same + c->noisy;
     fprintf(f, "## Regressions vs baseline\n\n");
+    if (baseline_missing) {
+        fprintf(f, "Baseline `%s` not found: nothing to compare with beyond the run's own "
+                   "verdicts. ",
+                baseline_name);
+        baseline_name = NULL;
+    }
     if (c->verdicts)
         fprintf(f, "Verdicts recorded by the run (its own baseline check) are used as they are. ");
     if (baseline_name)
-        fprintf(f, "%s compared with `%s`: slower when GB/s is more than %.0f%% + 2\xc3\x97noise "
-                   "below the baseline. ",
+        fprintf(f, "%s compared with `%s`: slower when GB/s is more than %.0f%% + "
+                   "2\xc3\x97\xe2\x88\x9a(noise\xc2\xb2 + baseline noise\xc2\xb2) below "
+                   "the baseline; noisy when the run's noise exceeds 5%%. ",
                 c->verdicts ? "Rows without a verdict are" : "Rows are", baseline_name,
                 100 * m->tol);
     if (!compared) {
@@ -408,7 +419,8 @@ static void write_accuracy(FILE *f, const kb_report_model *m, const counts *c)
 
 kb_status kb_report_write_markdown(FILE *f, const kb_report_model *m,
                                    const kb_report_judged *j, const char *baseline_name,
-                                   const kb_plot_result *plots, kb_err *e)
+                                   int baseline_missing, const kb_plot_result *plots,
+                                   kb_err *e)
 {
     counts c = count_all(m, j);
     fprintf(f, "# kbench report%s", m->gpu[0] ? ": " : "");
@@ -418,7 +430,7 @@ kb_status kb_report_write_markdown(FILE *f, const kb_report_model *m,
     write_summary(f, m);
     for (size_t b = 0; b < m->benches.n; b++)
         KB_TRY(write_benchmark(f, m, m->benches.v[b], plots, e));
-    write_regressions(f, m, j, &c, baseline_name);
+    write_regressions(f, m, j, &c, baseline_name, baseline_missing);
     write_accuracy(f, m, &c);
     fprintf(f, "---\nWritten by kbench-report from %zu result rows.\n", m->rows.n);
     if (ferror(f)) return KB_FAIL(e, KB_ERR_IO, "write error on report.md");

@@ -1,6 +1,7 @@
 /* Bandwidth-vs-shape plots through gnuplot. Per (benchmark, dtype) we write
- * plots/<stem>.dat (one row per shape, one column per series, '?' where a
- * series has no number) and plots/<stem>.gp, then run gnuplot on the script
+ * plots/<stem>.dat (one row per shape, one column per series, NaN where a
+ * series has no number: gnuplot breaks the line there rather than drawing
+ * through a shape that was not measured) and plots/<stem>.gp, then run gnuplot on the script
  * in that folder, so `cd plots && gnuplot <stem>.gp` redraws by hand. The
  * script draws the PNG (pngcairo) and then the SVG from the same plot.
  * gnuplot runs through fork/exec with its exit status checked; missing or
@@ -83,7 +84,7 @@ static kb_status write_dat(const char *path, const kb_report_model *m, const cha
 {
     FILE *f = fopen(path, "w");
     if (!f) return KB_FAIL(e, KB_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    fprintf(f, "# %s %s: GB/s by shape, written by kbench-report; '?' = not measured\n# index shape",
+    fprintf(f, "# %s %s: GB/s by shape, written by kbench-report; NaN = not measured\n# index shape",
             bench, dt);
     for (size_t s = 0; s < ps->n; s++) fprintf(f, " %s", ps->names[s]);
     fputc('\n', f);
@@ -95,7 +96,7 @@ static kb_status write_dat(const char *path, const kb_report_model *m, const cha
                 fprintf(f, " %.1f", x->gbps);
                 if (x->gbps > *ymax) *ymax = x->gbps;
             } else {
-                fprintf(f, " ?");
+                fprintf(f, " NaN");
             }
         }
         fputc('\n', f);
@@ -117,7 +118,7 @@ static kb_status write_gp(const char *path, const char *stem, const kb_report_mo
     fprintf(f, "# Written by kbench-report. Redraw: cd to this folder, gnuplot %s.gp\n", stem);
     fprintf(f, "set terminal pngcairo noenhanced size 1280,720 font 'sans,11'\n");
     fprintf(f, "set output '%s.png'\n", stem);
-    fprintf(f, "set datafile missing '?'\nset title ");
+    fprintf(f, "set title ");
     gp_quoted(f, title);
     fprintf(f, "\nset xlabel 'shape (M x N)'\nset ylabel 'GB/s'\n");
     fprintf(f, "set xrange [-0.5:%zu.5]\nset yrange [0:%.0f]\n", ns ? ns - 1 : 0,

@@ -460,7 +460,7 @@ void kb_report_opts_init(kb_report_opts *o)
 
 static kb_status write_markdown(const char *dir, const kb_report_model *m,
                                 const kb_report_judged *j, const char *baseline_path,
-                                const kb_plot_result *plots, kb_err *e)
+                                int baseline_missing, const kb_plot_result *plots, kb_err *e)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/report.md", dir);
@@ -471,7 +471,7 @@ static kb_status write_markdown(const char *dir, const kb_report_model *m,
         bname = strrchr(baseline_path, '/');
         bname = bname ? bname + 1 : baseline_path;
     }
-    kb_status st = kb_report_write_markdown(f, m, j, bname, plots, e);
+    kb_status st = kb_report_write_markdown(f, m, j, bname, baseline_missing, plots, e);
     if (fclose(f) != 0 && st == KB_OK)
         st = KB_FAIL(e, KB_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     return st;
@@ -484,9 +484,6 @@ kb_status kb_report_generate(const kb_results *r, const kb_report_opts *o, kb_er
     unsigned files = o->formats & (KB_REPORT_MD | KB_REPORT_CSV | KB_REPORT_PLOTS);
     if (files && !(o->out_dir && *o->out_dir))
         return KB_FAIL(e, KB_ERR_ARG, "no output directory given for the report");
-    if (o->baseline_path && access(o->baseline_path, R_OK) != 0)
-        return KB_FAIL(e, KB_ERR_IO, "cannot read baseline %s: %s", o->baseline_path,
-                       strerror(errno));
 
     kb_report_model m;
     KB_TRY(kb_report_model_build(&m, r, o, e));
@@ -497,7 +494,10 @@ kb_status kb_report_generate(const kb_results *r, const kb_report_opts *o, kb_er
     kb_status st = KB_OK;
 
     if (o->formats & KB_REPORT_STDOUT) kb_report_print_speedups(o->out ? o->out : stdout, &m.rows);
-    if (o->baseline_path) st = kb_baseline_read(o->baseline_path, &bl, e);
+    /* A missing baseline is an empty one (as kb_baseline_read has it: a GPU
+     * without baselines yet); report.md says so. */
+    int bl_missing = o->baseline_path && access(o->baseline_path, F_OK) != 0;
+    if (o->baseline_path && !bl_missing) st = kb_baseline_read(o->baseline_path, &bl, e);
     if (st == KB_OK) st = kb_report_judge_all(&m, &bl, &j, e);
     if (st == KB_OK && files) st = mkdir_p(o->out_dir, e);
     if (st == KB_OK && (o->formats & KB_REPORT_PLOTS)) {
@@ -506,7 +506,7 @@ kb_status kb_report_generate(const kb_results *r, const kb_report_opts *o, kb_er
             fprintf(stderr, "kbench-report: %s\n", plots.detail);
     }
     if (st == KB_OK && (o->formats & KB_REPORT_MD))
-        st = write_markdown(o->out_dir, &m, j, o->baseline_path, &plots, e);
+        st = write_markdown(o->out_dir, &m, j, o->baseline_path, bl_missing, &plots, e);
     if (st == KB_OK && (o->formats & KB_REPORT_CSV)) {
         char path[4096];
         snprintf(path, sizeof path, "%s/summary.csv", o->out_dir);

@@ -98,9 +98,12 @@ int kb_report_plottable(const kb_report_model *m, const char *bench, const char 
  * turned into '_'. */
 void kb_report_plot_stem(const char *bench, const char *dtype, char *buf, size_t len);
 
+/* baseline_name: the file's base name or NULL; baseline_missing: it was
+ * given but does not exist. */
 kb_status kb_report_write_markdown(FILE *f, const kb_report_model *m,
                                    const kb_report_judged *j, const char *baseline_name,
-                                   const kb_plot_result *plots, kb_err *e);
+                                   int baseline_missing, const kb_plot_result *plots,
+                                   kb_err *e);
 kb_status kb_report_write_summary_csv(const char *path, const kb_report_model *m, kb_err *e);
 
 #endif

@@ -27,6 +27,8 @@
 #define KB_MAX_TPR 1024
 #define KB_MAX_ROWS 32
 #define KB_MAX_CLUSTER 16
+/* rows x cluster partials a CTA keeps for the cluster reduction. */
+#define KB_MAX_PARTS 64
 
 /* Slots [begin, end) of a row's interior handled by one CTA of a split. */
 struct kb_chunk {
@@ -41,6 +43,7 @@ __device__ __forceinline__ kb_chunk kb_split(int64_t nslots, int parts, int part
 
 /* ---- slots and edges --------------------------------------------------- */
 struct kb_rowgeo {
+    int64_t start; /* flat index of the row's element 0                       */
     int64_t first; /* flat index of interior slot 0's first element (aligned) */
     int64_t n;     /* elements in the row; 0 for a row past M                  */
     int64_t nfull; /* full interior slots                                      */
@@ -53,6 +56,7 @@ template <int V> __device__ __forceinline__ kb_rowgeo kb_row_geo(int64_t row, in
 {
     kb_rowgeo g;
     const int64_t start = live ? row * N : 0;
+    g.start = start;
     g.n = live ? N : 0;
     const int a = (int)(start % V);
     g.e0 = a ? (int)(V - a < g.n ? V - a : g.n) : 0;
@@ -108,12 +112,13 @@ template <typename T, kb_cache C> __device__ __forceinline__ T kb_ld1(const T *p
     return C == KB_LD_STREAM ? __ldcs(p) : __ldg(p);
 }
 
-/* Interior slot j as fp32, or fill when j is past the last full slot. */
+/* Interior slot j as fp32 when ok (the caller checks j against nfull or its
+ * chunk), else fill. */
 template <typename T, int V, kb_cache C>
 __device__ __forceinline__ void kb_slot_load(const T *__restrict__ base, const kb_rowgeo &g,
-                                             int64_t j, float (&f)[V], float fill)
+                                             int64_t j, bool ok, float (&f)[V], float fill)
 {
-    if (j < g.nfull) {
+    if (ok) {
         const kb_pack<T, V> r = kb_ld_pack<T, V, C>(base + g.first + j * V);
 #pragma unroll
         for (int k = 0; k < V; k++) f[k] = kb_to_float(r.v[k]);
@@ -123,12 +128,12 @@ __device__ __forceinline__ void kb_slot_load(const T *__restrict__ base, const k
     }
 }
 
-/* Interior slot j raw (storage dtype); zeros past the last full slot. */
+/* Interior slot j raw (storage dtype) when ok, else zeros. */
 template <typename T, int V, kb_cache C>
 __device__ __forceinline__ kb_pack<T, V> kb_slot_load_raw(const T *__restrict__ base,
-                                                          const kb_rowgeo &g, int64_t j)
+                                                          const kb_rowgeo &g, int64_t j, bool ok)
 {
-    if (j < g.nfull) return kb_ld_pack<T, V, C>(base + g.first + j * V);
+    if (ok) return kb_ld_pack<T, V, C>(base + g.first + j * V);
     kb_pack<T, V> r;
 #pragma unroll
     for (int k = 0; k < V; k++) r.v[k] = kb_from_float<T>(0.f);
@@ -146,12 +151,28 @@ __device__ __forceinline__ void kb_slot_store(T *__restrict__ base, const kb_row
     kb_st_pack<T, V>(base + g.first + j * V, r);
 }
 
-/* Edge element i as fp32, or fill when i >= nedge. */
+/* Edge element i as fp32 when ok (i < nedge), else fill. */
 template <typename T, kb_cache C>
-__device__ __forceinline__ float kb_edge_load(const T *__restrict__ base, int64_t row_start,
-                                              const kb_rowgeo &g, int i, float fill)
+__device__ __forceinline__ float kb_edge_load(const T *__restrict__ base, const kb_rowgeo &g, int i,
+                                              bool ok, float fill)
 {
-    return i < g.nedge ? kb_to_float(kb_ld1<T, C>(base + row_start + kb_edge_elem(g, i))) : fill;
+    return ok ? kb_to_float(kb_ld1<T, C>(base + g.start + kb_edge_elem(g, i))) : fill;
+}
+
+template <typename T>
+__device__ __forceinline__ void kb_edge_store(T *__restrict__ base, const kb_rowgeo &g, int i, float v)
+{
+    __stcs(base + g.start + kb_edge_elem(g, i), kb_from_float<T>(v));
+}
+
+/* Makes the compiler forget what it knows about v's value (no instruction
+ * emitted): values derived from v before this point are not reused after. */
+template <typename T, int V> __device__ __forceinline__ void kb_opaque(kb_pack<T, V> &v)
+{
+    static_assert(sizeof(v) % 4 == 0, "32-bit words");
+    unsigned *w = reinterpret_cast<unsigned *>(&v);
+#pragma unroll
+    for (int i = 0; i < (int)(sizeof(v) / 4); i++) asm volatile("" : "+r"(w[i]));
 }
 
 static inline bool kb_aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
@@ -167,9 +188,27 @@ struct kb_mst {
     float m, s, t; /* + the target logit (0 where not seen) */
 };
 
+/* 2^x with one MUFU op. Arguments here are <= 0 (x - max); results below
+ * 2^-126 flush to zero, far under every tolerance, which saves exp2f's
+ * three-instruction denormal fix-up per element. */
+__device__ __forceinline__ float kb_exp2(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
 __device__ __forceinline__ float kb_rescale(float m_part, float m)
 {
-    return m_part == -INFINITY ? 0.f : exp2f((m_part - m) * KB_LOG2E);
+    return m_part == -INFINITY ? 0.f : kb_exp2((m_part - m) * KB_LOG2E);
+}
+
+/* One more element into a running (max, sum). */
+__device__ __forceinline__ kb_ms kb_ms_add(kb_ms a, float x)
+{
+    const float m = fmaxf(a.m, x);
+    const float mL = m == -INFINITY ? 0.f : m * KB_LOG2E;
+    return kb_ms{m, a.s * kb_rescale(a.m, m) + kb_exp2(fmaf(x, KB_LOG2E, -mL))};
 }
 
 __device__ __forceinline__ float kb_combine(float a, float b) { return a + b; }
@@ -219,22 +258,23 @@ __device__ __forceinline__ P kb_group_reduce(P v, int tpr, int g, P *red)
 /* ---- clusters ------------------------------------------------------------- */
 /* Split arrive/wait: a CTA arrives as it starts and waits just before its
  * first remote store, which is when every peer must be running; the loads
- * in between hide the barrier. */
+ * in between hide the barrier. Not .aligned: callers reach them after
+ * divergent edge loops and must not depend on reconvergence. */
 __device__ __forceinline__ void kb_cluster_arrive_relaxed()
 {
-    asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+    asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory");
 }
 __device__ __forceinline__ void kb_cluster_arrive_release()
 {
-    asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+    asm volatile("barrier.cluster.arrive.release;\n" ::: "memory");
 }
 __device__ __forceinline__ void kb_cluster_wait()
 {
-    asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+    asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
 }
 
 /* Combine v over the cs CTAs of the cluster for row group g. part: shared,
- * KB_MAX_ROWS * KB_MAX_CLUSTER entries. The caller did
+ * KB_MAX_PARTS entries (rows * cs <= KB_MAX_PARTS). The caller did
  * kb_cluster_arrive_relaxed() at kernel start; every thread of every CTA
  * must call this exactly once. No remote access follows the final wait, so
  * CTAs may exit right after. */

@@ -113,36 +113,45 @@ constexpr int kColsRows = 256;   /* dw_cols (fallback): rows per partial    */
 template <typename T> constexpr int vec_of() { return (int)(16 / sizeof(T)); }
 
 /* ---- device helpers --------------------------------------------------------- */
-/* A pack as it sits in registers: one uint4 (W = VEC: 8 bf16/fp16 or 4
- * fp32), or a single element (W = 1). Rows stay in this raw form (half the
- * registers of fp32 for 16-bit types) and are converted when used. */
-template <typename T, int W>
-using raw_t = typename std::conditional<W * sizeof(T) == 16, uint4, T>::type;
+/* A pack = VEC consecutive elements of a row (16 bytes), held in registers
+ * as one raw uint4 (half the registers of fp32 for 16-bit types) and
+ * converted when used. AL: the pack is 16-byte aligned (one 128-bit
+ * access); otherwise element accesses, of which only the first `valid`
+ * exist (the row's last pack may be partial). */
+template <typename T> using bits_t = typename std::conditional<sizeof(T) == 2, uint16_t, uint32_t>::type;
 
-template <typename T, int W> __device__ __forceinline__ raw_t<T, W> raw_zero()
+template <typename T, bool AL, bool STREAM>
+__device__ __forceinline__ uint4 ld_pack(const T *p, int valid)
 {
-    if constexpr (W * sizeof(T) == 16) return make_uint4(0u, 0u, 0u, 0u);
-    else return kb_from_float<T>(0.f);
+    if constexpr (AL) {
+        const uint4 *q = reinterpret_cast<const uint4 *>(p);
+        return STREAM ? __ldcs(q) : __ldg(q);
+    } else {
+        constexpr int VEC = vec_of<T>(), PER = 4 / sizeof(T);
+        const bits_t<T> *q = reinterpret_cast<const bits_t<T> *>(p);
+        uint32_t w[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+        for (int j = 0; j < VEC; j++)
+            if (j < valid) {
+                const uint32_t b = STREAM ? __ldcs(q + j) : __ldg(q + j);
+                w[j / PER] |= b << (32 / PER * (j % PER));
+            }
+        return make_uint4(w[0], w[1], w[2], w[3]);
+    }
 }
 
-/* Streaming (read-once) load. */
-template <typename T, int W> __device__ __forceinline__ raw_t<T, W> ld_cs(const T *p)
+template <typename T, bool AL> __device__ __forceinline__ void st_pack(T *p, uint4 v, int valid)
 {
-    if constexpr (W * sizeof(T) == 16) return __ldcs(reinterpret_cast<const uint4 *>(p));
-    else return __ldcs(p);
-}
-
-/* Cached load: the fallback reads a row more than once. */
-template <typename T, int W> __device__ __forceinline__ raw_t<T, W> ld_g(const T *p)
-{
-    if constexpr (W * sizeof(T) == 16) return __ldg(reinterpret_cast<const uint4 *>(p));
-    else return __ldg(p);
-}
-
-template <typename T, int W> __device__ __forceinline__ void st_cs(T *p, const raw_t<T, W> &v)
-{
-    if constexpr (W * sizeof(T) == 16) __stcs(reinterpret_cast<uint4 *>(p), v);
-    else __stcs(p, v);
+    if constexpr (AL) {
+        __stcs(reinterpret_cast<uint4 *>(p), v);
+    } else {
+        constexpr int VEC = vec_of<T>(), PER = 4 / sizeof(T);
+        bits_t<T> *q = reinterpret_cast<bits_t<T> *>(p);
+        const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int j = 0; j < VEC; j++)
+            if (j < valid) __stcs(q + j, (bits_t<T>)(w[j / PER] >> (32 / PER * (j % PER))));
+    }
 }
 
 /* Two 16-bit values of one 32-bit word <-> fp32 (low half = lower address). */
@@ -173,12 +182,9 @@ template <typename T> __device__ __forceinline__ uint32_t pack2(float lo, float 
     return u;
 }
 
-template <typename T, int W>
-__device__ __forceinline__ void unpack(const raw_t<T, W> &r, float (&f)[W])
+template <typename T> __device__ __forceinline__ void unpack(uint4 r, float (&f)[vec_of<T>()])
 {
-    if constexpr (W == 1) {
-        f[0] = kb_to_float(r);
-    } else if constexpr (std::is_same<T, float>::value) {
+    if constexpr (std::is_same<T, float>::value) {
         f[0] = __uint_as_float(r.x);
         f[1] = __uint_as_float(r.y);
         f[2] = __uint_as_float(r.z);
@@ -191,26 +197,25 @@ __device__ __forceinline__ void unpack(const raw_t<T, W> &r, float (&f)[W])
     }
 }
 
-template <typename T, int W> __device__ __forceinline__ raw_t<T, W> repack(const float (&f)[W])
+template <typename T> __device__ __forceinline__ uint4 repack(const float (&f)[vec_of<T>()])
 {
-    if constexpr (W == 1) {
-        return kb_from_float<T>(f[0]);
-    } else if constexpr (std::is_same<T, float>::value) {
+    if constexpr (std::is_same<T, float>::value)
         return make_uint4(__float_as_uint(f[0]), __float_as_uint(f[1]), __float_as_uint(f[2]),
                           __float_as_uint(f[3]));
-    } else {
+    else
         return make_uint4(pack2<T>(f[0], f[1]), pack2<T>(f[2], f[3]), pack2<T>(f[4], f[5]),
                           pack2<T>(f[6], f[7]));
-    }
 }
 
-/* W fp32 values of w (or of a dw partial row) at p: float4 accesses when
- * W % 4 == 0 (p is then 16-byte aligned, see the layout above). */
-template <int W> __device__ __forceinline__ void ld_w(const float *p, float (&o)[W])
+/* VEC fp32 weights of a pack. A pack starts at a multiple of VEC elements,
+ * so w + start is 16-byte aligned (w itself is, see the launch checks);
+ * only the elements of a partial pack are read one by one. */
+template <int VEC, bool AL>
+__device__ __forceinline__ void ld_w(const float *p, int valid, float (&o)[VEC])
 {
-    if constexpr (W % 4 == 0) {
+    if (AL || valid >= VEC) {
 #pragma unroll
-        for (int q = 0; q < W / 4; q++) {
+        for (int q = 0; q < VEC / 4; q++) {
             const float4 f = __ldg(reinterpret_cast<const float4 *>(p) + q);
             o[4 * q] = f.x;
             o[4 * q + 1] = f.y;
@@ -219,20 +224,7 @@ template <int W> __device__ __forceinline__ void ld_w(const float *p, float (&o)
         }
     } else {
 #pragma unroll
-        for (int j = 0; j < W; j++) o[j] = __ldg(p + j);
-    }
-}
-
-template <int W> __device__ __forceinline__ void st_f(float *p, const float (&v)[W])
-{
-    if constexpr (W % 4 == 0) {
-#pragma unroll
-        for (int q = 0; q < W / 4; q++)
-            reinterpret_cast<float4 *>(p)[q] =
-                make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
-    } else {
-#pragma unroll
-        for (int j = 0; j < W; j++) p[j] = v[j];
+        for (int j = 0; j < VEC; j++) o[j] = j < valid ? __ldg(p + j) : 0.f;
     }
 }
 
@@ -292,20 +284,24 @@ __device__ __forceinline__ void row_allreduce(float (&v)[V], int tpr, int cl, fl
     parity ^= 1;
 }
 
-/* Where this thread's packs sit in a row: pack i at element gt*W + i*stride,
- * for i < mine (0 when the thread's first pack is past the row). */
+/* Where this thread's packs sit in a row: pack i starts at element
+ * first + i*stride, for i < mine; `last` is the count of valid elements in
+ * pack i (VEC except for the row's final, partial pack). */
 struct lane_map {
-    int tpr, cl, gt, stride, mine;
-    __device__ __forceinline__ lane_map(int64_t N, int W, int cl_)
+    int tpr, cl, first, stride, mine, N;
+    __device__ __forceinline__ lane_map(int64_t N_, int vec, int cl_)
     {
         tpr = (int)blockDim.x;
         cl = cl_;
+        N = (int)N_;
         const int rank = cl > 1 ? (int)cg::this_cluster().block_rank() : 0;
-        const int G = tpr * cl, npk = (int)(N / W);
-        gt = rank * tpr + (int)threadIdx.x;
-        stride = G * W;
+        const int G = tpr * cl, npk = (N + vec - 1) / vec, gt = rank * tpr + (int)threadIdx.x;
+        first = gt * vec;
+        stride = G * vec;
         mine = gt < npk ? (npk - 1 - gt) / G + 1 : 0;
     }
+    __device__ __forceinline__ int at(int i) const { return first + i * stride; }
+    __device__ __forceinline__ int valid(int i) const { return N - at(i); }
 };
 
 /* ---- forward ------------------------------------------------------------------ */
@@ -317,106 +313,108 @@ struct fwd_args {
     int cl;
 };
 
-template <typename T, bool LN, int NV, bool VEC> __global__ void fwd_reg(const fwd_args a)
+template <typename T, bool LN, int NV, bool AL> __global__ void fwd_reg(const fwd_args a)
 {
-    constexpr int W = VEC ? vec_of<T>() : 1;
-    constexpr int NP = VEC ? NV : NV * vec_of<T>();
+    constexpr int VEC = vec_of<T>();
     __shared__ float wbuf[2 * 32], cbuf[2];
-    const lane_map lm(a.N, W, a.cl);
+    const lane_map lm(a.N, VEC, a.cl);
     const float n = (float)a.N;
-    const float *wb = a.w + lm.gt * W;
+    const float *wb = a.w + lm.first;
     int parity = 0;
     for (int64_t g = blockIdx.x / lm.cl; g < a.ngroups; g += gridDim.x / lm.cl) {
         const int64_t row = g * blockDim.y + threadIdx.y;
         const int cnt = row < a.M ? lm.mine : 0;
-        const int64_t off = (row < a.M ? row : 0) * a.N + lm.gt * W;
+        const int64_t off = (row < a.M ? row : 0) * a.N + lm.first;
         const T *xb = static_cast<const T *>(a.x) + off;
-        raw_t<T, W> xr[NP];
+        uint4 xv[NV];
 #pragma unroll
-        for (int i = 0; i < NP; i++)
-            xr[i] = i < cnt ? ld_cs<T, W>(xb + i * lm.stride) : raw_zero<T, W>();
-        float mean = 0.f, s[1] = {0.f};
+        for (int i = 0; i < NV; i++)
+            xv[i] = i < cnt ? ld_pack<T, AL, true>(xb + i * lm.stride, lm.valid(i))
+                            : make_uint4(0u, 0u, 0u, 0u);
+        float mean = 0.f, s[1] = {0.f}, f[VEC];
         if constexpr (LN) {
 #pragma unroll
-            for (int i = 0; i < NP; i++) {
-                float f[W];
-                unpack<T, W>(xr[i], f);
+            for (int i = 0; i < NV; i++) {
+                unpack<T>(xv[i], f);
 #pragma unroll
-                for (int j = 0; j < W; j++) s[0] += f[j];
+                for (int j = 0; j < VEC; j++) s[0] += f[j];
             }
             row_allreduce<1>(s, lm.tpr, lm.cl, wbuf, cbuf, parity);
             mean = s[0] / n;
             s[0] = 0.f;
 #pragma unroll
-            for (int i = 0; i < NP; i++) {
-                float f[W];
-                unpack<T, W>(xr[i], f);
-                if (i < cnt)
+            for (int i = 0; i < NV; i++)
+                if (i < cnt) {
+                    unpack<T>(xv[i], f);
 #pragma unroll
-                    for (int j = 0; j < W; j++) s[0] += (f[j] - mean) * (f[j] - mean);
-            }
+                    for (int j = 0; j < VEC; j++)
+                        if (AL || j < lm.valid(i)) s[0] += (f[j] - mean) * (f[j] - mean);
+                }
         } else {
 #pragma unroll
-            for (int i = 0; i < NP; i++) {
-                float f[W];
-                unpack<T, W>(xr[i], f);
+            for (int i = 0; i < NV; i++) {
+                unpack<T>(xv[i], f);
 #pragma unroll
-                for (int j = 0; j < W; j++) s[0] += f[j] * f[j];
+                for (int j = 0; j < VEC; j++) s[0] += f[j] * f[j];
             }
         }
         row_allreduce<1>(s, lm.tpr, lm.cl, wbuf, cbuf, parity);
         const float rstd = 1.f / sqrtf(s[0] / n + KB_NORM_EPS);
         T *yb = static_cast<T *>(a.y) + off;
 #pragma unroll
-        for (int i = 0; i < NP; i++)
+        for (int i = 0; i < NV; i++)
             if (i < cnt) {
-                float f[W], wv[W];
-                unpack<T, W>(xr[i], f);
-                ld_w<W>(wb + i * lm.stride, wv);
+                float wv[VEC];
+                unpack<T>(xv[i], f);
+                ld_w<VEC, AL>(wb + i * lm.stride, lm.valid(i), wv);
 #pragma unroll
-                for (int j = 0; j < W; j++) f[j] = (f[j] - mean) * rstd * wv[j];
-                st_cs<T, W>(yb + i * lm.stride, repack<T, W>(f));
+                for (int j = 0; j < VEC; j++) f[j] = (f[j] - mean) * rstd * wv[j];
+                st_pack<T, AL>(yb + i * lm.stride, repack<T>(f), lm.valid(i));
             }
     }
     if (lm.cl > 1) cg::this_cluster().sync();
 }
 
 /* Fallback: one CTA per row, the row re-read per pass (L2 for rows that fit). */
-template <typename T, bool LN, int W> __global__ void fwd_loop(const fwd_args a)
+template <typename T, bool LN, bool AL> __global__ void fwd_loop(const fwd_args a)
 {
+    constexpr int VEC = vec_of<T>();
     __shared__ float wbuf[2 * 32], cbuf[2];
     const int tpr = (int)blockDim.x;
-    const int64_t npk = a.N / W;
     const float n = (float)a.N;
     int parity = 0;
     for (int64_t row = blockIdx.x; row < a.M; row += gridDim.x) {
         const T *xr = static_cast<const T *>(a.x) + row * a.N;
-        float mean = 0.f, s[1] = {0.f}, f[W];
-        for (int64_t pk = threadIdx.x; pk < npk; pk += tpr) {
-            unpack<T, W>(ld_g<T, W>(xr + pk * W), f);
+        float mean = 0.f, s[1] = {0.f}, f[VEC];
+        for (int64_t e = threadIdx.x * VEC; e < a.N; e += (int64_t)tpr * VEC) {
+            const int valid = (int)(a.N - e < VEC ? a.N - e : VEC);
+            unpack<T>(ld_pack<T, AL, false>(xr + e, valid), f);
 #pragma unroll
-            for (int j = 0; j < W; j++) s[0] += LN ? f[j] : f[j] * f[j];
+            for (int j = 0; j < VEC; j++) s[0] += LN ? f[j] : f[j] * f[j];
         }
         row_allreduce<1>(s, tpr, 1, wbuf, cbuf, parity);
         if constexpr (LN) {
             mean = s[0] / n;
             s[0] = 0.f;
-            for (int64_t pk = threadIdx.x; pk < npk; pk += tpr) {
-                unpack<T, W>(ld_g<T, W>(xr + pk * W), f);
+            for (int64_t e = threadIdx.x * VEC; e < a.N; e += (int64_t)tpr * VEC) {
+                const int valid = (int)(a.N - e < VEC ? a.N - e : VEC);
+                unpack<T>(ld_pack<T, AL, false>(xr + e, valid), f);
 #pragma unroll
-                for (int j = 0; j < W; j++) s[0] += (f[j] - mean) * (f[j] - mean);
+                for (int j = 0; j < VEC; j++)
+                    if (j < valid) s[0] += (f[j] - mean) * (f[j] - mean);
             }
             row_allreduce<1>(s, tpr, 1, wbuf, cbuf, parity);
         }
         const float rstd = 1.f / sqrtf(s[0] / n + KB_NORM_EPS);
         T *yr = static_cast<T *>(a.y) + row * a.N;
-        for (int64_t pk = threadIdx.x; pk < npk; pk += tpr) {
-            float wv[W];
-            unpack<T, W>(ld_g<T, W>(xr + pk * W), f);
-            ld_w<W>(a.w + pk * W, wv);
+        for (int64_t e = threadIdx.x * VEC; e < a.N; e += (int64_t)tpr * VEC) {
+            const int valid = (int)(a.N - e < VEC ? a.N - e : VEC);
+            float wv[VEC];
+            unpack<T>(ld_pack<T, AL, false>(xr + e, valid), f);
+            ld_w<VEC, AL>(a.w + e, valid, wv);
 #pragma unroll
-            for (int j = 0; j < W; j++) f[j] = (f[j] - mean) * rstd * wv[j];
-            st_cs<T, W>(yr + pk * W, repack<T, W>(f));
+            for (int j = 0; j < VEC; j++) f[j] = (f[j] - mean) * rstd * wv[j];
+            st_pack<T, AL>(yr + e, repack<T>(f), valid);
         }
     }
 }
@@ -431,9 +429,15 @@ struct bwd_args {
     int cl;
 };
 
-/* Per element: xh, g, and the row sums s[0] += g*xh, s[1] += g (LN). */
+/* xh = (x - mean) * rstd; dx = rstd * (g - mean(g) - xh * mean(g*xh)). */
 template <bool LN> struct bwd_math {
     float mu, rs;
+    __device__ __forceinline__ bwd_math(const bwd_args &a, int64_t row, bool ok)
+    {
+        rs = ok ? __ldg(a.rstd + row) : 0.f; /* rows past M: zeros everywhere */
+        mu = 0.f;
+        if constexpr (LN) mu = ok ? __ldg(a.mean + row) : 0.f;
+    }
     __device__ __forceinline__ float xh(float x) const { return (x - mu) * rs; }
     __device__ __forceinline__ float dx(float x, float d, float w, float mg, float mgx) const
     {
@@ -441,56 +445,52 @@ template <bool LN> struct bwd_math {
     }
 };
 
-template <typename T, bool LN, int NV, bool VEC> __global__ void bwd_reg(const bwd_args a)
+template <typename T, bool LN, int NV, bool AL> __global__ void bwd_reg(const bwd_args a)
 {
-    constexpr int W = VEC ? vec_of<T>() : 1;
-    constexpr int NP = VEC ? NV : NV * vec_of<T>();
+    constexpr int VEC = vec_of<T>();
     constexpr int V = LN ? 2 : 1;
     extern __shared__ float comb[]; /* N floats when R > 1 */
     __shared__ float wbuf[2 * 32 * V], cbuf[2 * V];
     pdl_trigger(); /* dw_reduce may be scheduled; it waits for our completion */
-    const lane_map lm(a.N, W, a.cl);
+    const lane_map lm(a.N, VEC, a.cl);
     const float n = (float)a.N;
-    const float *wb = a.w + lm.gt * W;
+    const float *wb = a.w + lm.first;
     const int64_t slot = blockIdx.x / lm.cl;
     const int64_t g0 = slot * a.ngroups / a.nslots, g1 = (slot + 1) * a.ngroups / a.nslots;
     int parity = 0;
-    float acc[NP][W];
+    float acc[NV][VEC];
 #pragma unroll
-    for (int i = 0; i < NP; i++)
+    for (int i = 0; i < NV; i++)
 #pragma unroll
-        for (int j = 0; j < W; j++) acc[i][j] = 0.f;
+        for (int j = 0; j < VEC; j++) acc[i][j] = 0.f;
 
     for (int64_t g = g0; g < g1; g++) {
         const int64_t row = g * blockDim.y + threadIdx.y;
         const bool ok = row < a.M;
         const int cnt = ok ? lm.mine : 0;
-        const int64_t off = (ok ? row : 0) * a.N + lm.gt * W;
-        const T *xb = static_cast<const T *>(a.x) + off;
-        const T *db = static_cast<const T *>(a.dy) + off;
-        raw_t<T, W> xr[NP], dr[NP];
+        const int64_t off = (ok ? row : 0) * a.N + lm.first;
+        const T *xb = static_cast<const T *>(a.x) + off, *db = static_cast<const T *>(a.dy) + off;
+        uint4 xv[NV], dv[NV];
 #pragma unroll
-        for (int i = 0; i < NP; i++) {
-            xr[i] = i < cnt ? ld_cs<T, W>(xb + i * lm.stride) : raw_zero<T, W>();
-            dr[i] = i < cnt ? ld_cs<T, W>(db + i * lm.stride) : raw_zero<T, W>();
+        for (int i = 0; i < NV; i++) {
+            xv[i] = dv[i] = make_uint4(0u, 0u, 0u, 0u);
+            if (i < cnt) {
+                xv[i] = ld_pack<T, AL, true>(xb + i * lm.stride, lm.valid(i));
+                dv[i] = ld_pack<T, AL, true>(db + i * lm.stride, lm.valid(i));
+            }
         }
-        /* Rows past M hold zeros: they add nothing to the sums or to dw. */
-        bwd_math<LN> m;
-        m.rs = ok ? __ldg(a.rstd + row) : 0.f;
-        m.mu = 0.f;
-        if constexpr (LN) m.mu = ok ? __ldg(a.mean + row) : 0.f;
-        float s[V];
+        const bwd_math<LN> m(a, row, ok);
+        float s[V], xf[VEC], df[VEC], wv[VEC];
 #pragma unroll
         for (int k = 0; k < V; k++) s[k] = 0.f;
 #pragma unroll
-        for (int i = 0; i < NP; i++)
+        for (int i = 0; i < NV; i++)
             if (i < cnt) {
-                float xf[W], df[W], wv[W];
-                unpack<T, W>(xr[i], xf);
-                unpack<T, W>(dr[i], df);
-                ld_w<W>(wb + i * lm.stride, wv);
+                unpack<T>(xv[i], xf);
+                unpack<T>(dv[i], df);
+                ld_w<VEC, AL>(wb + i * lm.stride, lm.valid(i), wv);
 #pragma unroll
-                for (int j = 0; j < W; j++) {
+                for (int j = 0; j < VEC; j++) {
                     const float xh = m.xh(xf[j]), gv = df[j] * wv[j];
                     acc[i][j] += df[j] * xh;
                     s[0] += gv * xh;
@@ -501,71 +501,72 @@ template <typename T, bool LN, int NV, bool VEC> __global__ void bwd_reg(const b
         const float mgx = s[0] / n, mg = LN ? s[V - 1] / n : 0.f;
         T *ob = static_cast<T *>(a.dx) + off;
 #pragma unroll
-        for (int i = 0; i < NP; i++)
+        for (int i = 0; i < NV; i++)
             if (i < cnt) {
-                float xf[W], df[W], wv[W];
-                unpack<T, W>(xr[i], xf);
-                unpack<T, W>(dr[i], df);
-                ld_w<W>(wb + i * lm.stride, wv);
+                unpack<T>(xv[i], xf);
+                unpack<T>(dv[i], df);
+                ld_w<VEC, AL>(wb + i * lm.stride, lm.valid(i), wv);
 #pragma unroll
-                for (int j = 0; j < W; j++) xf[j] = m.dx(xf[j], df[j], wv[j], mg, mgx);
-                st_cs<T, W>(ob + i * lm.stride, repack<T, W>(xf));
+                for (int j = 0; j < VEC; j++) xf[j] = m.dx(xf[j], df[j], wv[j], mg, mgx);
+                st_pack<T, AL>(ob + i * lm.stride, repack<T>(xf), lm.valid(i));
             }
     }
 
-    float *wsr = a.ws + slot * a.N + lm.gt * W;
-    if (blockDim.y == 1) {
+    /* With R > 1 (then CL == 1) the CTA's row slots are first summed in slot
+     * order through shared memory; the slot then writes its partial row. */
+    const int R = (int)blockDim.y;
+    float *dst = R == 1 ? a.ws + slot * a.N : comb;
+    for (int r = 0; r < R; r++) {
+        if ((int)threadIdx.y == r)
 #pragma unroll
-        for (int i = 0; i < NP; i++)
-            if (i < lm.mine) st_f<W>(wsr + i * lm.stride, acc[i]);
-    } else {
-        /* R > 1 implies CL == 1: the CTA holds whole rows; sum its row slots
-         * in slot order (deterministic), then write the partial row. */
-        float *cb = comb + lm.gt * W;
-        for (int r = 0; r < (int)blockDim.y; r++) {
-            if ((int)threadIdx.y == r)
+            for (int i = 0; i < NV; i++)
+                if (i < lm.mine) {
+                    float *d = dst + lm.at(i);
+                    if (AL && R == 1) {
+                        reinterpret_cast<float4 *>(d)[0] =
+                            make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+                        if constexpr (VEC == 8)
+                            reinterpret_cast<float4 *>(d)[1] =
+                                make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]);
+                    } else {
 #pragma unroll
-                for (int i = 0; i < NP; i++)
-                    if (i < lm.mine)
-#pragma unroll
-                        for (int j = 0; j < W; j++)
-                            cb[i * lm.stride + j] =
-                                r == 0 ? acc[i][j] : cb[i * lm.stride + j] + acc[i][j];
-            __syncthreads();
-        }
-        const int nthr = (int)(blockDim.x * blockDim.y);
+                        for (int j = 0; j < VEC; j++)
+                            if (j < lm.valid(i)) d[j] = r == 0 ? acc[i][j] : d[j] + acc[i][j];
+                    }
+                }
+        if (R > 1) __syncthreads();
+    }
+    if (R > 1) {
         float *ws = a.ws + slot * a.N;
-        for (int c = (int)(threadIdx.y * blockDim.x + threadIdx.x); c < (int)a.N; c += nthr)
+        for (int c = (int)(threadIdx.y * blockDim.x + threadIdx.x); c < lm.N; c += R * lm.tpr)
             ws[c] = comb[c];
     }
     if (lm.cl > 1) cg::this_cluster().sync();
 }
 
 /* Fallback dx: one CTA per row, pass 1 reduces, pass 2 re-reads and writes. */
-template <typename T, bool LN, int W> __global__ void bwd_dx_loop(const bwd_args a)
+template <typename T, bool LN, bool AL> __global__ void bwd_dx_loop(const bwd_args a)
 {
+    constexpr int VEC = vec_of<T>();
     constexpr int V = LN ? 2 : 1;
     __shared__ float wbuf[2 * 32 * V], cbuf[2 * V];
     const int tpr = (int)blockDim.x;
-    const int64_t npk = a.N / W;
     const float n = (float)a.N;
     int parity = 0;
     for (int64_t row = blockIdx.x; row < a.M; row += gridDim.x) {
         const T *xr = static_cast<const T *>(a.x) + row * a.N;
         const T *dr = static_cast<const T *>(a.dy) + row * a.N;
-        bwd_math<LN> m;
-        m.rs = __ldg(a.rstd + row);
-        m.mu = 0.f;
-        if constexpr (LN) m.mu = __ldg(a.mean + row);
-        float s[V], xf[W], df[W], wv[W];
+        const bwd_math<LN> m(a, row, true);
+        float s[V], xf[VEC], df[VEC], wv[VEC];
 #pragma unroll
         for (int k = 0; k < V; k++) s[k] = 0.f;
-        for (int64_t pk = threadIdx.x; pk < npk; pk += tpr) {
-            unpack<T, W>(ld_g<T, W>(xr + pk * W), xf);
-            unpack<T, W>(ld_g<T, W>(dr + pk * W), df);
-            ld_w<W>(a.w + pk * W, wv);
+        for (int64_t e = threadIdx.x * VEC; e < a.N; e += (int64_t)tpr * VEC) {
+            const int valid = (int)(a.N - e < VEC ? a.N - e : VEC);
+            unpack<T>(ld_pack<T, AL, false>(xr + e, valid), xf);
+            unpack<T>(ld_pack<T, AL, false>(dr + e, valid), df);
+            ld_w<VEC, AL>(a.w + e, valid, wv);
 #pragma unroll
-            for (int j = 0; j < W; j++) {
+            for (int j = 0; j < VEC; j++) {
                 const float xh = m.xh(xf[j]), gv = df[j] * wv[j];
                 s[0] += gv * xh;
                 if constexpr (LN) s[1] += gv;
@@ -574,13 +575,14 @@ template <typename T, bool LN, int W> __global__ void bwd_dx_loop(const bwd_args
         row_allreduce<V>(s, tpr, 1, wbuf, cbuf, parity);
         const float mgx = s[0] / n, mg = LN ? s[V - 1] / n : 0.f;
         T *ob = static_cast<T *>(a.dx) + row * a.N;
-        for (int64_t pk = threadIdx.x; pk < npk; pk += tpr) {
-            unpack<T, W>(ld_g<T, W>(xr + pk * W), xf);
-            unpack<T, W>(ld_g<T, W>(dr + pk * W), df);
-            ld_w<W>(a.w + pk * W, wv);
+        for (int64_t e = threadIdx.x * VEC; e < a.N; e += (int64_t)tpr * VEC) {
+            const int valid = (int)(a.N - e < VEC ? a.N - e : VEC);
+            unpack<T>(ld_pack<T, AL, false>(xr + e, valid), xf);
+            unpack<T>(ld_pack<T, AL, false>(dr + e, valid), df);
+            ld_w<VEC, AL>(a.w + e, valid, wv);
 #pragma unroll
-            for (int j = 0; j < W; j++) xf[j] = m.dx(xf[j], df[j], wv[j], mg, mgx);
-            st_cs<T, W>(ob + pk * W, repack<T, W>(xf));
+            for (int j = 0; j < VEC; j++) xf[j] = m.dx(xf[j], df[j], wv[j], mg, mgx);
+            st_pack<T, AL>(ob + e, repack<T>(xf), valid);
         }
     }
 }
@@ -595,10 +597,7 @@ template <typename T, bool LN> __global__ void dw_cols(const bwd_args a, int64_t
     const T *x = static_cast<const T *>(a.x), *dy = static_cast<const T *>(a.dy);
     float acc = 0.f;
     for (int64_t r = r0; r < r1; r++) {
-        bwd_math<LN> m;
-        m.rs = __ldg(a.rstd + r);
-        m.mu = 0.f;
-        if constexpr (LN) m.mu = __ldg(a.mean + r);
+        const bwd_math<LN> m(a, r, true);
         acc += kb_to_float(__ldg(dy + r * a.N + col)) * m.xh(kb_to_float(__ldg(x + r * a.N + col)));
     }
     a.ws[(int64_t)blockIdx.y * a.N + col] = acc;
@@ -628,30 +627,30 @@ __global__ void dw_reduce(const float *ws, int64_t nslots, int64_t N, float *dw)
 typedef void (*fwd_fn)(const fwd_args);
 typedef void (*bwd_fn)(const bwd_args);
 
-template <typename T, bool LN, bool VEC> fwd_fn fwd_reg_for(int nv)
+template <typename T, bool LN, bool AL> fwd_fn fwd_reg_for(int nv)
 {
     switch (nv) {
-    case 1: return fwd_reg<T, LN, 1, VEC>;
-    case 2: return fwd_reg<T, LN, 2, VEC>;
-    case 3: return fwd_reg<T, LN, 3, VEC>;
-    case 4: return fwd_reg<T, LN, 4, VEC>;
-    case 6: return fwd_reg<T, LN, 6, VEC>;
-    case 8: return fwd_reg<T, LN, 8, VEC>;
-    case 12: return fwd_reg<T, LN, 12, VEC>;
-    case 16: return fwd_reg<T, LN, 16, VEC>;
+    case 1: return fwd_reg<T, LN, 1, AL>;
+    case 2: return fwd_reg<T, LN, 2, AL>;
+    case 3: return fwd_reg<T, LN, 3, AL>;
+    case 4: return fwd_reg<T, LN, 4, AL>;
+    case 6: return fwd_reg<T, LN, 6, AL>;
+    case 8: return fwd_reg<T, LN, 8, AL>;
+    case 12: return fwd_reg<T, LN, 12, AL>;
+    case 16: return fwd_reg<T, LN, 16, AL>;
     default: return nullptr;
     }
 }
 
-template <typename T, bool LN, bool VEC> bwd_fn bwd_reg_for(int nv)
+template <typename T, bool LN, bool AL> bwd_fn bwd_reg_for(int nv)
 {
     switch (nv) {
-    case 1: return bwd_reg<T, LN, 1, VEC>;
-    case 2: return bwd_reg<T, LN, 2, VEC>;
-    case 3: return bwd_reg<T, LN, 3, VEC>;
-    case 4: return bwd_reg<T, LN, 4, VEC>;
-    case 6: return bwd_reg<T, LN, 6, VEC>;
-    case 8: return bwd_reg<T, LN, 8, VEC>;
+    case 1: return bwd_reg<T, LN, 1, AL>;
+    case 2: return bwd_reg<T, LN, 2, AL>;
+    case 3: return bwd_reg<T, LN, 3, AL>;
+    case 4: return bwd_reg<T, LN, 4, AL>;
+    case 6: return bwd_reg<T, LN, 6, AL>;
+    case 8: return bwd_reg<T, LN, 8, AL>;
     default: return nullptr;
     }
 }
@@ -677,14 +676,14 @@ template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, bool vec)
 template <bool LN> fwd_fn fwd_loop_kernel(kb_dtype d, bool vec)
 {
     fwd_fn f = nullptr;
-    KB_DISPATCH(d, T, { f = vec ? fwd_loop<T, LN, vec_of<T>()> : fwd_loop<T, LN, 1>; });
+    KB_DISPATCH(d, T, { f = vec ? fwd_loop<T, LN, true> : fwd_loop<T, LN, false>; });
     return f;
 }
 
 template <bool LN> bwd_fn bwd_dx_loop_kernel(kb_dtype d, bool vec)
 {
     bwd_fn f = nullptr;
-    KB_DISPATCH(d, T, { f = vec ? bwd_dx_loop<T, LN, vec_of<T>()> : bwd_dx_loop<T, LN, 1>; });
+    KB_DISPATCH(d, T, { f = vec ? bwd_dx_loop<T, LN, true> : bwd_dx_loop<T, LN, false>; });
     return f;
 }
 

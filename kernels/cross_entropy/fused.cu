@@ -85,7 +85,7 @@ static unsigned fused_grid(int64_t M)
 
 /* ---- element access: W = 1 (scalar) or one 128-bit vector --------------- */
 template <typename T, int W, bool LAST>
-__device__ __forceinline__ void ld(const T *p, float (&f)[W])
+static __device__ __forceinline__ void ld(const T *p, float (&f)[W])
 {
     if constexpr (W == 1) {
         f[0] = kb_to_float(*p);
@@ -103,7 +103,7 @@ __device__ __forceinline__ void ld(const T *p, float (&f)[W])
     }
 }
 
-template <typename T, int W> __device__ __forceinline__ void st(T *p, const float (&f)[W])
+template <typename T, int W> static __device__ __forceinline__ void st(T *p, const float (&f)[W])
 {
     if constexpr (W == 1) {
         *p = kb_from_float<T>(f[0]);
@@ -117,7 +117,7 @@ template <typename T, int W> __device__ __forceinline__ void st(T *p, const floa
 
 /* ---- kernels ------------------------------------------------------------- */
 template <typename T, int W, int U>
-__global__ void __launch_bounds__(1024)
+static __global__ void __launch_bounds__(1024)
 ce_fwd_kernel(const T *__restrict__ x, const int64_t *__restrict__ target, T *__restrict__ loss,
               int64_t M, int64_t N)
 {
@@ -162,7 +162,7 @@ ce_fwd_kernel(const T *__restrict__ x, const int64_t *__restrict__ target, T *__
 }
 
 template <typename T, int W, int U>
-__global__ void __launch_bounds__(1024)
+static __global__ void __launch_bounds__(1024)
 ce_bwd_kernel(const T *__restrict__ x, const int64_t *__restrict__ target,
               const float *__restrict__ dloss, const float *__restrict__ lse, T *__restrict__ dx,
               int64_t M, int64_t N)

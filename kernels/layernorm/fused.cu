@@ -98,7 +98,7 @@ static unsigned fused_grid(int64_t M)
 
 /* ---- element access: W = 1 (scalar) or one 128-bit vector of T ---------- */
 template <typename T, int W, bool LAST>
-__device__ __forceinline__ void ld(const T *p, float (&f)[W])
+static __device__ __forceinline__ void ld(const T *p, float (&f)[W])
 {
     if constexpr (W == 1) {
         f[0] = kb_to_float(*p);
@@ -116,7 +116,7 @@ __device__ __forceinline__ void ld(const T *p, float (&f)[W])
     }
 }
 
-template <typename T, int W> __device__ __forceinline__ void st(T *p, const float (&f)[W])
+template <typename T, int W> static __device__ __forceinline__ void st(T *p, const float (&f)[W])
 {
     if constexpr (W == 1) {
         *p = kb_from_float<T>(f[0]);
@@ -131,7 +131,7 @@ template <typename T, int W> __device__ __forceinline__ void st(T *p, const floa
 /* fp32 rows (w, dw partials): W floats as float4s. w is read-only for the
  * kernel (non-coherent cache); partials are written by the same kernel, so
  * they use plain loads. */
-template <int W, bool RO> __device__ __forceinline__ void ldf(const float *p, float (&f)[W])
+template <int W, bool RO> static __device__ __forceinline__ void ldf(const float *p, float (&f)[W])
 {
     if constexpr (W == 1) {
         f[0] = RO ? __ldg(p) : *p;
@@ -146,7 +146,7 @@ template <int W, bool RO> __device__ __forceinline__ void ldf(const float *p, fl
     }
 }
 
-template <int W> __device__ __forceinline__ void stf(float *p, const float (&f)[W])
+template <int W> static __device__ __forceinline__ void stf(float *p, const float (&f)[W])
 {
     if constexpr (W == 1) {
         *p = f[0];
@@ -159,7 +159,7 @@ template <int W> __device__ __forceinline__ void stf(float *p, const float (&f)[
 
 /* ---- kernels ------------------------------------------------------------- */
 template <typename T, int W, int U>
-__global__ void __launch_bounds__(1024)
+static __global__ void __launch_bounds__(1024)
 ln_fwd_kernel(const T *__restrict__ x, const float *__restrict__ w, T *__restrict__ y,
               int64_t M, int64_t N)
 {
@@ -238,7 +238,7 @@ ln_fwd_kernel(const T *__restrict__ x, const float *__restrict__ w, T *__restric
 
 /* Program blockIdx.x owns rows [b * rows_per_cta, ...) and partial row b. */
 template <typename T, int W, int U>
-__global__ void __launch_bounds__(1024)
+static __global__ void __launch_bounds__(1024)
 ln_bwd_kernel(const T *__restrict__ x, const T *__restrict__ dy, const float *__restrict__ w,
               const float *__restrict__ mean, const float *__restrict__ rstd,
               T *__restrict__ dx, float *part, int64_t M, int64_t N, int64_t rows_per_cta)
@@ -338,7 +338,7 @@ ln_bwd_kernel(const T *__restrict__ x, const T *__restrict__ dy, const float *__
 /* dw[j] = sum over programs of part[p, j]: 32 columns per CTA, 32 lanes of
  * programs each summing a strided subset in order, then lane sums added in
  * order. Fixed order, so the same bits every run. */
-__global__ void __launch_bounds__(1024)
+static __global__ void __launch_bounds__(1024)
 dw_reduce_kernel(const float *__restrict__ part, float *__restrict__ dw, int64_t P, int64_t N)
 {
     __shared__ float sm[32][33];

@@ -84,7 +84,7 @@ static unsigned fused_grid(int64_t M)
 
 /* ---- element access: W = 1 (scalar) or one 128-bit vector --------------- */
 template <typename T, int W, bool LAST>
-__device__ __forceinline__ void ld(const T *p, float (&f)[W])
+static __device__ __forceinline__ void ld(const T *p, float (&f)[W])
 {
     if constexpr (W == 1) {
         f[0] = kb_to_float(*p);
@@ -102,7 +102,7 @@ __device__ __forceinline__ void ld(const T *p, float (&f)[W])
     }
 }
 
-template <typename T, int W> __device__ __forceinline__ void st(T *p, const float (&f)[W])
+template <typename T, int W> static __device__ __forceinline__ void st(T *p, const float (&f)[W])
 {
     if constexpr (W == 1) {
         *p = kb_from_float<T>(f[0]);
@@ -116,7 +116,7 @@ template <typename T, int W> __device__ __forceinline__ void st(T *p, const floa
 
 /* ---- kernels ------------------------------------------------------------- */
 template <typename T, int W, int U>
-__global__ void __launch_bounds__(1024)
+static __global__ void __launch_bounds__(1024)
 softmax_fwd_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N)
 {
     __shared__ float scratch[32];
@@ -177,7 +177,7 @@ softmax_fwd_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_
 }
 
 template <typename T, int W, int U>
-__global__ void __launch_bounds__(1024)
+static __global__ void __launch_bounds__(1024)
 softmax_bwd_kernel(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ dx,
                    int64_t M, int64_t N)
 {

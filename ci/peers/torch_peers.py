@@ -1,0 +1,587 @@
+#!/usr/bin/env python3
+"""Time what users would otherwise pick, on kbench's benchmarks, and write
+kbench's results CSV so that kbench-report shows them next to kbench's own
+backends.
+
+Series (the CSV's backend column):
+  torch_eager    PyTorch eager: the same decomposition kbench's eager backend
+                 launches (F.cross_entropy, F.softmax, the fp32 RMSNorm chain,
+                 cast -> F.layer_norm -> cast).
+  torch_compile  torch.compile(mode="max-autotune-no-cudagraphs") of the same
+                 function; forwards mark M dynamic, as PyTorch's
+                 benchmarks/dynamo/genai_layers does; dynamo is reset per shape.
+  liger          Liger-Kernel's modules, if liger_kernel imports.
+  quack          QuACK's functions, if quack imports.
+
+Inputs, shapes, byte models and tolerances follow kbench's SPEC: bf16 by
+default, x = 0.1*randn for cross entropy and softmax, randn for the norms,
+fp32 weights, eps = 1e-6, target uniform in [0, N), dloss fp32. The values
+come from torch's generator, not kbench's, so they are the same
+distributions, not the same bytes. A backward times the backward alone:
+the forward runs once outside the timing (saving what autograd keeps), then
+torch.autograd.grad(..., retain_graph=True) is timed.
+
+Timing: CUDA events around each call, the L2 flushed before every call by
+zeroing a buffer twice the L2 size, a short spin kernel (torch.cuda._sleep)
+holding the stream so Python's launch overhead is not timed, repetitions
+until a GPU-time budget is spent; median reported, with min, max and noise
+(1.4826*MAD/median). Accuracy: every output against an fp32 reference made
+from the same (dtype-rounded) inputs and rounded to the output dtype, as
+torch.testing.assert_close with SPEC's tolerances; dw with an allowance for
+summation order like kbench's.
+
+Rows are appended to --out as each case finishes, so a run cut short keeps
+what it measured; --resume skips the cases already in the file. Needs only
+the Python standard library and torch; kbench itself never needs Python.
+
+Example:
+  python3 ci/peers/torch_peers.py --out peers.csv --quick
+  kbench-report results.csv peers.csv --out report
+"""
+import argparse
+import csv
+import datetime
+import math
+import os
+import sys
+import time
+
+COLUMNS = [
+    "benchmark", "backend", "dtype", "M", "N", "median_ms", "min_ms", "max_ms", "noise",
+    "gbps", "sol_gbps", "sol_pct", "samples", "accuracy", "mismatches", "max_err",
+    "baseline_gbps", "verdict", "gpu", "config", "date", "version", "message",
+]
+
+BENCHMARKS = [
+    "cross_entropy_forward", "cross_entropy_backward", "softmax_forward", "softmax_backward",
+    "rmsnorm_forward", "rmsnorm_backward", "layernorm_forward", "layernorm_backward",
+]
+BACKENDS = ["torch_eager", "torch_compile", "liger", "quack"]
+SWEEP = [(32768, 256), (32768, 512), (32768, 1024), (32768, 2048), (32768, 4096),
+         (32768, 8192), (32768, 16384), (32768, 32768), (32768, 65536), (16384, 131072),
+         (8192, 262144)]
+NORM_EXTRA = [(576000, 384), (576000, 512), (1152000, 384), (1152000, 512)]
+QUICK = [(32768, 1024), (32768, 16384), (16384, 131072)]
+EPS = 1e-6
+COMPILE_MODE = "max-autotune-no-cudagraphs"
+DW_ROUNDING = 8.0  # fp32 unit roundoffs per |term|, as kbench's tolerance.h
+FP32_U = 2.0 ** -24
+
+
+def default_shapes(bench):
+    return SWEEP + (NORM_EXTRA if bench.startswith(("rmsnorm", "layernorm")) else [])
+
+
+def bytes_moved(bench, M, N, size):
+    """SPEC's byte model (what GB/s divides)."""
+    return {
+        "cross_entropy_forward": (M * N + M + M) * size,
+        "cross_entropy_backward": 2 * M * N * size + 8 * M + 4 * M,
+        "softmax_forward": 2 * M * N * size,
+        "softmax_backward": 3 * M * N * size,
+        "rmsnorm_forward": 2 * M * N * size + 4 * N,
+        "rmsnorm_backward": 3 * M * N * size + 2 * 4 * N,
+        "layernorm_forward": 2 * M * N * size + 4 * N,
+        "layernorm_backward": 3 * M * N * size + 2 * 4 * N,
+    }[bench]
+
+
+def parse_shapes(text):
+    out = []
+    for s in text.replace(",", " ").split():
+        m, sep, n = s.lower().partition("x")
+        if not sep or not m.isdigit() or not n.isdigit() or int(m) < 1 or int(n) < 1:
+            raise argparse.ArgumentTypeError("shape '%s' is not MxN with M, N >= 1" % s)
+        out.append((int(m), int(n)))
+    return out
+
+
+def parse_list(allowed, what):
+    def parse(text):
+        items = [t for t in text.replace(",", " ").split() if t]
+        for t in items:
+            if t not in allowed:
+                raise argparse.ArgumentTypeError(
+                    "unknown %s '%s' (one of: %s)" % (what, t, ", ".join(allowed)))
+        return items
+    return parse
+
+
+# ---- inputs and the fp32 reference ------------------------------------------
+
+def make_inputs(torch, bench, M, N, dtype, device, seed):
+    g = torch.Generator(device=device)
+    g.manual_seed(seed)
+
+    def randn(*shape, scale=1.0, dt=dtype):
+        t = torch.randn(*shape, generator=g, device=device, dtype=torch.float32)
+        if scale != 1.0:
+            t.mul_(scale)
+        return t.to(dt)
+
+    d = {}
+    if bench.startswith("cross_entropy"):
+        d["x"] = randn(M, N, scale=0.1)
+        d["target"] = torch.randint(0, N, (M,), generator=g, device=device, dtype=torch.int64)
+        if bench.endswith("backward"):
+            d["dloss"] = randn(M, dt=torch.float32)
+    elif bench.startswith("softmax"):
+        d["x"] = randn(M, N, scale=0.1)
+        if bench.endswith("backward"):
+            d["dy"] = randn(M, N)
+    else:
+        d["x"] = randn(M, N)
+        d["w"] = randn(N, dt=torch.float32)
+        if bench.endswith("backward"):
+            d["dy"] = randn(M, N)
+    return d
+
+
+def row_chunks(M, N, budget=1 << 26):
+    """Row ranges so that fp32 temporaries stay near budget elements."""
+    step = max(1, budget // max(N, 1))
+    for i in range(0, M, step):
+        yield i, min(M, i + step)
+
+
+def reference(torch, bench, d):
+    """fp32 gold from the dtype-rounded inputs, rounded to the output dtype;
+    dw stays fp32 (summed in fp64), with the per-column sum of |terms| that
+    the summation-order allowance scales."""
+    x = d["x"]
+    M, N = x.shape
+    dt = x.dtype
+    out = torch.empty((M,) if bench == "cross_entropy_forward" else (M, N), dtype=dt,
+                      device=x.device)
+    dw = absw = None
+    if bench in ("rmsnorm_backward", "layernorm_backward"):
+        dw = torch.zeros(N, dtype=torch.float64, device=x.device)
+        absw = torch.zeros(N, dtype=torch.float64, device=x.device)
+    w = d.get("w")
+    for a, b in row_chunks(M, N):
+        xf = x[a:b].float()
+        if bench == "cross_entropy_forward":
+            lse = torch.logsumexp(xf, dim=-1)
+            out[a:b] = (lse - xf.gather(1, d["target"][a:b, None])[:, 0]).to(dt)
+        elif bench == "cross_entropy_backward":
+            p = torch.softmax(xf, dim=-1)
+            p[torch.arange(b - a, device=x.device), d["target"][a:b]] -= 1.0
+            out[a:b] = (p * d["dloss"][a:b, None]).to(dt)
+        elif bench == "softmax_forward":
+            out[a:b] = torch.softmax(xf, dim=-1).to(dt)
+        elif bench == "softmax_backward":
+            # The backward reads the saved y in the input dtype, as autograd does.
+            y = torch.softmax(xf, dim=-1).to(dt).float()
+            dy = d["dy"][a:b].float()
+            out[a:b] = (y * (dy - (dy * y).sum(-1, keepdim=True))).to(dt)
+        elif bench.startswith("rmsnorm"):
+            rstd = torch.rsqrt(xf.square().mean(-1, keepdim=True) + EPS)
+            xh = xf * rstd
+            if bench == "rmsnorm_forward":
+                out[a:b] = (xh * w).to(dt)
+            else:
+                dy = d["dy"][a:b].float()
+                g = dy * w
+                out[a:b] = (rstd * (g - xh * (g * xh).mean(-1, keepdim=True))).to(dt)
+                t = dy * xh
+                dw += t.double().sum(0)
+                absw += t.abs().double().sum(0)
+        else:
+            mean = xf.mean(-1, keepdim=True)
+            var = (xf - mean).square().mean(-1, keepdim=True)
+            rstd = torch.rsqrt(var + EPS)
+            xh = (xf - mean) * rstd
+            if bench == "layernorm_forward":
+                out[a:b] = (xh * w).to(dt)
+            else:
+                dy = d["dy"][a:b].float()
+                g = dy * w
+                out[a:b] = (rstd * (g - g.mean(-1, keepdim=True)
+                                    - xh * (g * xh).mean(-1, keepdim=True))).to(dt)
+                t = dy * xh
+                dw += t.double().sum(0)
+                absw += t.abs().double().sum(0)
+    if dw is None:
+        return [(out, None)]
+    return [(out, None), (dw.float(), absw)]
+
+
+def tolerance(torch, dtype):
+    """SPEC's (atol, rtol) by output dtype: torch.testing's defaults."""
+    if dtype == torch.bfloat16:
+        return 1e-5, 1.6e-2
+    if dtype == torch.float16:
+        return 1e-5, 1e-3
+    return 1e-5, 1.3e-6
+
+
+def compare(torch, got, gold, absterms, atol, rtol):
+    """assert_close's test, element-wise: (mismatches, worst |d|/allowed)."""
+    got = got.detach().reshape(gold.shape)
+    if got.dtype != gold.dtype:
+        got = got.to(gold.dtype)  # e.g. a library that returns an fp32 loss
+    mism, worst = 0, 0.0
+    flat_g, flat_o = gold.reshape(gold.shape[0], -1), got.reshape(gold.shape[0], -1)
+    n = flat_g.shape[1]
+    for a, b in row_chunks(flat_g.shape[0], n):
+        g = flat_g[a:b].double()
+        o = flat_o[a:b].double()
+        allowed = atol + rtol * g.abs()
+        if absterms is not None:
+            allowed = allowed + DW_ROUNDING * FP32_U * absterms.reshape(g.shape)
+        diff = (o - g).abs()
+        same_nonfinite = (torch.isnan(g) & torch.isnan(o)) | (torch.isinf(g) & (o == g))
+        ratio = torch.where(diff == 0, torch.zeros_like(diff), diff / allowed)
+        ratio = torch.where(same_nonfinite, torch.zeros_like(ratio), ratio)
+        ratio = torch.where(torch.isfinite(ratio), ratio, torch.full_like(ratio, math.inf))
+        mism += int((ratio > 1.0).sum().item())
+        worst = max(worst, float(ratio.max().item()))
+    return mism, worst
+
+
+# ---- the backends ---------------------------------------------------------
+
+def rms_ref(torch, x, w):
+    """PyTorch eager's RMSNorm: the fp32 chain, one kernel per op."""
+    xf = x.float()
+    return (xf * torch.rsqrt(xf.square().mean(-1, keepdim=True) + EPS) * w).to(x.dtype)
+
+
+def ln_ref(torch, x, w):
+    """PyTorch eager's LayerNorm without bias: cast -> layer_norm -> cast."""
+    return torch.nn.functional.layer_norm(x.float(), (x.shape[-1],), w, None, EPS).to(x.dtype)
+
+
+def torch_fn(torch, bench):
+    F = torch.nn.functional
+    if bench.startswith("cross_entropy"):
+        return lambda x, t: F.cross_entropy(x, t, reduction="none")
+    if bench.startswith("softmax"):
+        return lambda x: F.softmax(x, dim=-1)
+    if bench.startswith("rmsnorm"):
+        return lambda x, w: rms_ref(torch, x, w)
+    return lambda x, w: ln_ref(torch, x, w)
+
+
+def module_fn(torch, backend, bench, N, w):
+    """The forward of a library backend as f(x[, target]) -> output, plus the
+    weight tensor autograd should differentiate (norms) or None."""
+    if backend == "liger":
+        if bench.startswith("cross_entropy"):
+            from liger_kernel.transformers.cross_entropy import LigerCrossEntropyLoss
+            m = LigerCrossEntropyLoss(reduction="none")
+            return (lambda x, t: m(x, t)), None
+        if bench.startswith("softmax"):
+            from liger_kernel.transformers.softmax import LigerSoftmax
+            m = LigerSoftmax()
+            return (lambda x: m(x)), None
+        if bench.startswith("rmsnorm"):
+            from liger_kernel.transformers.rms_norm import LigerRMSNorm
+            m = LigerRMSNorm(hidden_size=N, eps=EPS).to(w.device)
+        else:
+            from liger_kernel.transformers.layer_norm import LigerLayerNorm
+            m = LigerLayerNorm(hidden_size=N, eps=EPS).to(w.device)
+            if getattr(m, "bias", None) is not None:
+                with torch.no_grad():
+                    m.bias.zero_()  # SPEC's LayerNorm has no bias
+                m.bias.requires_grad_(False)
+        with torch.no_grad():
+            m.weight.data = w.detach().clone().to(m.weight.dtype)
+        return (lambda x, wt=None: m(x)), m.weight
+    # quack: its public autograd-aware functions.
+    if bench.startswith("cross_entropy"):
+        from quack.cross_entropy import cross_entropy
+        return (lambda x, t: cross_entropy(x, t)), None
+    if bench.startswith("softmax"):
+        from quack.softmax import softmax
+        return (lambda x: softmax(x)), None
+    wq = w.detach().clone().requires_grad_(bench.endswith("backward"))
+    if bench.startswith("rmsnorm"):
+        from quack.rmsnorm import rmsnorm
+        return (lambda x, wt=None: rmsnorm(x, wq, eps=EPS)), wq
+    from quack.layernorm import layernorm
+    return (lambda x, wt=None: layernorm(x, wq, eps=EPS)), wq
+
+
+def build(torch, backend, bench, d):
+    """A zero-argument callable running exactly the timed work and returning
+    its outputs (a tuple), and a text for the config column."""
+    M, N = d["x"].shape
+    backward = bench.endswith("backward")
+    ce = bench.startswith("cross_entropy")
+    norm = bench.startswith(("rmsnorm", "layernorm"))
+    config = ""
+    wgrad = None
+    if backend in ("torch_eager", "torch_compile"):
+        f = torch_fn(torch, bench)
+        if backend == "torch_compile":
+            torch._dynamo.reset()  # a fresh specialisation per shape
+            f = torch.compile(f, mode=COMPILE_MODE)
+            config = COMPILE_MODE
+        if norm:
+            wgrad = d["w"].detach().clone().requires_grad_(backward)
+            fwd = (lambda x, f=f, wt=wgrad: f(x, wt))
+        else:
+            fwd = f
+    else:
+        fwd, wgrad = module_fn(torch, backend, bench, N, d.get("w"))
+    # Own copies: some libraries write into their input (Liger's cross
+    # entropy stores the gradient in x).
+    x = d["x"].detach().clone()
+    args = (d["target"].clone(),) if ce else ()
+    if backend == "torch_compile" and not backward:
+        for t in (x,) + args:
+            torch._dynamo.mark_dynamic(t, 0)
+    if not backward:
+        return (lambda: (fwd(x, *args),)), config
+    x.requires_grad_(True)
+    y = fwd(x, *args)  # once, untimed: autograd saves what the backward reads
+    grad = d["dloss"] if ce else d["dy"]
+    inputs = [x] + ([wgrad] if wgrad is not None else [])
+    return (lambda: tuple(torch.autograd.grad(y, inputs, grad_outputs=grad,
+                                              retain_graph=True))), config
+
+
+# ---- timing ------------------------------------------------------------------
+
+class Timer:
+    def __init__(self, torch, device, budget_ms, min_reps, max_reps):
+        self.torch = torch
+        self.cuda = device.startswith("cuda")
+        self.budget_ms, self.min_reps, self.max_reps = budget_ms, min_reps, max_reps
+        self.flush = None
+        self.sleep = None
+        if self.cuda:
+            l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0) or (64 << 20)
+            self.flush = torch.empty(2 * l2, dtype=torch.uint8, device=device)
+            self.sleep = getattr(torch.cuda, "_sleep", None)
+
+    def measure(self, fn):
+        torch = self.torch
+        for _ in range(3):
+            fn()
+        if not self.cuda:  # smoke tests on a CPU: wall clock, no flush
+            t = []
+            for _ in range(self.min_reps):
+                t0 = time.perf_counter()
+                fn()
+                t.append(1e3 * (time.perf_counter() - t0))
+            return t
+        torch.cuda.synchronize()
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        for _ in range(3):
+            fn()
+        e.record()
+        torch.cuda.synchronize()
+        est = max(s.elapsed_time(e) / 3, 1e-3)
+        reps = int(min(self.max_reps, max(self.min_reps, self.budget_ms / est)))
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+        for i in range(reps):
+            self.flush.zero_()
+            if self.sleep is not None:
+                self.sleep(200000)  # ~0.1 ms: the GPU waits here, not on Python
+            starts[i].record()
+            fn()
+            ends[i].record()
+        torch.cuda.synchronize()
+        return [a.elapsed_time(b) for a, b in zip(starts, ends)]
+
+
+def summarise(times):
+    t = sorted(times)
+    n = len(t)
+    med = t[n // 2] if n % 2 else 0.5 * (t[n // 2 - 1] + t[n // 2])
+    dev = sorted(abs(v - med) for v in t)
+    mad = dev[n // 2] if n % 2 else 0.5 * (dev[n // 2 - 1] + dev[n // 2])
+    return med, t[0], t[-1], 1.4826 * mad / med if med > 0 else float("nan"), n
+
+
+def measure_sol(torch, device):
+    """Device-to-device copy bandwidth (read + write bytes) on 2 GiB, far
+    beyond L2: the speed of light kbench reports % of."""
+    if not device.startswith("cuda"):
+        return None
+    n = 1 << 31
+    a = torch.empty(n, dtype=torch.uint8, device=device)
+    b = torch.empty_like(a)
+    a.fill_(1)
+    t = []
+    for _ in range(3):
+        b.copy_(a)
+    for _ in range(20):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        b.copy_(a)
+        e.record()
+        e.synchronize()
+        t.append(s.elapsed_time(e))
+    del a, b
+    torch.cuda.empty_cache()
+    med = sorted(t)[len(t) // 2]
+    return 2 * n / (med * 1e-3) / 1e9
+
+
+# ---- driver ------------------------------------------------------------------
+
+def fmt(v):
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return ""
+    if isinstance(v, float):
+        return "%.6g" % v
+    return str(v)
+
+
+def versions(backends):
+    import importlib.metadata as md
+    out = {}
+    names = {"torch_eager": "torch", "torch_compile": "torch", "liger": "liger-kernel",
+             "quack": "quack-kernels"}
+    for b in backends:
+        try:
+            v = md.version(names[b])
+        except Exception:
+            v = "?"
+        label = {"liger-kernel": "liger", "quack-kernels": "quack"}.get(names[b], names[b])
+        out[b] = ("%s %s" % (label, v.split("+")[0]))[:15]
+    return out
+
+
+def available(backend):
+    import importlib
+    try:
+        if backend in ("liger", "quack"):
+            importlib.import_module({"liger": "liger_kernel", "quack": "quack"}[backend])
+        return None
+    except Exception as ex:  # not installed, or its import fails on this box
+        return "%s not importable: %s" % (backend, str(ex).splitlines()[0] if str(ex) else type(ex).__name__)
+
+
+def done_keys(path):
+    keys = set()
+    if not os.path.exists(path):
+        return keys
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            keys.add((r["benchmark"], r["backend"], r["dtype"], int(r["M"]), int(r["N"])))
+    return keys
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(
+        description="Time PyTorch eager, torch.compile, Liger-Kernel and QuACK on kbench's "
+                    "benchmarks and write kbench's results CSV.")
+    p.add_argument("--out", required=True, help="results CSV to write (kbench's schema)")
+    p.add_argument("--benchmarks", type=parse_list(BENCHMARKS, "benchmark"), default=BENCHMARKS,
+                   help="comma-separated (default: all eight)")
+    p.add_argument("--shapes", type=parse_shapes, default=None,
+                   help="comma-separated MxN (default: kbench's sweep per benchmark)")
+    p.add_argument("--backends", type=parse_list(BACKENDS, "backend"), default=None,
+                   help="comma-separated from %s (default: those that import)" % ",".join(BACKENDS))
+    p.add_argument("--dtype", choices=["bf16", "fp16", "fp32"], default="bf16")
+    p.add_argument("--quick", action="store_true",
+                   help="3 shapes per benchmark and a short time budget per case")
+    p.add_argument("--resume", action="store_true",
+                   help="keep --out and skip the cases already in it")
+    p.add_argument("--seed", type=int, default=1234)
+    p.add_argument("--device", default="cuda", help=argparse.SUPPRESS)  # cpu: smoke tests only
+    a = p.parse_args(argv)
+
+    try:
+        import torch
+    except ImportError:
+        print("torch_peers.py: PyTorch is not installed", file=sys.stderr)
+        return 77
+    if a.device.startswith("cuda") and not torch.cuda.is_available():
+        print("torch_peers.py: no CUDA device", file=sys.stderr)
+        return 77
+
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[a.dtype]
+    backends = a.backends
+    notes = {}
+    if backends is None:
+        backends = []
+        for b in BACKENDS:
+            why = available(b)
+            if why:
+                print("torch_peers.py: %s; skipped" % why, file=sys.stderr)
+            else:
+                backends.append(b)
+    else:
+        for b in backends:
+            why = available(b)
+            if why:
+                notes[b] = why  # asked for: every case gets a SKIP row saying why
+
+    gpu = torch.cuda.get_device_name(a.device) if a.device.startswith("cuda") else a.device
+    sol = measure_sol(torch, a.device)
+    if sol:
+        print("torch_peers.py: %s, device copy %.0f GB/s" % (gpu, sol), file=sys.stderr)
+    timer = Timer(torch, a.device, 30.0 if a.quick else 200.0, 5 if a.quick else 10,
+                  50 if a.quick else 500)
+    ver = versions(backends)
+    skip = done_keys(a.out) if a.resume else set()
+    new = not (a.resume and os.path.exists(a.out) and os.path.getsize(a.out) > 0)
+    size = torch.tensor([], dtype=dtype).element_size()
+
+    with open(a.out, "w" if new else "a", newline="") as f:
+        w = csv.DictWriter(f, COLUMNS)
+        if new:
+            w.writeheader()
+        for bench in a.benchmarks:
+            shapes = a.shapes or (QUICK if a.quick else default_shapes(bench))
+            for M, N in shapes:
+                todo = [b for b in backends if (bench, b, a.dtype, M, N) not in skip]
+                if not todo:
+                    continue
+                try:
+                    d = make_inputs(torch, bench, M, N, dtype, a.device, a.seed)
+                    gold = reference(torch, bench, d)
+                except torch.cuda.OutOfMemoryError as ex:
+                    d = gold = None
+                    oom = "inputs do not fit in device memory: %s" % str(ex).splitlines()[0]
+                for backend in todo:
+                    row = {"benchmark": bench, "backend": backend, "dtype": a.dtype, "M": M,
+                           "N": N, "gpu": gpu, "version": ver.get(backend, ""),
+                           "sol_gbps": fmt(sol),
+                           "date": datetime.datetime.now(datetime.timezone.utc)
+                           .strftime("%Y-%m-%dT%H:%M:%SZ")}
+                    try:
+                        if d is None:
+                            raise RuntimeError(oom)
+                        if backend in notes:
+                            raise RuntimeError(notes[backend])
+                        fn, row["config"] = build(torch, backend, bench, d)
+                        outs = fn()
+                        mism, worst = 0, 0.0
+                        for (g, absterms), o in zip(gold, outs):
+                            atol, rtol = tolerance(torch, g.dtype)
+                            mm, ww = compare(torch, o, g, absterms, atol, rtol)
+                            mism, worst = mism + mm, max(worst, ww)
+                        del outs
+                        med, lo, hi, noise, n = summarise(timer.measure(fn))
+                        gbps = bytes_moved(bench, M, N, size) / (med * 1e-3) / 1e9
+                        row.update(median_ms=fmt(med), min_ms=fmt(lo), max_ms=fmt(hi),
+                                   noise=fmt(noise), samples=n, gbps=fmt(gbps),
+                                   sol_pct=fmt(100 * gbps / sol if sol else None),
+                                   accuracy="FAIL" if mism else "PASS", mismatches=mism,
+                                   max_err=fmt(worst))
+                        msg = "%.4f ms %.0f GB/s %s" % (med, gbps, row["accuracy"])
+                    except Exception as ex:  # the library refused or failed: SKIP, say why
+                        text = (str(ex).strip().splitlines() or [type(ex).__name__])[0]
+                        row.update(accuracy="SKIP", message=text[:500])
+                        msg = "SKIP: " + text
+                    fn = None
+                    w.writerow({k: fmt(v) if isinstance(v, float) else v for k, v in row.items()})
+                    f.flush()
+                    print("%s %s %s %dx%d: %s" % (bench, backend, a.dtype, M, N, msg),
+                          file=sys.stderr)
+                    if a.device.startswith("cuda"):
+                        torch.cuda.empty_cache()
+                d = gold = None
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
