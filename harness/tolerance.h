@@ -33,6 +33,9 @@ static inline kb_tol kb_tol_default(kb_dtype d)
  * fp32 summation whose partial sums each see a bounded number of roundings. */
 #define KB_DW_ROUNDING 8.0
 #define KB_FP32_UNIT_ROUNDOFF 5.9604644775390625e-8
+/* Norm backward dx: allowance for fp32 evaluation where the formula's terms
+ * cancel (see harness/accuracy.cu, dx_allowance). */
+#define KB_DX_ROUNDING 8.0
 
 /* How far out is from gold in units of the allowed error: <= 1 passes.
  * Infinite when out is NaN/Inf and gold is not the same non-finite value. */

@@ -48,7 +48,7 @@ static void list_series(FILE *f, const kb_report_model *m, int peers)
 }
 
 typedef struct {
-    size_t rows, timed, untimed, fails;
+    size_t rows, timed, untimed, fails, peer_fails;
     size_t slower, faster, same, noisy, nobase, verdicts;
 } counts;
 
@@ -61,7 +61,10 @@ static counts count_all(const kb_report_model *m, const kb_report_judged *j)
         c.rows++;
         if (kb_report_timed(x)) c.timed++;
         else c.untimed++;
-        if (is_fail(x)) c.fails++;
+        if (is_fail(x)) {
+            if (is_peer(x->backend)) c.peer_fails++;
+            else c.fails++;
+        }
         if (x->verdict[0]) c.verdicts++;
         const char *v = j[i].verdict;
         if (!v) continue;
@@ -87,12 +90,17 @@ static void write_overview(FILE *f, const kb_report_model *m, const counts *c,
         fprintf(f, "- **Regressions: none** (%zu cases compared with the baseline).\n", compared);
     else
         fprintf(f, "- **Regressions:** not checked (no baseline and no verdicts in the results).\n");
+    /* Peers' failures are information, not kbench's problem: kept apart. */
     if (c->fails)
         fprintf(f, "- **Accuracy: %zu failure%s** against the fp32 reference "
-                   "([details](#accuracy-failures)).\n",
+                   "([details](#accuracy-failures))",
                 c->fails, c->fails == 1 ? "" : "s");
     else
-        fprintf(f, "- **Accuracy:** no failures.\n");
+        fprintf(f, "- **Accuracy:** no failures");
+    if (c->peer_fails)
+        fprintf(f, "%s%zu in peers' results", c->fails ? "; " : " in kbench's backends; ",
+                c->peer_fails);
+    fprintf(f, ".\n");
     fprintf(f, "- **Cases:** %zu (%zu timed, %zu skipped or not timed) over %zu benchmark%s.\n",
             c->rows, c->timed, c->untimed, m->benches.n, m->benches.n == 1 ? "" : "s");
     size_t peers = 0;
@@ -379,7 +387,7 @@ static void write_accuracy(FILE *f, const kb_report_model *m, const counts *c)
 {
     char name[256], b1[64], b2[64];
     fprintf(f, "## Accuracy failures\n\n");
-    if (!c->fails) {
+    if (!c->fails && !c->peer_fails) {
         fprintf(f, "None: every checked case matches the fp32 reference within tolerance.\n\n");
     } else {
         fprintf(f, "| case | mismatches | worst error / tolerance | note |\n|---|--:|--:|---|\n");
@@ -392,7 +400,7 @@ static void write_accuracy(FILE *f, const kb_report_model *m, const counts *c)
             fprintf(f, " | %s | %s | ",
                     num(b2, sizeof b2, "%.0f", x->mismatches >= 0 ? (double)x->mismatches : NAN),
                     num(b1, sizeof b1, "%.3g", x->max_err));
-            md_text(f, x->message[0] ? x->message : DASH);
+            md_text(f, x->message[0] ? x->message : is_peer(x->backend) ? "peer" : DASH);
             fprintf(f, " |\n");
         }
         fprintf(f, "\n");

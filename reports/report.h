@@ -103,7 +103,8 @@ const char *kb_report_judge(double now_gbps, double now_noise, double base_gbps,
  * rows were replaced in *replaced (may be NULL). */
 kb_status kb_report_dedup(const kb_results *in, kb_results *out, size_t *replaced, kb_err *e);
 
-/* The stdout block for every benchmark, in input order. */
+/* The stdout block for every benchmark: registry order, then others as met;
+ * series likewise (eager fused tuned cudnn, then tuned:x and peers). */
 void kb_report_print_speedups(FILE *f, const kb_results *deduped);
 
 #ifdef __cplusplus

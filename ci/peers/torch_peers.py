@@ -34,8 +34,13 @@ Rows are appended to --out as each case finishes, so a run cut short keeps
 what it measured; --resume skips the cases already in the file. Needs only
 the Python standard library and torch; kbench itself never needs Python.
 
-Example:
+Without a GPU, --from-csv turns a table of peers' GB/s measured elsewhere
+(e.g. shared/peers/h200.csv) into the same schema, accuracy not checked.
+
+Examples:
   python3 ci/peers/torch_peers.py --out peers.csv --quick
+  python3 ci/peers/torch_peers.py --out peers.csv --benchmarks softmax_forward --resume
+  python3 ci/peers/torch_peers.py --out anchors.csv --from-csv h200.csv --gpu "NVIDIA H200"
   kbench-report results.csv peers.csv --out report
 """
 import argparse
@@ -468,6 +473,48 @@ def done_keys(path):
     return keys
 
 
+ANCHOR_COLUMNS = {"eager_gbps": "torch_eager", "compiled_gbps": "torch_compile",
+                  "liger_gbps": "liger", "quack_gbps": "quack"}
+
+
+def convert_anchors(src, out, gpu):
+    """A table of peers' GB/s measured elsewhere (benchmark,M,N,dtype,
+    eager_gbps,compiled_gbps,liger_gbps,...) as results rows: median_ms from
+    SPEC's byte model, accuracy not checked (empty), an empty cell a SKIP.
+    Costs no GPU time, so a report can show peers without running them."""
+    sizes = {"bf16": 2, "fp16": 2, "fp32": 4}
+    n = 0
+    with open(src, newline="") as f, open(out, "w", newline="") as g:
+        w = csv.DictWriter(g, COLUMNS)
+        w.writeheader()
+        for line, r in enumerate(csv.DictReader(f), start=2):
+            try:
+                bench, M, N, dt = r["benchmark"], int(r["M"]), int(r["N"]), r["dtype"]
+                size = sizes[dt]
+                bytes_moved(bench, M, N, size)
+            except (KeyError, ValueError) as ex:
+                raise SystemExit("%s:%d: not a peers' GB/s row (%s)" % (src, line, ex))
+            for col, backend in ANCHOR_COLUMNS.items():
+                if col not in r:
+                    continue
+                row = {"benchmark": bench, "backend": backend, "dtype": dt, "M": M, "N": N,
+                       "gpu": gpu, "config": "GB/s from " + os.path.basename(src)}
+                v = (r[col] or "").strip()
+                try:
+                    gbps = float(v)
+                except ValueError:
+                    gbps = float("nan")
+                if not (gbps > 0 and math.isfinite(gbps)):
+                    row.update(accuracy="SKIP", message="no %s value in %s" % (col, src))
+                else:
+                    med = bytes_moved(bench, M, N, size) / (gbps * 1e9) * 1e3
+                    row.update(median_ms=fmt(med), gbps=fmt(gbps))
+                w.writerow(row)
+                n += 1
+    print("torch_peers.py: wrote %d rows to %s" % (n, out), file=sys.stderr)
+    return 0
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(
         description="Time PyTorch eager, torch.compile, Liger-Kernel and QuACK on kbench's "
@@ -485,8 +532,14 @@ def main(argv=None):
     p.add_argument("--resume", action="store_true",
                    help="keep --out and skip the cases already in it")
     p.add_argument("--seed", type=int, default=1234)
+    p.add_argument("--from-csv", metavar="FILE",
+                   help="no timing: convert a table of peers' GB/s (benchmark,M,N,dtype,"
+                        "eager_gbps,compiled_gbps,liger_gbps) measured elsewhere")
+    p.add_argument("--gpu", default="", help="gpu column for --from-csv rows")
     p.add_argument("--device", default="cuda", help=argparse.SUPPRESS)  # cpu: smoke tests only
     a = p.parse_args(argv)
+    if a.from_csv:
+        return convert_anchors(a.from_csv, a.out, a.gpu)
 
     try:
         import torch

@@ -34,7 +34,7 @@
 struct kb_chunk {
     int64_t begin, end;
 };
-__device__ __forceinline__ kb_chunk kb_split(int64_t nslots, int parts, int part, int tpr)
+__host__ __device__ __forceinline__ kb_chunk kb_split(int64_t nslots, int parts, int part, int tpr)
 {
     const int64_t per = kb_cdiv(kb_cdiv(nslots, parts), tpr) * tpr;
     const int64_t b = part * per;
@@ -52,7 +52,8 @@ struct kb_rowgeo {
     int nedge;     /* e0 + (n - e1) < 2V                                       */
 };
 
-template <int V> __device__ __forceinline__ kb_rowgeo kb_row_geo(int64_t row, int64_t N, bool live)
+template <int V>
+__host__ __device__ __forceinline__ kb_rowgeo kb_row_geo(int64_t row, int64_t N, bool live)
 {
     kb_rowgeo g;
     const int64_t start = live ? row * N : 0;
@@ -68,7 +69,7 @@ template <int V> __device__ __forceinline__ kb_rowgeo kb_row_geo(int64_t row, in
 }
 
 /* Row-relative index of edge element i < nedge. */
-__device__ __forceinline__ int64_t kb_edge_elem(const kb_rowgeo &g, int i)
+__host__ __device__ __forceinline__ int64_t kb_edge_elem(const kb_rowgeo &g, int i)
 {
     return i < g.e0 ? i : g.e1 + (i - g.e0);
 }

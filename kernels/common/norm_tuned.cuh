@@ -1,76 +1,68 @@
 /* Tuned RMSNorm / LayerNorm kernels, shared by kernels/rmsnorm/tuned.cu and
  * kernels/layernorm/tuned.cu (LN = true adds the centring: mean, mean(g)).
- * Each .cu file instantiates these templates for its op and wires the
- * kb_tune_space; this header holds the kernels, their launch code and the
- * heuristic/valid/workspace functions of the two search spaces.
+ * Each .cu file instantiates these templates for its op and defines its
+ * kb_tune_space with the initialisers below.
  *
- * Launch parameters (the search space):
- *   threads  tpr: threads per row inside one CTA (1..1024, power of two)
- *   rows     R: rows per CTA processed side by side (blockDim = (tpr, R));
- *            tpr * R is a multiple of 32 and at most 1024
- *   cluster  CL: CTAs per row (sm_90 thread-block cluster, 1..16); CL > 1
- *            needs R == 1; 16 is a non-portable size
- *   occ      (backward) CTAs per SM the persistent grid may use (capped by
- *            what the occupancy calculator allows)
- *   reload   0: row held in registers; 1: fallback that re-reads the row
- *            (one CTA of `threads` per row; rows and cluster must be 1)
- * The register kernels are compiled per NV, the number of 16-byte vectors a
- * thread keeps per tensor; NV is derived from (N, tpr, CL), never tuned
- * directly: NV = smallest instantiated value >= ceil(N / (tpr*CL*VEC)),
- * VEC = 16 / sizeof(T). Instantiated: forward 1,2,3,4,6,8,12,16, backward
- * 1,2,3,4,6,8 (x and dy both live in registers there).
+ * Search space (kb_tune_space parameters):
+ *   threads  tpr, threads per row in a CTA (power of two, 1..1024)
+ *   rows     R, rows per CTA side by side (blockDim = (tpr, R)); tpr*R is
+ *            a multiple of 32 and at most 1024
+ *   cluster  CL, CTAs sharing a row (sm_90 thread-block cluster, 1..16;
+ *            16 is a non-portable size); CL > 1 needs R == 1
+ *   occ      backward: CTAs per SM the persistent grid may use (capped by
+ *            the occupancy calculator)
+ *   acc      backward: dw accumulators in registers (0) or shared memory (1:
+ *            fewer registers, more CTAs per SM)
+ *   reload   0: row held in registers; 1: fallback re-reading the row (one
+ *            CTA of `threads` per row, rows == cluster == 1)
+ * NV, the 16-byte packs a thread holds per tensor, is derived, not tuned:
+ * the smallest compiled value >= ceil(N / (tpr*CL*VEC)), VEC = 16/sizeof(T).
+ * Compiled: forward 1,2,3,4,6,8,12,16; backward 1,2,3,4,6,8.
  *
- * Element layout: a row is cut into packs of W elements, W = VEC (one
- * 128-bit access) when N % VEC == 0 and every base pointer is 16-byte
- * aligned, else W = 1 (scalar accesses, same registers: NV*VEC packs of one
- * element). Thread t of CTA rank r in its cluster owns packs
- * i*(tpr*CL) + r*tpr + t, i < NP: consecutive threads touch consecutive
- * 16-byte vectors (coalesced) and a thread owns the same columns on every
- * row, which the backward's dw accumulators rely on.
+ * Layout: a row is cut into packs of VEC elements; thread t of CTA rank r
+ * owns packs i*(tpr*CL) + r*tpr + t, i < NV: a warp touches consecutive
+ * 16-byte packs (coalesced) and a thread owns the same columns on every
+ * row (the backward's dw accumulators rely on it). Packs sit in registers
+ * raw (one uint4: half the registers of fp32 for 16-bit types) and are
+ * converted to fp32 where used. AL (N % VEC == 0 and 16-byte aligned base
+ * pointers): one 128-bit access per pack; otherwise element accesses, the
+ * row's last pack partial (correct for any N, not tuned for speed).
  *
- * Row reductions (all threads end with bitwise-identical sums, so every
- * CTA of a cluster computes the same statistics): butterfly shuffles over
- * min(tpr, 32) lanes; tpr > 32: lane 0 of each warp writes its sum to shared
- * memory, __syncthreads, each warp re-reduces the row's warp sums; CL > 1:
- * thread 0 writes the CTA sum to its shared memory, cluster.sync(), lane l
- * of every warp reads CTA l's sum through distributed shared memory
- * (map_shared_rank) and the warp re-reduces. Shared buffers alternate by
- * round parity: a buffer is rewritten two rounds later, after a barrier
- * every reader of the previous use has passed. A cluster kernel ends with
- * cluster.sync() so no CTA exits while a peer may read its shared memory.
+ * Row reductions, every thread ending with the same bits (so all CTAs of a
+ * cluster agree on the statistics): butterfly shuffles over min(tpr, 32)
+ * lanes; tpr > 32: warp sums through shared memory, __syncthreads, each warp
+ * re-reduces; CL > 1: CTA sums through distributed shared memory
+ * (cluster.sync(), map_shared_rank), each warp re-reduces in rank order.
+ * Buffers alternate by round parity: one is rewritten two rounds later,
+ * behind a barrier that every reader of its last use has passed. Cluster
+ * kernels end with cluster.sync() (no CTA exits while peers may read it).
  *
- * Forward (fwd_reg): one CTA (or cluster) per group of R rows, grid-stride.
- * The row is loaded once (streaming __ldcs), converted to fp32 and kept in
- * registers; RMS: sum of squares -> rstd = 1/sqrt(ss/N + eps); LN: mean,
- * then the centred sum of squares from registers (exact two-pass), both
- * reductions in registers; y = (x - mean) * rstd * w written with __stcs.
- * w is fp32, read with 128-bit __ldg (stays in L1/L2).
+ * Forward (fwd_reg): one CTA or cluster per group of R rows, grid-stride.
+ * x is read once (__ldcs) into registers; RMS: sum of squares; LN: mean,
+ * then the centred sum of squares from registers (exact two-pass);
+ * rstd = 1/sqrt(s/N + eps); y = (x - mean) * rstd * w streamed out (__stcs)
+ * with w (fp32) from 128-bit __ldg loads that stay in L1/L2.
  *
  * Backward (bwd_reg + dw_reduce): persistent grid of S slots (CTAs, or
- * clusters when CL > 1), S = min(row groups, SMs x occupancy), each slot
- * owning a contiguous range of row groups. Per row: x and dy raw 128-bit
- * packs in registers, w re-read from L1, rstd (and mean) from the saved
- * fp32 statistics; one reduction of sum(g*xh) (and sum(g) for LN), then
- * dx = rstd * (g - mean(g) - xh * mean(g*xh)) streamed out. dy*xh is
- * accumulated per owned column in fp32 registers across all rows of the
- * slot; at the end the R row-slots of a CTA are summed in order through
- * shared memory (N floats) and the slot writes its partial row ws[slot, :]
- * (with a cluster each CTA writes its own column slice). dw_reduce then sums
- * the S partials of each column in a fixed order (launched with programmatic
- * dependent launch so its launch latency hides under the main kernel): same
- * bits on every run, no atomics.
+ * clusters), S = min(row groups, SMs x occupancy), each owning a contiguous
+ * range of row groups. Per row: x and dy in registers, saved rstd (mean),
+ * one reduction round of sum(g*xh) (and sum(g)), dx streamed out. dy*xh
+ * accumulates per owned column in fp32 (registers or shared memory) over
+ * the slot's rows; the R row slots of a CTA are then summed in order and
+ * the slot writes its partial row ws[slot, :] (with a cluster, each CTA its
+ * column slice). dw_reduce sums the S partials per column in a fixed order,
+ * launched with programmatic dependent launch to hide its launch latency:
+ * the same bits on every run, no atomics.
  *
- * Fallback (reload = 1, any N): forward re-reads the row from L2 per pass
- * (RMS 2, LN 3 passes); backward computes dx per row in two passes and dw in
- * a separate column-tiled kernel (x and dy read again) whose partials over
- * 256-row chunks go through the same dw_reduce.
+ * Fallback (reload = 1, any N): forward re-reads the row per pass (RMS 2,
+ * LN 3); backward: dx per row in two passes, dw by a column-tiled kernel
+ * over 256-row chunks (x and dy read again), then dw_reduce.
  *
- * Limits: register kernels need N <= tpr*CL*NV*VEC (about 786K elements at
- * CL=16, 512 threads, NV=12 forward; 262K..524K backward); valid() also asks
- * the runtime whether the block fits the kernel's registers, the kernel
- * does not spill (localSizeBytes == 0) and a cluster is schedulable. Any
- * M >= 1, N >= 1; 64-bit row offsets; N < 2^31 in the register kernels.
- * sm_90 only (clusters, griddepcontrol). */
+ * Limits: registers hold up to tpr*CL*NV*VEC elements (~786K forward at
+ * CL=16 x 512 threads x NV=12; 262K-524K backward); valid() asks the
+ * runtime that the block fits the kernel's registers, nothing spills
+ * (localSizeBytes == 0) and the cluster is schedulable. Any M, N >= 1;
+ * 64-bit row offsets; N < 2^30 in the register kernels. sm_90 only. */
 #ifndef KB_NORM_TUNED_CUH
 #define KB_NORM_TUNED_CUH
 
@@ -87,7 +79,7 @@ namespace {
 namespace cg = cooperative_groups;
 
 /* ---- parameters ------------------------------------------------------------ */
-enum { P_THREADS = 0, P_ROWS, P_CLUSTER, P_FWD_RELOAD, P_BWD_OCC = 3, P_BWD_RELOAD = 4 };
+enum { P_THREADS = 0, P_ROWS, P_CLUSTER, P_FWD_RELOAD, P_BWD_OCC = 3, P_BWD_ACC, P_BWD_RELOAD };
 
 #define NT_THREADS_CHOICES {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}
 #define NT_ROWS_CHOICES {1, 2, 4, 8, 16, 32, 64, 128}
@@ -98,11 +90,11 @@ enum { P_THREADS = 0, P_ROWS, P_CLUSTER, P_FWD_RELOAD, P_BWD_OCC = 3, P_BWD_RELO
 #define KB_NORM_FWD_SPACE(opname, ln)                                                    \
     {opname, 4, {"threads", "rows", "cluster", "reload"}, {11, 8, 5, 2},                  \
      {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, {0, 1}},                   \
-     nt_fwd_heuristic<ln>, nt_fwd_valid<ln>, nullptr, nt_fwd_launch<ln>}
+     nt_heuristic<ln, false>, nt_fwd_valid<ln>, nullptr, nt_fwd_launch<ln>}
 #define KB_NORM_BWD_SPACE(opname, ln)                                                    \
-    {opname, 5, {"threads", "rows", "cluster", "occ", "reload"}, {11, 8, 5, 9, 2},        \
-     {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, NT_OCC_CHOICES, {0, 1}},   \
-     nt_bwd_heuristic<ln>, nt_bwd_valid<ln>, nt_bwd_workspace<ln>, nt_bwd_launch<ln>}
+    {opname, 6, {"threads", "rows", "cluster", "occ", "acc", "reload"}, {11, 8, 5, 9, 2, 2}, \
+     {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, NT_OCC_CHOICES, {0, 1}, {0, 1}}, \
+     nt_heuristic<ln, true>, nt_bwd_valid<ln>, nt_bwd_workspace<ln>, nt_bwd_launch<ln>}
 
 constexpr int kFwdNV[] = {1, 2, 3, 4, 6, 8, 12, 16};
 constexpr int kBwdNV[] = {1, 2, 3, 4, 6, 8};
@@ -118,7 +110,8 @@ template <typename T> constexpr int vec_of() { return (int)(16 / sizeof(T)); }
  * converted when used. AL: the pack is 16-byte aligned (one 128-bit
  * access); otherwise element accesses, of which only the first `valid`
  * exist (the row's last pack may be partial). */
-template <typename T> using bits_t = typename std::conditional<sizeof(T) == 2, uint16_t, uint32_t>::type;
+template <typename T>
+using bits_t = typename std::conditional<sizeof(T) == 2, uint16_t, uint32_t>::type;
 
 template <typename T, bool AL, bool STREAM>
 __device__ __forceinline__ uint4 ld_pack(const T *p, int valid)
@@ -208,12 +201,12 @@ template <typename T> __device__ __forceinline__ uint4 repack(const float (&f)[v
 }
 
 /* VEC fp32 weights of a pack. A pack starts at a multiple of VEC elements,
- * so w + start is 16-byte aligned (w itself is, see the launch checks);
- * only the elements of a partial pack are read one by one. */
+ * so w + start is 16-byte aligned whenever w is (always under AL, see the
+ * launch checks; w16 otherwise); a partial pack is read element-wise. */
 template <int VEC, bool AL>
-__device__ __forceinline__ void ld_w(const float *p, int valid, float (&o)[VEC])
+__device__ __forceinline__ void ld_w(const float *p, int valid, bool w16, float (&o)[VEC])
 {
-    if (AL || valid >= VEC) {
+    if (AL || (w16 && valid >= VEC)) {
 #pragma unroll
         for (int q = 0; q < VEC / 4; q++) {
             const float4 f = __ldg(reinterpret_cast<const float4 *>(p) + q);
@@ -284,9 +277,8 @@ __device__ __forceinline__ void row_allreduce(float (&v)[V], int tpr, int cl, fl
     parity ^= 1;
 }
 
-/* Where this thread's packs sit in a row: pack i starts at element
- * first + i*stride, for i < mine; `last` is the count of valid elements in
- * pack i (VEC except for the row's final, partial pack). */
+/* This thread's packs in a row: pack i starts at element first + i*stride,
+ * for i < mine; valid(i) >= VEC unless it is the row's final, partial pack. */
 struct lane_map {
     int tpr, cl, first, stride, mine, N;
     __device__ __forceinline__ lane_map(int64_t N_, int vec, int cl_)
@@ -320,6 +312,7 @@ template <typename T, bool LN, int NV, bool AL> __global__ void fwd_reg(const fw
     const lane_map lm(a.N, VEC, a.cl);
     const float n = (float)a.N;
     const float *wb = a.w + lm.first;
+    const bool w16 = (reinterpret_cast<uintptr_t>(a.w) & 15u) == 0;
     int parity = 0;
     for (int64_t g = blockIdx.x / lm.cl; g < a.ngroups; g += gridDim.x / lm.cl) {
         const int64_t row = g * blockDim.y + threadIdx.y;
@@ -366,7 +359,7 @@ template <typename T, bool LN, int NV, bool AL> __global__ void fwd_reg(const fw
             if (i < cnt) {
                 float wv[VEC];
                 unpack<T>(xv[i], f);
-                ld_w<VEC, AL>(wb + i * lm.stride, lm.valid(i), wv);
+                ld_w<VEC, AL>(wb + i * lm.stride, lm.valid(i), w16, wv);
 #pragma unroll
                 for (int j = 0; j < VEC; j++) f[j] = (f[j] - mean) * rstd * wv[j];
                 st_pack<T, AL>(yb + i * lm.stride, repack<T>(f), lm.valid(i));
@@ -382,6 +375,7 @@ template <typename T, bool LN, bool AL> __global__ void fwd_loop(const fwd_args 
     __shared__ float wbuf[2 * 32], cbuf[2];
     const int tpr = (int)blockDim.x;
     const float n = (float)a.N;
+    const bool w16 = (reinterpret_cast<uintptr_t>(a.w) & 15u) == 0;
     int parity = 0;
     for (int64_t row = blockIdx.x; row < a.M; row += gridDim.x) {
         const T *xr = static_cast<const T *>(a.x) + row * a.N;
@@ -411,7 +405,7 @@ template <typename T, bool LN, bool AL> __global__ void fwd_loop(const fwd_args 
             const int valid = (int)(a.N - e < VEC ? a.N - e : VEC);
             float wv[VEC];
             unpack<T>(ld_pack<T, AL, false>(xr + e, valid), f);
-            ld_w<VEC, AL>(a.w + e, valid, wv);
+            ld_w<VEC, AL>(a.w + e, valid, w16, wv);
 #pragma unroll
             for (int j = 0; j < VEC; j++) f[j] = (f[j] - mean) * rstd * wv[j];
             st_pack<T, AL>(yr + e, repack<T>(f), valid);
@@ -445,27 +439,44 @@ template <bool LN> struct bwd_math {
     }
 };
 
-template <typename T, bool LN, int NV, bool AL> __global__ void bwd_reg(const bwd_args a)
+/* SACC: the dw accumulators live in shared memory (float4 planes, one per
+ * (row slot, pack, quarter), conflict-free) instead of registers: fewer
+ * registers, more CTAs per SM, at one shared read-modify-write per pack and
+ * row. Otherwise they are registers and, with R > 1, shared memory (N
+ * floats) only serves the final in-order sum over the row slots. */
+template <typename T, bool LN, int NV, bool AL, bool SACC>
+__global__ void bwd_reg(const bwd_args a)
 {
-    constexpr int VEC = vec_of<T>();
+    constexpr int VEC = vec_of<T>(), Q = VEC / 4;
     constexpr int V = LN ? 2 : 1;
-    extern __shared__ float comb[]; /* N floats when R > 1 */
+    extern __shared__ float4 dyn[];
     __shared__ float wbuf[2 * 32 * V], cbuf[2 * V];
     pdl_trigger(); /* dw_reduce may be scheduled; it waits for our completion */
     const lane_map lm(a.N, VEC, a.cl);
     const float n = (float)a.N;
     const float *wb = a.w + lm.first;
+    const bool w16 = (reinterpret_cast<uintptr_t>(a.w) & 15u) == 0;
     const int64_t slot = blockIdx.x / lm.cl;
     const int64_t g0 = slot * a.ngroups / a.nslots, g1 = (slot + 1) * a.ngroups / a.nslots;
+    const int R = (int)blockDim.y;
+    /* float4 index of quarter q of pack i of row slot r, this thread */
+    auto su = [&](int r, int i, int q) {
+        return ((r * NV + i) * Q + q) * lm.tpr + (int)threadIdx.x;
+    };
     int parity = 0;
-    float acc[NV][VEC];
+    float acc[SACC ? 1 : NV][VEC];
 #pragma unroll
     for (int i = 0; i < NV; i++)
 #pragma unroll
-        for (int j = 0; j < VEC; j++) acc[i][j] = 0.f;
+        for (int q = 0; q < Q; q++) {
+            if constexpr (SACC) dyn[su(threadIdx.y, i, q)] = make_float4(0.f, 0.f, 0.f, 0.f);
+            else
+#pragma unroll
+                for (int j = 0; j < 4; j++) acc[i][4 * q + j] = 0.f;
+        }
 
     for (int64_t g = g0; g < g1; g++) {
-        const int64_t row = g * blockDim.y + threadIdx.y;
+        const int64_t row = g * R + threadIdx.y;
         const bool ok = row < a.M;
         const int cnt = ok ? lm.mine : 0;
         const int64_t off = (ok ? row : 0) * a.N + lm.first;
@@ -488,13 +499,24 @@ template <typename T, bool LN, int NV, bool AL> __global__ void bwd_reg(const bw
             if (i < cnt) {
                 unpack<T>(xv[i], xf);
                 unpack<T>(dv[i], df);
-                ld_w<VEC, AL>(wb + i * lm.stride, lm.valid(i), wv);
+                ld_w<VEC, AL>(wb + i * lm.stride, lm.valid(i), w16, wv);
 #pragma unroll
                 for (int j = 0; j < VEC; j++) {
                     const float xh = m.xh(xf[j]), gv = df[j] * wv[j];
-                    acc[i][j] += df[j] * xh;
                     s[0] += gv * xh;
                     if constexpr (LN) s[1] += gv;
+                    xf[j] = df[j] * xh; /* dw contribution */
+                }
+#pragma unroll
+                for (int q = 0; q < Q; q++) {
+                    if constexpr (SACC) {
+                        float4 &t = dyn[su(threadIdx.y, i, q)];
+                        t = make_float4(t.x + xf[4 * q], t.y + xf[4 * q + 1], t.z + xf[4 * q + 2],
+                                        t.w + xf[4 * q + 3]);
+                    } else {
+#pragma unroll
+                        for (int j = 0; j < 4; j++) acc[i][4 * q + j] += xf[4 * q + j];
+                    }
                 }
             }
         row_allreduce<V>(s, lm.tpr, lm.cl, wbuf, cbuf, parity);
@@ -505,41 +527,56 @@ template <typename T, bool LN, int NV, bool AL> __global__ void bwd_reg(const bw
             if (i < cnt) {
                 unpack<T>(xv[i], xf);
                 unpack<T>(dv[i], df);
-                ld_w<VEC, AL>(wb + i * lm.stride, lm.valid(i), wv);
+                ld_w<VEC, AL>(wb + i * lm.stride, lm.valid(i), w16, wv);
 #pragma unroll
                 for (int j = 0; j < VEC; j++) xf[j] = m.dx(xf[j], df[j], wv[j], mg, mgx);
                 st_pack<T, AL>(ob + i * lm.stride, repack<T>(xf), lm.valid(i));
             }
     }
 
-    /* With R > 1 (then CL == 1) the CTA's row slots are first summed in slot
-     * order through shared memory; the slot then writes its partial row. */
-    const int R = (int)blockDim.y;
-    float *dst = R == 1 ? a.ws + slot * a.N : comb;
-    for (int r = 0; r < R; r++) {
-        if ((int)threadIdx.y == r)
+    /* The slot's partial row: the R row slots summed in slot order. */
+    float *ws = a.ws + slot * a.N;
+    if constexpr (SACC) {
+        if (R > 1) __syncthreads();
+        if (threadIdx.y == 0)
 #pragma unroll
             for (int i = 0; i < NV; i++)
                 if (i < lm.mine) {
-                    float *d = dst + lm.at(i);
-                    if (AL && R == 1) {
-                        reinterpret_cast<float4 *>(d)[0] =
-                            make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
-                        if constexpr (VEC == 8)
-                            reinterpret_cast<float4 *>(d)[1] =
-                                make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]);
-                    } else {
+                    float v[VEC];
+#pragma unroll
+                    for (int q = 0; q < Q; q++) {
+                        float4 t = dyn[su(0, i, q)];
+                        for (int r = 1; r < R; r++) {
+                            const float4 u = dyn[su(r, i, q)];
+                            t = make_float4(t.x + u.x, t.y + u.y, t.z + u.z, t.w + u.w);
+                        }
+                        v[4 * q] = t.x;
+                        v[4 * q + 1] = t.y;
+                        v[4 * q + 2] = t.z;
+                        v[4 * q + 3] = t.w;
+                    }
+                    float *d = ws + lm.at(i);
+#pragma unroll
+                    for (int j = 0; j < VEC; j++)
+                        if (AL || j < lm.valid(i)) d[j] = v[j];
+                }
+    } else {
+        float *comb = reinterpret_cast<float *>(dyn), *dst = R == 1 ? ws : comb;
+        for (int r = 0; r < R; r++) {
+            if ((int)threadIdx.y == r)
+#pragma unroll
+                for (int i = 0; i < NV; i++)
+                    if (i < lm.mine) {
+                        float *d = dst + lm.at(i);
 #pragma unroll
                         for (int j = 0; j < VEC; j++)
-                            if (j < lm.valid(i)) d[j] = r == 0 ? acc[i][j] : d[j] + acc[i][j];
+                            if (AL || j < lm.valid(i)) d[j] = r == 0 ? acc[i][j] : d[j] + acc[i][j];
                     }
-                }
-        if (R > 1) __syncthreads();
-    }
-    if (R > 1) {
-        float *ws = a.ws + slot * a.N;
-        for (int c = (int)(threadIdx.y * blockDim.x + threadIdx.x); c < lm.N; c += R * lm.tpr)
-            ws[c] = comb[c];
+            if (R > 1) __syncthreads();
+        }
+        if (R > 1)
+            for (int c = (int)(threadIdx.y * blockDim.x + threadIdx.x); c < lm.N; c += R * lm.tpr)
+                ws[c] = comb[c];
     }
     if (lm.cl > 1) cg::this_cluster().sync();
 }
@@ -552,6 +589,7 @@ template <typename T, bool LN, bool AL> __global__ void bwd_dx_loop(const bwd_ar
     __shared__ float wbuf[2 * 32 * V], cbuf[2 * V];
     const int tpr = (int)blockDim.x;
     const float n = (float)a.N;
+    const bool w16 = (reinterpret_cast<uintptr_t>(a.w) & 15u) == 0;
     int parity = 0;
     for (int64_t row = blockIdx.x; row < a.M; row += gridDim.x) {
         const T *xr = static_cast<const T *>(a.x) + row * a.N;
@@ -564,7 +602,7 @@ template <typename T, bool LN, bool AL> __global__ void bwd_dx_loop(const bwd_ar
             const int valid = (int)(a.N - e < VEC ? a.N - e : VEC);
             unpack<T>(ld_pack<T, AL, false>(xr + e, valid), xf);
             unpack<T>(ld_pack<T, AL, false>(dr + e, valid), df);
-            ld_w<VEC, AL>(a.w + e, valid, wv);
+            ld_w<VEC, AL>(a.w + e, valid, w16, wv);
 #pragma unroll
             for (int j = 0; j < VEC; j++) {
                 const float xh = m.xh(xf[j]), gv = df[j] * wv[j];
@@ -579,7 +617,7 @@ template <typename T, bool LN, bool AL> __global__ void bwd_dx_loop(const bwd_ar
             const int valid = (int)(a.N - e < VEC ? a.N - e : VEC);
             unpack<T>(ld_pack<T, AL, false>(xr + e, valid), xf);
             unpack<T>(ld_pack<T, AL, false>(dr + e, valid), df);
-            ld_w<VEC, AL>(a.w + e, valid, wv);
+            ld_w<VEC, AL>(a.w + e, valid, w16, wv);
 #pragma unroll
             for (int j = 0; j < VEC; j++) xf[j] = m.dx(xf[j], df[j], wv[j], mg, mgx);
             st_pack<T, AL>(ob + e, repack<T>(xf), valid);
@@ -642,15 +680,15 @@ template <typename T, bool LN, bool AL> fwd_fn fwd_reg_for(int nv)
     }
 }
 
-template <typename T, bool LN, bool AL> bwd_fn bwd_reg_for(int nv)
+template <typename T, bool LN, bool AL, bool SACC> bwd_fn bwd_reg_for(int nv)
 {
     switch (nv) {
-    case 1: return bwd_reg<T, LN, 1, AL>;
-    case 2: return bwd_reg<T, LN, 2, AL>;
-    case 3: return bwd_reg<T, LN, 3, AL>;
-    case 4: return bwd_reg<T, LN, 4, AL>;
-    case 6: return bwd_reg<T, LN, 6, AL>;
-    case 8: return bwd_reg<T, LN, 8, AL>;
+    case 1: return bwd_reg<T, LN, 1, AL, SACC>;
+    case 2: return bwd_reg<T, LN, 2, AL, SACC>;
+    case 3: return bwd_reg<T, LN, 3, AL, SACC>;
+    case 4: return bwd_reg<T, LN, 4, AL, SACC>;
+    case 6: return bwd_reg<T, LN, 6, AL, SACC>;
+    case 8: return bwd_reg<T, LN, 8, AL, SACC>;
     default: return nullptr;
     }
 }
@@ -664,11 +702,12 @@ template <bool LN> fwd_fn fwd_reg_kernel(kb_dtype d, int nv, bool vec)
     return f;
 }
 
-template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, bool vec)
+template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, bool vec, bool sacc)
 {
     bwd_fn f = nullptr;
     KB_DISPATCH(d, T, {
-        f = vec ? bwd_reg_for<T, LN, true>(nv) : bwd_reg_for<T, LN, false>(nv);
+        if (vec) f = sacc ? bwd_reg_for<T, LN, true, true>(nv) : bwd_reg_for<T, LN, true, false>(nv);
+        else f = sacc ? bwd_reg_for<T, LN, false, true>(nv) : bwd_reg_for<T, LN, false, false>(nv);
     });
     return f;
 }
@@ -828,24 +867,6 @@ inline unsigned nt_grid(int64_t groups, int cl)
     return (unsigned)((groups < cap ? groups : cap) * cl);
 }
 
-/* ---- forward: valid / heuristic / launch ------------------------------------------------ */
-template <bool LN> int nt_fwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg *c)
-{
-    const int tpr = c->v[P_THREADS], rows = c->v[P_ROWS], cl = c->v[P_CLUSTER];
-    const size_t optin = ctx ? ctx->smem_optin : 0;
-    if (p->M < 1 || p->N < 1) return 0;
-    if (c->v[P_FWD_RELOAD])
-        return tpr >= 32 && tpr <= 1024 && rows == 1 && cl == 1;
-    if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
-    const int nv = nt_pick_nv(p->N, tpr, cl, nt_vec(p->dtype), false);
-    if (!nv) return 0;
-    const void *fn = reinterpret_cast<const void *>(
-        fwd_reg_kernel<LN>(p->dtype, nv, p->N % nt_vec(p->dtype) == 0));
-    if (!fn || !nt_kernel_fits(fn, tpr * rows, 0, optin)) return 0;
-    if (cl > 1 && nt_active_clusters(fn, dim3((unsigned)tpr, 1), 0, cl) < 1) return 0;
-    return 1;
-}
-
 /* Threads per row and cluster for about nvt vectors per thread: whole rows
  * per CTA up to `longt` threads, clusters of `longt`-thread CTAs beyond. */
 inline bool nt_shape_for(const kb_problem *p, int nvt, int longt, int *tpr, int *rows, int *cl)
@@ -865,30 +886,68 @@ inline bool nt_shape_for(const kb_problem *p, int nvt, int longt, int *tpr, int 
     return true;
 }
 
-template <bool LN> void nt_fwd_heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out)
+template <bool LN> int nt_fwd_valid(const kb_problem *, const kb_setup_ctx *, const kb_tune_cfg *);
+template <bool LN> int nt_bwd_valid(const kb_problem *, const kb_setup_ctx *, const kb_tune_cfg *);
+
+/* The first valid of: about 4 (then 8, 16) packs per thread, whole rows per
+ * CTA of up to 512/256/1024 threads (backward 256/512/1024: it holds twice
+ * the registers), clusters beyond; backward dw accumulators in shared
+ * memory, else in registers; failing all, the reload fallback. */
+template <bool LN, bool BWD>
+void nt_heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out)
 {
     static const int nvts[] = {4, 8, 16};
-    static const int longs[] = {512, 256, 1024};
-    for (int nvt : nvts)
-        for (int lt : longs) {
-            kb_tune_cfg c = {};
-            int tpr, rows, cl;
-            if (!nt_shape_for(p, nvt, lt, &tpr, &rows, &cl)) continue;
-            c.v[P_THREADS] = tpr;
-            c.v[P_ROWS] = rows;
-            c.v[P_CLUSTER] = cl;
-            c.v[P_FWD_RELOAD] = 0;
-            if (nt_fwd_valid<LN>(p, ctx, &c)) {
-                *out = c;
-                return;
-            }
-        }
+    static const int fwd_long[] = {512, 256, 1024}, bwd_long[] = {256, 512, 1024};
+    const int *longs = BWD ? bwd_long : fwd_long;
     kb_tune_cfg c = {};
+    for (int nvt : nvts)
+        for (int k = 0; k < 3; k++)
+            for (int acc = 1; acc >= (BWD ? 0 : 1); acc--) {
+                int tpr, rows, cl;
+                if ((BWD && nvt > 8) || !nt_shape_for(p, nvt, longs[k], &tpr, &rows, &cl))
+                    continue;
+                c.v[P_THREADS] = tpr;
+                c.v[P_ROWS] = rows;
+                c.v[P_CLUSTER] = cl;
+                if (BWD) {
+                    c.v[P_BWD_OCC] = 32;
+                    c.v[P_BWD_ACC] = acc;
+                    c.v[P_BWD_RELOAD] = 0;
+                } else {
+                    c.v[P_FWD_RELOAD] = 0;
+                }
+                if (BWD ? nt_bwd_valid<LN>(p, ctx, &c) : nt_fwd_valid<LN>(p, ctx, &c)) {
+                    *out = c;
+                    return;
+                }
+            }
     c.v[P_THREADS] = 512;
-    c.v[P_ROWS] = 1;
-    c.v[P_CLUSTER] = 1;
-    c.v[P_FWD_RELOAD] = 1;
+    c.v[P_ROWS] = c.v[P_CLUSTER] = 1;
+    if (BWD) {
+        c.v[P_BWD_OCC] = 32;
+        c.v[P_BWD_ACC] = 0;
+    }
+    c.v[BWD ? P_BWD_RELOAD : P_FWD_RELOAD] = 1;
     *out = c;
+}
+
+/* ---- forward: valid / launch ------------------------------------------------ */
+template <bool LN>
+int nt_fwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg *c)
+{
+    const int tpr = c->v[P_THREADS], rows = c->v[P_ROWS], cl = c->v[P_CLUSTER];
+    const size_t optin = ctx ? ctx->smem_optin : 0;
+    if (p->M < 1 || p->N < 1) return 0;
+    if (c->v[P_FWD_RELOAD])
+        return tpr >= 32 && tpr <= 1024 && rows == 1 && cl == 1;
+    if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
+    const int nv = nt_pick_nv(p->N, tpr, cl, nt_vec(p->dtype), false);
+    if (!nv) return 0;
+    const void *fn = reinterpret_cast<const void *>(
+        fwd_reg_kernel<LN>(p->dtype, nv, p->N % nt_vec(p->dtype) == 0));
+    if (!fn || !nt_kernel_fits(fn, tpr * rows, 0, optin)) return 0;
+    if (cl > 1 && nt_active_clusters(fn, dim3((unsigned)tpr, 1), 0, cl) < 1) return 0;
+    return 1;
 }
 
 template <bool LN>
@@ -922,10 +981,14 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
                      dim3((unsigned)tpr, (unsigned)rows), 0, cl, false, s, a);
 }
 
-/* ---- backward: valid / workspace / heuristic / launch ---------------------------------- */
-inline size_t nt_bwd_smem(const kb_problem *p, int rows)
+/* ---- backward: valid / workspace / launch ---------------------------------- */
+/* Dynamic shared memory of bwd_reg: the dw accumulators (acc=1), or the
+ * row-slot sum (acc=0, R > 1). */
+inline size_t nt_bwd_smem(const kb_problem *p, const kb_tune_cfg *c, int nv)
 {
-    return rows > 1 ? (size_t)p->N * sizeof(float) : 0;
+    if (c->v[P_BWD_ACC])
+        return (size_t)c->v[P_ROWS] * nv * nt_vec(p->dtype) * c->v[P_THREADS] * sizeof(float);
+    return c->v[P_ROWS] > 1 ? (size_t)p->N * sizeof(float) : 0;
 }
 
 /* Fallback dw: partial rows of kColsRows rows, more per chunk past grid.y's limit. */
@@ -935,7 +998,8 @@ inline int64_t nt_cols_rps(int64_t M)
     return r > kColsRows ? r : kColsRows;
 }
 
-template <bool LN> int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg *c)
+template <bool LN>
+int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg *c)
 {
     const int tpr = c->v[P_THREADS], rows = c->v[P_ROWS], cl = c->v[P_CLUSTER];
     const size_t optin = ctx ? ctx->smem_optin : 0;
@@ -945,11 +1009,11 @@ template <bool LN> int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx
     if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
     const int nv = nt_pick_nv(p->N, tpr, cl, nt_vec(p->dtype), true);
     if (!nv) return 0;
-    const size_t smem = nt_bwd_smem(p, rows);
+    const size_t smem = nt_bwd_smem(p, c, nv);
     const void *fn = reinterpret_cast<const void *>(
-        bwd_reg_kernel<LN>(p->dtype, nv, p->N % nt_vec(p->dtype) == 0));
+        bwd_reg_kernel<LN>(p->dtype, nv, p->N % nt_vec(p->dtype) == 0, c->v[P_BWD_ACC]));
     if (!fn || !nt_kernel_fits(fn, tpr * rows, smem, optin)) return 0;
-    if (cl > 1 && nt_active_clusters(fn, dim3((unsigned)tpr, 1), 0, cl) < 1) return 0;
+    if (cl > 1 && nt_active_clusters(fn, dim3((unsigned)tpr, 1), smem, cl) < 1) return 0;
     return 1;
 }
 
@@ -975,34 +1039,6 @@ size_t nt_bwd_workspace(const kb_problem *p, const kb_setup_ctx *ctx, const kb_t
         return (size_t)kb_cdiv(p->M, nt_cols_rps(p->M)) * (size_t)p->N * sizeof(float);
     const int sms = ctx && ctx->sm_count > 0 ? ctx->sm_count : 256;
     return (size_t)nt_bwd_slots_bound(p, sms, c) * (size_t)p->N * sizeof(float);
-}
-
-template <bool LN> void nt_bwd_heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out)
-{
-    static const int nvts[] = {4, 8};
-    static const int longs[] = {256, 512, 1024};
-    for (int nvt : nvts)
-        for (int lt : longs) {
-            kb_tune_cfg c = {};
-            int tpr, rows, cl;
-            if (!nt_shape_for(p, nvt, lt, &tpr, &rows, &cl)) continue;
-            c.v[P_THREADS] = tpr;
-            c.v[P_ROWS] = rows;
-            c.v[P_CLUSTER] = cl;
-            c.v[P_BWD_OCC] = 32;
-            c.v[P_BWD_RELOAD] = 0;
-            if (nt_bwd_valid<LN>(p, ctx, &c)) {
-                *out = c;
-                return;
-            }
-        }
-    kb_tune_cfg c = {};
-    c.v[P_THREADS] = 512;
-    c.v[P_ROWS] = 1;
-    c.v[P_CLUSTER] = 1;
-    c.v[P_BWD_OCC] = 32;
-    c.v[P_BWD_RELOAD] = 1;
-    *out = c;
 }
 
 template <bool LN>
@@ -1042,14 +1078,15 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     }
 
     const int nv = nt_pick_nv(p->N, tpr, cl, vec, true);
-    const bwd_fn fn = nv && nt_shape_ok(p, tpr, rows, cl) ? bwd_reg_kernel<LN>(p->dtype, nv, v16)
-                                                          : nullptr;
+    const bwd_fn fn = nv && nt_shape_ok(p, tpr, rows, cl)
+                          ? bwd_reg_kernel<LN>(p->dtype, nv, v16, c->v[P_BWD_ACC])
+                          : nullptr;
     if (!fn)
         return KB_FAIL(e, KB_ERR_UNSUPPORTED,
                        "tuned %s %s %lldx%lld: threads=%d rows=%d cluster=%d cannot hold the row",
                        what, kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, tpr, rows,
                        cl);
-    const size_t smem = nt_bwd_smem(p, rows);
+    const size_t smem = nt_bwd_smem(p, c, nv);
     const void *fv = reinterpret_cast<const void *>(fn);
     const dim3 block((unsigned)tpr, (unsigned)rows);
     int dev = 0, sms = 0;

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "accuracy.h"
 #include "buffers.h"
 #include "registry.h"
 #include "timing.h"
@@ -28,7 +29,7 @@
 #define CACHE_FIELDS 6
 /* Improvement a move must bring: below this, timing noise decides. */
 #define SEARCH_MIN_GAIN 0.01
-#define SEARCH_MAX_EVALS 48
+#define SEARCH_MAX_EVALS 32
 
 /* ---- parse / format ------------------------------------------------------- */
 
@@ -594,6 +595,26 @@ static kb_status launch_once(void *arg, cudaStream_t s, kb_err *e)
     return la->ta->sp->launch(la->ta->p, &la->t, la->c, s, e);
 }
 
+static kb_status check_candidate(const timing_arg *ta, const kb_tune_cfg *c, kb_err *e)
+{
+    const kb_problem *p = ta->p;
+    const kb_tol tol = kb_tol_default(p->dtype);
+    kb_accuracy acc;
+    char what[160], cfg[256];
+    const char *label = "output";
+    KB_TRY(kb_check_output(ta->b, tol, ta->s, &acc, e));
+    if (!acc.mismatches && ta->b->t.dw) {
+        label = "dw";
+        KB_TRY(kb_check_dw(ta->b, tol, ta->s, &acc, e));
+    }
+    if (!acc.mismatches) return KB_OK;
+    kb_tune_format(ta->sp, c, cfg, sizeof cfg);
+    kb_accuracy_describe(&acc, p->bench == KB_CE_FWD ? 1 : p->N, label, what, sizeof what);
+    return KB_FAIL(e, KB_ERR_ACCURACY, "tuning %s %s %lldx%lld: candidate %s is wrong: %s",
+                   ta->sp->op, kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, cfg,
+                   what);
+}
+
 static kb_status time_candidate(void *arg, const kb_tune_cfg *c, double *cost, kb_err *e)
 {
     timing_arg *ta = (timing_arg *)arg;
@@ -616,6 +637,7 @@ static kb_status time_candidate(void *arg, const kb_tune_cfg *c, double *cost, k
     }
     /* A launch the hardware refuses (too many registers for the block, an
      * unschedulable cluster) is a bad candidate, not a failed search. */
+    KB_TRY(kb_buffers_poison(ta->b, ta->s, e));
     kb_err le;
     kb_status st = ta->sp->launch(ta->p, &la.t, c, ta->s, &le);
     if (st != KB_OK) {
@@ -627,6 +649,9 @@ static kb_status time_candidate(void *arg, const kb_tune_cfg *c, double *cost, k
         *cost = INFINITY;
         return KB_OK;
     }
+    /* A configuration that computes wrong results is a kernel bug: stop and
+     * say which one, rather than time it (or silently skip it). */
+    KB_TRY(check_candidate(ta, c, e));
     kb_timing tm;
     KB_TRY(kb_time_fn(launch_once, &la, &ta->opts, ta->fl, ta->s, &tm, e));
     *cost = tm.median_ms;
@@ -640,7 +665,9 @@ static kb_status run_search(const kb_tune_space *sp, const kb_problem *p,
     size_t ws = sp->workspace ? sp->workspace(p, ctx, start) : 0;
     kb_buffers b;
     memset(&b, 0, sizeof b);
-    KB_TRY(kb_buffers_alloc(p, ws, &b, e));
+    kb_status rc = kb_buffers_alloc(p, ws, &b, e);
+    if (rc == KB_ERR_NOMEM) return KB_ERR_UNSUPPORTED; /* the case itself will not fit */
+    if (rc != KB_OK) return rc;
     timing_arg ta;
     memset(&ta, 0, sizeof ta);
     ta.sp = sp;
@@ -650,10 +677,14 @@ static kb_status run_search(const kb_tune_space *sp, const kb_problem *p,
     kb_flusher fl = {NULL, 0};
     ta.fl = &fl;
     kb_timing_defaults(&ta.opts);
-    /* Ranking candidates needs less precision than a reported result. */
-    if (ta.opts.max_ms > 300) ta.opts.max_ms = 300;
-    if (ta.opts.min_ms > 20) ta.opts.min_ms = 20;
-    if (ta.opts.target_rel_err < 0.01) ta.opts.target_rel_err = 0.01;
+    /* Ranking candidates needs less precision than a reported result, and a
+     * whole sweep has to tune in minutes: ~0.1 s per candidate at most. */
+    ta.opts.warmup = 2;
+    ta.opts.min_samples = 10;
+    ta.opts.max_samples = 200;
+    ta.opts.min_ms = 2;
+    ta.opts.max_ms = 100;
+    ta.opts.target_rel_err = 0.01;
 
     kb_status st = KB_OK;
     double ms = INFINITY;
