@@ -189,6 +189,24 @@ static kb_status measure(kb_session *s, timed_arg *arg, double budget_scale, kb_
     return kb_time_fn(timed_run, arg, &o, &s->flusher, s->stream, t, e);
 }
 
+/* Timing plus nvbench-style throttle detection: the SM clock right after the
+ * samples (the GPU still busy) below 75 % of its peak means the numbers were
+ * taken on a throttled or shared GPU. */
+static kb_status measure_watched(kb_session *s, timed_arg *arg, double budget_scale,
+                                 kb_timing *t, int *throttled, kb_result *r, kb_err *e)
+{
+    double mhz = 0, max_mhz = 0;
+    KB_TRY(measure(s, arg, budget_scale, t, e));
+    KB_TRY(kb_sm_clock(s->stream, &mhz, &max_mhz, e));
+    *throttled = max_mhz > 0 && mhz < 0.75 * max_mhz;
+    if (*throttled)
+        snprintf(r->message, sizeof r->message,
+                 "SM clock %.0f MHz after timing, below 75%% of the %.0f MHz peak: throttled or "
+                 "shared GPU",
+                 mhz, max_mhz);
+    return KB_OK;
+}
+
 static void record_timing(kb_session *s, const kb_problem *p, const kb_timing *t, kb_result *r)
 {
     r->median_ms = t->median_ms;
@@ -264,13 +282,19 @@ static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg
                                  kb_err *e)
 {
     kb_timing t;
-    if (measure(s, arg, 1.0, &t, e) != KB_OK) return KB_CASE_FAIL;
+    int throttled = 0;
+    if (measure_watched(s, arg, 1.0, &t, &throttled, r, e) != KB_OK) return KB_CASE_FAIL;
     record_timing(s, &c->p, &t, r);
     kb_verdict v = verdict(s, r);
-    if (v == KB_VERDICT_NOISY) { /* once more, four times the budget */
-        if (measure(s, arg, 4.0, &t, e) != KB_OK) return KB_CASE_FAIL;
+    if (v == KB_VERDICT_NOISY || (throttled && v != KB_VERDICT_NO_BASELINE)) {
+        /* once more, four times the budget */
+        if (measure_watched(s, arg, 4.0, &t, &throttled, r, e) != KB_OK) return KB_CASE_FAIL;
         record_timing(s, &c->p, &t, r);
         v = verdict(s, r);
+    }
+    if (throttled && v == KB_VERDICT_SLOWER) { /* not the code's fault: do not cry wolf */
+        v = KB_VERDICT_NOISY;
+        snprintf(r->verdict, sizeof r->verdict, "%s", kb_verdict_name(v));
     }
     return v == KB_VERDICT_SLOWER ? KB_CASE_FAIL : KB_CASE_PASS;
 }

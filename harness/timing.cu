@@ -140,3 +140,36 @@ extern "C" kb_status kb_time_fn(kb_timed_fn fn, void *arg, const kb_timing_opts 
     free(samples);
     return st;
 }
+
+/* ~50 us of spinning: long enough to dwarf %globaltimer's coarse ticks
+ * (1 us on current GPUs), short enough to leave the clock as it was. */
+__global__ void clock_probe(unsigned long long *out)
+{
+    uint64_t g0, g1;
+    long long c0 = clock64();
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g1));
+    } while (g1 - g0 < 50000);
+    long long c1 = clock64();
+    out[0] = (unsigned long long)(c1 - c0);
+    out[1] = g1 - g0;
+}
+
+extern "C" kb_status kb_sm_clock(cudaStream_t s, double *mhz, double *max_mhz, kb_err *e)
+{
+    int dev = 0, khz = 0;
+    unsigned long long *d = NULL, h[2] = {0, 0};
+    KB_CUDA(e, cudaGetDevice(&dev));
+    KB_CUDA(e, cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
+    KB_CUDA(e, cudaMalloc(&d, sizeof h));
+    clock_probe<<<1, 1, 0, s>>>(d);
+    cudaError_t rc = cudaGetLastError();
+    if (rc == cudaSuccess) rc = cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, s);
+    if (rc == cudaSuccess) rc = cudaStreamSynchronize(s);
+    cudaFree(d);
+    if (rc != cudaSuccess) return KB_FAIL(e, KB_ERR_CUDA, "clock probe: %s", cudaGetErrorString(rc));
+    *mhz = h[1] ? (double)h[0] / (double)h[1] * 1e3 : 0;
+    *max_mhz = khz / 1e3;
+    return KB_OK;
+}

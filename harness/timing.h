@@ -46,6 +46,12 @@ void kb_flusher_free(kb_flusher *f);
 kb_status kb_time_fn(kb_timed_fn fn, void *arg, const kb_timing_opts *o, kb_flusher *f,
                      cudaStream_t s, kb_timing *out, kb_err *e);
 
+/* SM clock of the current device in MHz, measured by a short kernel that
+ * counts clock64() cycles against %globaltimer nanoseconds; *max_mhz is the
+ * device's peak clock. A reading far below the peak right after timing means
+ * the GPU throttled (power, heat) or was shared during the case. */
+kb_status kb_sm_clock(cudaStream_t s, double *mhz, double *max_mhz, kb_err *e);
+
 /* Statistics on samples (sorted in place); pure C, unit tested. */
 void kb_stats(double *ms, int n, kb_timing *out);
 

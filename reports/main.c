@@ -25,6 +25,9 @@ static void usage(FILE *f)
             "  --gnuplot PATH     gnuplot to run (default: gnuplot on PATH)\n"
             "  -h, --help         this text\n"
             "\n"
+            "       kbench-report --baseline-diff OLD.csv NEW.csv\n"
+            "  summarises what a baseline refresh changed.\n"
+            "\n"
             "Exit status: 0 report written, 1 error, 2 usage.\n");
 }
 
@@ -54,6 +57,18 @@ static int parse_double(const char *s, double *out)
 
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "--baseline-diff") == 0) {
+        kb_err de;
+        if (argc != 4) {
+            usage(stderr);
+            return 2;
+        }
+        if (kb_baseline_diff(stdout, argv[2], argv[3], &de) != KB_OK) {
+            fprintf(stderr, "kbench-report: %s\n", de.msg);
+            return 1;
+        }
+        return 0;
+    }
     kb_report_opts o;
     kb_report_opts_init(&o);
     o.out_dir = "report";

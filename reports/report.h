@@ -107,6 +107,10 @@ kb_status kb_report_dedup(const kb_results *in, kb_results *out, size_t *replace
  * series likewise (eager fused tuned cudnn, then tuned:x and peers). */
 void kb_report_print_speedups(FILE *f, const kb_results *deduped);
 
+/* Rows added and GB/s moved between two baseline files (ci/refresh-baselines).
+ * A missing old file counts as empty. */
+kb_status kb_baseline_diff(FILE *f, const char *old_path, const char *new_path, kb_err *e);
+
 #ifdef __cplusplus
 }
 #endif

@@ -706,8 +706,10 @@ template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, bool vec, bool sacc
 {
     bwd_fn f = nullptr;
     KB_DISPATCH(d, T, {
-        if (vec) f = sacc ? bwd_reg_for<T, LN, true, true>(nv) : bwd_reg_for<T, LN, true, false>(nv);
-        else f = sacc ? bwd_reg_for<T, LN, false, true>(nv) : bwd_reg_for<T, LN, false, false>(nv);
+        if (vec)
+            f = sacc ? bwd_reg_for<T, LN, true, true>(nv) : bwd_reg_for<T, LN, true, false>(nv);
+        else
+            f = sacc ? bwd_reg_for<T, LN, false, true>(nv) : bwd_reg_for<T, LN, false, false>(nv);
     });
     return f;
 }

@@ -29,7 +29,8 @@ typedef struct kb_tune_space {
     int choices[KB_TUNE_MAX_PARAMS][KB_TUNE_MAX_CHOICES];
     /* Default when no cache entry exists: must be valid for every problem. */
     void (*heuristic)(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out);
-    /* 1 if the kernel can run c on p (instantiated, fits registers/smem). */
+    /* 1 if the kernel can run c on p (instantiated, fits registers/smem);
+     * NULL: every configuration can. */
     int (*valid)(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg *c);
     /* Scratch bytes the launch needs (may be NULL: none). */
     size_t (*workspace)(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg *c);
