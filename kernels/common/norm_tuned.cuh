@@ -1054,7 +1054,7 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
         return KB_FAIL(e, KB_ERR_ARG, "tuned %s: x, dy, w, rstd%s, out and dw are required", what,
                        LN ? ", mean" : "");
     const bool v16 = p->N % vec == 0 && nt_aligned(t->x) && nt_aligned(t->dy) &&
-                     nt_aligned(t->w) && nt_aligned(t->out) && nt_aligned(t->workspace);
+                     nt_aligned(t->w) && nt_aligned(t->out);
     const size_t row_bytes = (size_t)p->N * sizeof(float);
     const int64_t ws_rows = t->workspace ? (int64_t)(t->workspace_bytes / row_bytes) : 0;
     bwd_args a = {t->x, t->dy, t->w, t->mean, t->rstd, t->out, (float *)t->workspace,
