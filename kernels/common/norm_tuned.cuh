@@ -831,6 +831,11 @@ inline const char *nt_op(bool bwd, bool ln)
                            #call, cudaGetErrorString(nt_rc_));                             \
     } while (0)
 
+/* Every message names the backend, benchmark, dtype and shape. */
+#define NT_FAIL(e, st, p, what, fmt, ...)                                                   \
+    KB_FAIL((e), (st), "tuned %s %s %lldx%lld: " fmt, (what), kb_dtype_name((p)->dtype),    \
+            (long long)(p)->M, (long long)(p)->N, __VA_ARGS__)
+
 template <typename... Params, typename... Args>
 kb_status nt_launch(const kb_problem *p, const char *what, kb_err *e, void (*fn)(Params...),
                     dim3 grid, dim3 block, size_t smem, int cl, bool pdl, cudaStream_t s,
@@ -960,12 +965,12 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     const int tpr = c->v[P_THREADS], rows = c->v[P_ROWS], cl = c->v[P_CLUSTER];
     const int vec = nt_vec(p->dtype);
     if (!t->x || !t->w || !t->out)
-        return KB_FAIL(e, KB_ERR_ARG, "tuned %s: x, w and out are required", what);
+        return NT_FAIL(e, KB_ERR_ARG, p, what, "%s", "x, w and out are required");
     const bool v16 = p->N % vec == 0 && nt_aligned(t->x) && nt_aligned(t->w) && nt_aligned(t->out);
     fwd_args a = {t->x, t->w, t->out, p->M, p->N, p->M, 1};
     if (c->v[P_FWD_RELOAD]) {
         if (tpr < 32 || tpr > 1024 || tpr % 32)
-            return KB_FAIL(e, KB_ERR_ARG, "tuned %s: reload needs 32..1024 threads", what);
+            return NT_FAIL(e, KB_ERR_ARG, p, what, "reload needs 32..1024 threads, not %d", tpr);
         return nt_launch(p, what, e, fwd_loop_kernel<LN>(p->dtype, v16), dim3(nt_grid(p->M, 1)),
                          dim3((unsigned)tpr), 0, 1, false, s, a);
     }
@@ -973,10 +978,8 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     const fwd_fn fn = nv && nt_shape_ok(p, tpr, rows, cl) ? fwd_reg_kernel<LN>(p->dtype, nv, v16)
                                                           : nullptr;
     if (!fn)
-        return KB_FAIL(e, KB_ERR_UNSUPPORTED,
-                       "tuned %s %s %lldx%lld: threads=%d rows=%d cluster=%d cannot hold the row",
-                       what, kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, tpr, rows,
-                       cl);
+        return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
+                       "threads=%d rows=%d cluster=%d cannot hold the row", tpr, rows, cl);
     a.ngroups = kb_cdiv(p->M, rows);
     a.cl = cl;
     return nt_launch(p, what, e, fn, dim3(nt_grid(a.ngroups, cl)),
@@ -1051,7 +1054,7 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     const int tpr = c->v[P_THREADS], rows = c->v[P_ROWS], cl = c->v[P_CLUSTER];
     const int vec = nt_vec(p->dtype);
     if (!t->x || !t->dy || !t->w || !t->rstd || !t->out || !t->dw || (LN && !t->mean))
-        return KB_FAIL(e, KB_ERR_ARG, "tuned %s: x, dy, w, rstd%s, out and dw are required", what,
+        return NT_FAIL(e, KB_ERR_ARG, p, what, "x, dy, w, rstd%s, out and dw are required",
                        LN ? ", mean" : "");
     const bool v16 = p->N % vec == 0 && nt_aligned(t->x) && nt_aligned(t->dy) &&
                      nt_aligned(t->w) && nt_aligned(t->out);
@@ -1062,10 +1065,10 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
 
     if (c->v[P_BWD_RELOAD]) {
         if (tpr < 32 || tpr > 1024 || tpr % 32)
-            return KB_FAIL(e, KB_ERR_ARG, "tuned %s: reload needs 32..1024 threads", what);
+            return NT_FAIL(e, KB_ERR_ARG, p, what, "reload needs 32..1024 threads, not %d", tpr);
         const int64_t rps = nt_cols_rps(p->M), chunks = kb_cdiv(p->M, rps);
         if (chunks > ws_rows)
-            return KB_FAIL(e, KB_ERR_ARG, "tuned %s: workspace of %zu bytes, %lld needed", what,
+            return NT_FAIL(e, KB_ERR_ARG, p, what, "workspace of %zu bytes, %lld needed",
                            t->workspace_bytes, (long long)(chunks * (int64_t)row_bytes));
         a.ngroups = p->M;
         KB_TRY(nt_launch(p, what, e, bwd_dx_loop_kernel<LN>(p->dtype, v16),
@@ -1084,10 +1087,8 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
                           ? bwd_reg_kernel<LN>(p->dtype, nv, v16, c->v[P_BWD_ACC])
                           : nullptr;
     if (!fn)
-        return KB_FAIL(e, KB_ERR_UNSUPPORTED,
-                       "tuned %s %s %lldx%lld: threads=%d rows=%d cluster=%d cannot hold the row",
-                       what, kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, tpr, rows,
-                       cl);
+        return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
+                       "threads=%d rows=%d cluster=%d cannot hold the row", tpr, rows, cl);
     const size_t smem = nt_bwd_smem(p, c, nv);
     const void *fv = reinterpret_cast<const void *>(fn);
     const dim3 block((unsigned)tpr, (unsigned)rows);
@@ -1103,20 +1104,20 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
         NT_CUDA(e, p, what,
                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fv, tpr * rows, smem));
         if (per_sm < 1)
-            return KB_FAIL(e, KB_ERR_UNSUPPORTED, "tuned %s: threads=%d rows=%d do not fit an SM",
-                           what, tpr, rows);
+            return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what, "threads=%d rows=%d do not fit an SM",
+                           tpr, rows);
         if ((int64_t)sms * per_sm < slots) slots = (int64_t)sms * per_sm;
     } else {
         const int nc = nt_active_clusters(fv, block, smem, cl);
         if (nc < 1)
-            return KB_FAIL(e, KB_ERR_UNSUPPORTED, "tuned %s: clusters of %d x %d threads cannot be "
-                           "scheduled", what, cl, tpr);
+            return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
+                           "clusters of %d CTAs of %d threads cannot be scheduled", cl, tpr);
         if (nc < slots) slots = nc;
     }
     if (slots > ws_rows) slots = ws_rows;
     if (slots < 1)
-        return KB_FAIL(e, KB_ERR_ARG, "tuned %s: workspace of %zu bytes holds no dw partial row",
-                       what, t->workspace_bytes);
+        return NT_FAIL(e, KB_ERR_ARG, p, what, "workspace of %zu bytes holds no dw partial row",
+                       t->workspace_bytes);
     a.nslots = slots;
     KB_TRY(nt_launch(p, what, e, fn, dim3((unsigned)(slots * cl)), block, smem, cl, false, s, a));
     return nt_launch(p, what, e, dw_reduce, dim3((unsigned)kb_cdiv(p->N, 32)),
