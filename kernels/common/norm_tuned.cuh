@@ -235,6 +235,17 @@ __device__ __forceinline__ void pdl_trigger()
 #endif
 }
 
+/* Last barrier of a cluster kernel: no CTA may exit while peers can still
+ * read its shared memory. Their reads were consumed before they arrive, so
+ * a relaxed arrive suffices (a release one would first wait for all our
+ * outstanding global stores). */
+__device__ __forceinline__ void cluster_exit_sync()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.relaxed;\n\tbarrier.cluster.wait;" ::: "memory");
+#endif
+}
+
 __device__ __forceinline__ float butterfly(float v, int width)
 {
     for (int o = width >> 1; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
@@ -365,7 +376,7 @@ template <typename T, bool LN, int NV, bool AL> __global__ void fwd_reg(const fw
                 st_pack<T, AL>(yb + i * lm.stride, repack<T>(f), lm.valid(i));
             }
     }
-    if (lm.cl > 1) cg::this_cluster().sync();
+    if (lm.cl > 1) cluster_exit_sync();
 }
 
 /* Fallback: one CTA per row, the row re-read per pass (L2 for rows that fit). */
@@ -443,7 +454,10 @@ template <bool LN> struct bwd_math {
  * (row slot, pack, quarter), conflict-free) instead of registers: fewer
  * registers, more CTAs per SM, at one shared read-modify-write per pack and
  * row. Otherwise they are registers and, with R > 1, shared memory (N
- * floats) only serves the final in-order sum over the row slots. */
+ * floats) only serves the final in-order sum over the row slots.
+ * With a cluster the thread's w slice is also copied to shared memory once:
+ * each cluster barrier invalidates L1 (acquire at cluster scope), which
+ * would otherwise send every w read of every row to L2. */
 template <typename T, bool LN, int NV, bool AL, bool SACC>
 __global__ void bwd_reg(const bwd_args a)
 {
@@ -463,10 +477,26 @@ __global__ void bwd_reg(const bwd_args a)
     auto su = [&](int r, int i, int q) {
         return ((r * NV + i) * Q + q) * lm.tpr + (int)threadIdx.x;
     };
+    /* w slice in shared memory (CL > 1, then R == 1): after the accumulators */
+    float4 *wsm = lm.cl > 1 ? dyn + (SACC ? NV * Q * lm.tpr : 0) : nullptr;
+    auto get_w = [&](int i, float(&wv)[VEC]) {
+        if (wsm) {
+#pragma unroll
+            for (int q = 0; q < Q; q++) {
+                const float4 t = wsm[su(0, i, q)];
+                wv[4 * q] = t.x;
+                wv[4 * q + 1] = t.y;
+                wv[4 * q + 2] = t.z;
+                wv[4 * q + 3] = t.w;
+            }
+        } else {
+            ld_w<VEC, AL>(wb + i * lm.stride, lm.valid(i), w16, wv);
+        }
+    };
     int parity = 0;
     float acc[SACC ? 1 : NV][VEC];
 #pragma unroll
-    for (int i = 0; i < NV; i++)
+    for (int i = 0; i < NV; i++) {
 #pragma unroll
         for (int q = 0; q < Q; q++) {
             if constexpr (SACC) dyn[su(threadIdx.y, i, q)] = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -474,6 +504,17 @@ __global__ void bwd_reg(const bwd_args a)
 #pragma unroll
                 for (int j = 0; j < 4; j++) acc[i][4 * q + j] = 0.f;
         }
+        if (wsm) { /* own entries only: no barrier needed */
+            float wv[VEC];
+#pragma unroll
+            for (int j = 0; j < VEC; j++) wv[j] = 0.f;
+            if (i < lm.mine) ld_w<VEC, AL>(wb + i * lm.stride, lm.valid(i), w16, wv);
+#pragma unroll
+            for (int q = 0; q < Q; q++)
+                wsm[su(0, i, q)] =
+                    make_float4(wv[4 * q], wv[4 * q + 1], wv[4 * q + 2], wv[4 * q + 3]);
+        }
+    }
 
     for (int64_t g = g0; g < g1; g++) {
         const int64_t row = g * R + threadIdx.y;
@@ -499,7 +540,7 @@ __global__ void bwd_reg(const bwd_args a)
             if (i < cnt) {
                 unpack<T>(xv[i], xf);
                 unpack<T>(dv[i], df);
-                ld_w<VEC, AL>(wb + i * lm.stride, lm.valid(i), w16, wv);
+                get_w(i, wv);
 #pragma unroll
                 for (int j = 0; j < VEC; j++) {
                     const float xh = m.xh(xf[j]), gv = df[j] * wv[j];
@@ -527,7 +568,7 @@ __global__ void bwd_reg(const bwd_args a)
             if (i < cnt) {
                 unpack<T>(xv[i], xf);
                 unpack<T>(dv[i], df);
-                ld_w<VEC, AL>(wb + i * lm.stride, lm.valid(i), w16, wv);
+                get_w(i, wv);
 #pragma unroll
                 for (int j = 0; j < VEC; j++) xf[j] = m.dx(xf[j], df[j], wv[j], mg, mgx);
                 st_pack<T, AL>(ob + i * lm.stride, repack<T>(xf), lm.valid(i));
@@ -578,7 +619,7 @@ __global__ void bwd_reg(const bwd_args a)
             for (int c = (int)(threadIdx.y * blockDim.x + threadIdx.x); c < lm.N; c += R * lm.tpr)
                 ws[c] = comb[c];
     }
-    if (lm.cl > 1) cg::this_cluster().sync();
+    if (lm.cl > 1) cluster_exit_sync();
 }
 
 /* Fallback dx: one CTA per row, pass 1 reduces, pass 2 re-reads and writes. */
@@ -896,22 +937,24 @@ inline bool nt_shape_for(const kb_problem *p, int nvt, int longt, int *tpr, int 
 template <bool LN> int nt_fwd_valid(const kb_problem *, const kb_setup_ctx *, const kb_tune_cfg *);
 template <bool LN> int nt_bwd_valid(const kb_problem *, const kb_setup_ctx *, const kb_tune_cfg *);
 
-/* The first valid of: about 4 (then 8, 16) packs per thread, whole rows per
- * CTA of up to 512/256/1024 threads (backward 256/512/1024: it holds twice
- * the registers), clusters beyond; backward dw accumulators in shared
- * memory, else in registers; failing all, the reload fallback. */
+/* The first valid of: about 8 packs per thread forward (the most bytes in
+ * flight per SM for its registers), 4 backward (more warps to overlap the
+ * per-row phases of the persistent loop), then the other sizes; whole rows
+ * per CTA of up to 512/256/1024 threads (backward 256/512/1024), clusters
+ * beyond; backward dw accumulators in shared memory, else in registers;
+ * failing all, the reload fallback. */
 template <bool LN, bool BWD>
 void nt_heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out)
 {
-    static const int nvts[] = {4, 8, 16};
+    static const int fwd_nvt[] = {8, 4, 16}, bwd_nvt[] = {4, 8, 16};
     static const int fwd_long[] = {512, 256, 1024}, bwd_long[] = {256, 512, 1024};
-    const int *longs = BWD ? bwd_long : fwd_long;
+    const int *nvts = BWD ? bwd_nvt : fwd_nvt, *longs = BWD ? bwd_long : fwd_long;
     kb_tune_cfg c = {};
-    for (int nvt : nvts)
+    for (int m = 0; m < 3; m++)
         for (int k = 0; k < 3; k++)
             for (int acc = 1; acc >= (BWD ? 0 : 1); acc--) {
                 int tpr, rows, cl;
-                if ((BWD && nvt > 8) || !nt_shape_for(p, nvt, longs[k], &tpr, &rows, &cl))
+                if ((BWD && nvts[m] > 8) || !nt_shape_for(p, nvts[m], longs[k], &tpr, &rows, &cl))
                     continue;
                 c.v[P_THREADS] = tpr;
                 c.v[P_ROWS] = rows;
@@ -987,13 +1030,15 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
 }
 
 /* ---- backward: valid / workspace / launch ---------------------------------- */
-/* Dynamic shared memory of bwd_reg: the dw accumulators (acc=1), or the
- * row-slot sum (acc=0, R > 1). */
+/* Dynamic shared memory of bwd_reg: the dw accumulators (acc=1) or the
+ * row-slot sum (acc=0, R > 1), plus the w slice with a cluster. */
 inline size_t nt_bwd_smem(const kb_problem *p, const kb_tune_cfg *c, int nv)
 {
-    if (c->v[P_BWD_ACC])
-        return (size_t)c->v[P_ROWS] * nv * nt_vec(p->dtype) * c->v[P_THREADS] * sizeof(float);
-    return c->v[P_ROWS] > 1 ? (size_t)p->N * sizeof(float) : 0;
+    const size_t slice = (size_t)nv * nt_vec(p->dtype) * c->v[P_THREADS] * sizeof(float);
+    size_t b = c->v[P_BWD_ACC] ? c->v[P_ROWS] * slice
+                               : c->v[P_ROWS] > 1 ? (size_t)p->N * sizeof(float) : 0;
+    if (c->v[P_CLUSTER] > 1) b += slice; /* w slice */
+    return b;
 }
 
 /* Fallback dw: partial rows of kColsRows rows, more per chunk past grid.y's limit. */
