@@ -35,19 +35,23 @@
  * (cluster.sync(), map_shared_rank), each warp re-reduces in rank order.
  * Buffers alternate by round parity: one is rewritten two rounds later,
  * behind a barrier that every reader of its last use has passed. Cluster
- * kernels end with cluster.sync() (no CTA exits while peers may read it).
+ * kernels end with a (relaxed) cluster barrier: no CTA exits while peers
+ * may read its shared memory. Each cluster.sync() costs a GPU-scope fence
+ * (release) and an L1 invalidation (acquire): the backward therefore keeps
+ * w in shared memory, and the forward has one row per CTA.
  *
- * Forward (fwd_reg): one CTA or cluster per group of R rows, grid-stride.
- * x is read once (__ldcs) into registers; RMS: sum of squares; LN: mean,
- * then the centred sum of squares from registers (exact two-pass);
- * rstd = 1/sqrt(s/N + eps); y = (x - mean) * rstd * w streamed out (__stcs)
- * with w (fp32) from 128-bit __ldg loads that stay in L1/L2.
+ * Forward (fwd_reg): one CTA or cluster per group of R rows (grid-stride
+ * only past 2^30 CTAs). x is read once (__ldcs) into registers; RMS: sum of
+ * squares; LN: mean, then the centred sum of squares from registers (exact
+ * two-pass); rstd = 1/sqrt(s/N + eps); y = (x - mean) * rstd * w streamed
+ * out (__stcs), w (fp32) from 128-bit __ldg loads (L1/L2).
  *
  * Backward (bwd_reg + dw_reduce): persistent grid of S slots (CTAs, or
  * clusters), S = min(row groups, SMs x occupancy), each owning a contiguous
- * range of row groups. Per row: x and dy in registers, saved rstd (mean),
- * one reduction round of sum(g*xh) (and sum(g)), dx streamed out. dy*xh
- * accumulates per owned column in fp32 (registers or shared memory) over
+ * range of row groups; the thread's w slice is copied to shared memory once.
+ * Per row: x and dy in registers, saved rstd (mean), one reduction round of
+ * sum(g*xh) (and sum(g)), dx streamed out. dy*xh accumulates per owned
+ * column in fp32 (registers or shared memory) over
  * the slot's rows; the R row slots of a CTA are then summed in order and
  * the slot writes its partial row ws[slot, :] (with a cluster, each CTA its
  * column slice). dw_reduce sums the S partials per column in a fixed order,
@@ -455,9 +459,9 @@ template <bool LN> struct bwd_math {
  * registers, more CTAs per SM, at one shared read-modify-write per pack and
  * row. Otherwise they are registers and, with R > 1, shared memory (N
  * floats) only serves the final in-order sum over the row slots.
- * With a cluster the thread's w slice is also copied to shared memory once:
- * each cluster barrier invalidates L1 (acquire at cluster scope), which
- * would otherwise send every w read of every row to L2. */
+ * The thread's w slice is copied to shared memory once (w is read twice per
+ * row): with a cluster, each barrier's acquire invalidates L1 and would send
+ * every w read to L2; without, it frees registers and L1 for the streams. */
 template <typename T, bool LN, int NV, bool AL, bool SACC>
 __global__ void bwd_reg(const bwd_args a)
 {
@@ -477,22 +481,9 @@ __global__ void bwd_reg(const bwd_args a)
     auto su = [&](int r, int i, int q) {
         return ((r * NV + i) * Q + q) * lm.tpr + (int)threadIdx.x;
     };
-    /* w slice in shared memory (CL > 1, then R == 1): after the accumulators */
-    float4 *wsm = lm.cl > 1 ? dyn + (SACC ? NV * Q * lm.tpr : 0) : nullptr;
-    auto get_w = [&](int i, float(&wv)[VEC]) {
-        if (wsm) {
-#pragma unroll
-            for (int q = 0; q < Q; q++) {
-                const float4 t = wsm[su(0, i, q)];
-                wv[4 * q] = t.x;
-                wv[4 * q + 1] = t.y;
-                wv[4 * q + 2] = t.z;
-                wv[4 * q + 3] = t.w;
-            }
-        } else {
-            ld_w<VEC, AL>(wb + i * lm.stride, lm.valid(i), w16, wv);
-        }
-    };
+    /* The thread's w slice, in shared memory after the accumulators; the R
+     * row slots share it (row slot 0 fills it). */
+    float4 *wsm = dyn + (SACC ? R * NV * Q * lm.tpr : 0);
     int parity = 0;
     float acc[SACC ? 1 : NV][VEC];
 #pragma unroll
@@ -504,7 +495,7 @@ __global__ void bwd_reg(const bwd_args a)
 #pragma unroll
                 for (int j = 0; j < 4; j++) acc[i][4 * q + j] = 0.f;
         }
-        if (wsm) { /* own entries only: no barrier needed */
+        if (threadIdx.y == 0) {
             float wv[VEC];
 #pragma unroll
             for (int j = 0; j < VEC; j++) wv[j] = 0.f;
@@ -515,6 +506,17 @@ __global__ void bwd_reg(const bwd_args a)
                     make_float4(wv[4 * q], wv[4 * q + 1], wv[4 * q + 2], wv[4 * q + 3]);
         }
     }
+    if (R > 1) __syncthreads();
+    auto get_w = [&](int i, float(&wv)[VEC]) {
+#pragma unroll
+        for (int q = 0; q < Q; q++) {
+            const float4 t = wsm[su(0, i, q)];
+            wv[4 * q] = t.x;
+            wv[4 * q + 1] = t.y;
+            wv[4 * q + 2] = t.z;
+            wv[4 * q + 3] = t.w;
+        }
+    };
 
     for (int64_t g = g0; g < g1; g++) {
         const int64_t row = g * R + threadIdx.y;
@@ -602,6 +604,8 @@ __global__ void bwd_reg(const bwd_args a)
                         if (AL || j < lm.valid(i)) d[j] = v[j];
                 }
     } else {
+        /* comb overlays the w slice: wait until every row slot is done with it */
+        if (R > 1) __syncthreads();
         float *comb = reinterpret_cast<float *>(dyn), *dst = R == 1 ? ws : comb;
         for (int r = 0; r < R; r++) {
             if ((int)threadIdx.y == r)
@@ -1035,10 +1039,9 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
 inline size_t nt_bwd_smem(const kb_problem *p, const kb_tune_cfg *c, int nv)
 {
     const size_t slice = (size_t)nv * nt_vec(p->dtype) * c->v[P_THREADS] * sizeof(float);
-    size_t b = c->v[P_BWD_ACC] ? c->v[P_ROWS] * slice
-                               : c->v[P_ROWS] > 1 ? (size_t)p->N * sizeof(float) : 0;
-    if (c->v[P_CLUSTER] > 1) b += slice; /* w slice */
-    return b;
+    if (c->v[P_BWD_ACC]) return (c->v[P_ROWS] + 1) * slice;
+    const size_t comb = c->v[P_ROWS] > 1 ? (size_t)p->N * sizeof(float) : 0;
+    return comb > slice ? comb : slice;
 }
 
 /* Fallback dw: partial rows of kColsRows rows, more per chunk past grid.y's limit. */

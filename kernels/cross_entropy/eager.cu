@@ -1,30 +1,50 @@
-/* cross entropy, eager backend: what PyTorch eager launches for
+/* cross entropy, eager backend: what PyTorch eager (2.x, CUDA) launches for
  * F.cross_entropy(x, target, reduction="none") = nll_loss(log_softmax(x)) and
  * its autograd backward; unfused, intermediates in HBM (the workspace).
+ * V = 16 B / sizeof(T) (PyTorch's ILP): 8 for bf16/fp16, 4 for fp32.
  *
  * Forward (2 kernels):
- *   log_softmax_fwd_{warp,block}  host_softmax<LogSoftMaxForwardEpilogue>:
+ *   log_softmax_fwd_*  host_softmax<LogSoftMaxForwardEpilogue> (SoftMax.cu):
  *       logp = x - max - log(sum exp(x - max)), fp32 math, logp [M,N] written
- *       in the dtype. Same dispatch as PyTorch: N <= 1024 one warp per row with
- *       the row in registers (PersistentSoftmax.cuh), else one block per row
- *       with max / sum / write passes over global memory (cunn_SoftMaxForward).
- *   nll_gather                    nll_loss_forward_no_reduce_cuda_kernel:
- *       one thread per row, loss[i] = -logp[i, target[i]] (dtype).
+ *       in the dtype. Same dispatch on N as PyTorch:
+ *         N <= 2048          _warp  softmax_warp_forward: one warp per row,
+ *                            row in registers, scalar loads, 128 threads.
+ *         ceil(N/1024) < 10  _reg   cunn_SoftMaxForwardReg: one 1024-thread
+ *                            block per row, row in registers.
+ *         row fits 48 KB     _smem  cunn_SoftMaxForwardSmem: 1024 threads, row
+ *                            copied to shared memory by 128-bit loads during
+ *                            the max pass (needs N % V == 0, aligned x, logp).
+ *         otherwise          _gmem  cunn_SoftMaxForward: 1024 threads, max /
+ *                            sum / write passes over global memory, 128-bit
+ *                            accesses on each row's aligned interior, scalar
+ *                            on its < V leading/trailing elements.
+ *       48 KB is sharedMemPerBlock, what PyTorch tests (it never opts in).
+ *   nll_gather  nll_loss_forward_no_reduce_cuda_kernel: one thread per row,
+ *       loss[i] = -logp[i, target[i]] (dtype).
  * Backward (3 kernels + 1 memset), what autograd of log_softmax + nll_loss runs:
- *   logp_recompute  (elementwise) logp = x - lse[row]. Autograd would have
- *       kept logp from the forward; our harness saves only lse fp32 [M] (SPEC),
- *       so logp is rebuilt first. It is kept in fp32, not the dtype: exp() of a
+ *   logp_recompute  (elementwise) logp = x - lse[row], 128 threads, 128-bit
+ *       loads of x and stores of logp. Autograd would have kept logp from the
+ *       forward; our harness saves only lse fp32 [M] (SPEC), so logp is
+ *       rebuilt first. It is kept in fp32, not the dtype: exp() of a
  *       bf16/fp16-rounded logp (|logp| ~ log N ~ 5..12, half-ulp up to 1/32 in
  *       bf16) is off by up to ~3 % (bf16) / ~0.4 % (fp16), beyond SPEC's
- *       tolerances; PyTorch eager would carry that error.
+ *       tolerances; PyTorch eager would carry that error. This kernel and the
+ *       wider logp reads are the bytes we move beyond PyTorch's backward.
  *   cudaMemsetAsync grad_logp = 0   at::zeros of nll_loss_backward.
- *   nll_scatter                     nll_loss_backward_no_reduce_cuda_kernel:
- *       one thread per row, grad_logp[i, target[i]] = -dloss[i] (dtype).
- *   log_softmax_bwd_{warp,block}    host_softmax_backward<LogSoftMaxBackwardEpilogue>:
+ *   nll_scatter  nll_loss_backward_no_reduce_cuda_kernel: one thread per
+ *       row, grad_logp[i, target[i]] = -dloss[i] (dtype).
+ *   log_softmax_bwd_*  host_softmax_backward<LogSoftMaxBackwardEpilogue>:
  *       dx = g - exp(logp) * sum_j g_j (a real row reduction, though only one
- *       g_j is non-zero), same warp/block dispatch as the forward.
- * Rows are grid-strided, offsets int64; any M, N >= 1. A target outside
- * [0, N) yields NaN instead of an out-of-bounds access (PyTorch asserts).   */
+ *       g_j is non-zero).
+ *         N <= 1024       _warp  softmax_warp_backward: one warp per row.
+ *         row of g fits 48 KB  _smem  cunn_SoftMaxBackwardSmem: one block
+ *                         (SoftMax_getBlockSize threads) per row, g copied to
+ *                         shared memory during the sum pass.
+ *         otherwise       _gmem  cunn_SoftMaxBackward: sum pass and write pass
+ *                         over global memory, 128-bit interior as above.
+ * Rows are grid-strided, offsets int64; any M, N >= 1. Base pointers that are
+ * not 16-byte aligned turn every 128-bit path scalar. A target outside [0, N)
+ * yields NaN instead of an out-of-bounds access (PyTorch asserts).          */
 #include "kb_cuda.cuh"
 
 /* Internal linkage for every kernel and helper: other backends define
@@ -33,10 +53,81 @@ namespace {
 
 #define WARP_ROWS 4
 #define MAX_BLOCKS (1 << 20)
+#define ROW_THREADS 1024       /* forward block size for every N > 2048 */
+#define REG_MAX 9              /* _reg while ceil(N / 1024) <= 9        */
+#define SMEM_BYTES (48 * 1024) /* cudaDeviceProp::sharedMemPerBlock     */
+#define SCRATCH_BYTES (32 * (int64_t)sizeof(float))
 #define EW_THREADS 128
-#define EW_UNROLL 8 /* elements per thread per tile, as PyTorch's thread_work_size */
+/* Block kernels are held to 32 registers (2 blocks of 1024 threads per SM),
+ * as PyTorch's build of them fits; 33+ would halve their occupancy. */
 
 static size_t align256(size_t v) { return (v + 255) & ~(size_t)255; }
+
+/* ---- row helpers ---------------------------------------------------------
+ * A row is split into [0, head) scalar, nvec aligned groups of V elements
+ * (one 128-bit access each for T; V/4 for fp32 logp), [tail, N) scalar.
+ * Row r starts at flat element r*N of 16-byte aligned bases, so head counts
+ * the elements up to the next multiple of V. With vec == false (unaligned
+ * bases) the whole row is tail. */
+struct RowSpan {
+    int head;
+    int64_t nvec, tail;
+};
+
+template <int V>
+__device__ __forceinline__ RowSpan row_span(int64_t row, int64_t N, bool vec)
+{
+    RowSpan s = {0, 0, 0};
+    if (vec) {
+        const int64_t h = (V - (row * N) % V) % V;
+        s.head = (int)(h < N ? h : N);
+        s.nvec = (N - s.head) / V;
+        s.tail = s.head + s.nvec * V;
+    }
+    return s;
+}
+
+/* The block's threads visit a row: one(j) per scalar element, group(j) per
+ * aligned group starting at element j. head < V <= 8 < blockDim.x. */
+template <int V, typename One, typename Group>
+__device__ __forceinline__ void row_visit(const RowSpan &s, int64_t N, const One &one,
+                                          const Group &group)
+{
+    if ((int)threadIdx.x < s.head) one((int64_t)threadIdx.x);
+    for (int64_t k = threadIdx.x; k < s.nvec; k += blockDim.x) group(s.head + k * V);
+    for (int64_t j = s.tail + threadIdx.x; j < N; j += blockDim.x) one(j);
+}
+
+template <typename T> __device__ __forceinline__ void unpack(const kb_vec<T> &v, float *f)
+{
+#pragma unroll
+    for (int k = 0; k < kb_vec<T>::n; k++) f[k] = kb_to_float(v.v[k]);
+}
+
+template <typename T> __device__ __forceinline__ kb_vec<T> pack(const float *f)
+{
+    kb_vec<T> v;
+#pragma unroll
+    for (int k = 0; k < kb_vec<T>::n; k++) v.v[k] = kb_from_float<T>(f[k]);
+    return v;
+}
+
+/* V fp32 values at a 16-byte aligned p, V a multiple of 4. */
+template <int V> __device__ __forceinline__ void load_f32(const float *p, float *f)
+{
+#pragma unroll
+    for (int c = 0; c < V / 4; c++) {
+        const float4 q = __ldg(reinterpret_cast<const float4 *>(p) + c);
+        f[4 * c] = q.x, f[4 * c + 1] = q.y, f[4 * c + 2] = q.z, f[4 * c + 3] = q.w;
+    }
+}
+
+template <int V> __device__ __forceinline__ void store_f32(float *p, const float *f)
+{
+#pragma unroll
+    for (int c = 0; c < V / 4; c++)
+        reinterpret_cast<float4 *>(p)[c] = make_float4(f[4 * c], f[4 * c + 1], f[4 * c + 2], f[4 * c + 3]);
+}
 
 /* ---- log_softmax forward -------------------------------------------------- */
 template <typename T, int ITERS>
@@ -68,24 +159,115 @@ log_softmax_fwd_warp(const T *__restrict__ x, T *__restrict__ logp, int64_t M, i
     }
 }
 
-template <typename T>
-__global__ void __launch_bounds__(1024)
-log_softmax_fwd_block(const T *__restrict__ x, T *__restrict__ logp, int64_t M, int64_t N)
+/* Row in registers: thread t holds elements t, t+1024, ... (REG of them). */
+template <typename T, int REG>
+__global__ void __launch_bounds__(ROW_THREADS, 2)
+log_softmax_fwd_reg(const T *__restrict__ x, T *__restrict__ logp, int64_t M, int N)
 {
     __shared__ float scratch[32];
     for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
         const int64_t off = row * N;
+        float v[REG];
         float mx = -INFINITY;
-#pragma unroll 4
-        for (int64_t j = threadIdx.x; j < N; j += blockDim.x) mx = fmaxf(mx, kb_to_float(x[off + j]));
+#pragma unroll
+        for (int r = 0; r < REG; r++) {
+            const int j = threadIdx.x + r * blockDim.x;
+            v[r] = j < N ? kb_to_float(x[off + j]) : -INFINITY;
+            mx = fmaxf(mx, v[r]);
+        }
         mx = kb_block_max(mx, scratch);
         float sum = 0.f;
-#pragma unroll 4
-        for (int64_t j = threadIdx.x; j < N; j += blockDim.x) sum += expf(kb_to_float(x[off + j]) - mx);
+#pragma unroll
+        for (int r = 0; r < REG; r++) sum += expf(v[r] - mx); /* padding: exp(-inf) = 0 */
         const float lsum = logf(kb_block_sum(sum, scratch));
-#pragma unroll 4
-        for (int64_t j = threadIdx.x; j < N; j += blockDim.x)
-            logp[off + j] = kb_from_float<T>(kb_to_float(x[off + j]) - mx - lsum);
+#pragma unroll
+        for (int r = 0; r < REG; r++) {
+            const int j = threadIdx.x + r * blockDim.x;
+            if (j < N) logp[off + j] = kb_from_float<T>(v[r] - mx - lsum);
+        }
+    }
+}
+
+/* Row cached in dynamic shared memory (N * sizeof(T) bytes), 128-bit
+ * accesses only: the host guarantees N % V == 0 and aligned x, logp. */
+template <typename T>
+__global__ void __launch_bounds__(ROW_THREADS, 2)
+log_softmax_fwd_smem(const T *__restrict__ x, T *__restrict__ logp, int64_t M, int N)
+{
+    constexpr int V = kb_vec<T>::n;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    kb_vec<T> *cache = reinterpret_cast<kb_vec<T> *>(smem_raw);
+    __shared__ float scratch[32];
+    const int nvec = N / V;
+    for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
+        const int64_t off = row * N;
+        float f[V];
+        float mx = -INFINITY;
+        for (int k = threadIdx.x; k < nvec; k += blockDim.x) {
+            const kb_vec<T> v = kb_load_vec(x + off + k * V);
+            cache[k] = v;
+            unpack(v, f);
+#pragma unroll
+            for (int i = 0; i < V; i++) mx = fmaxf(mx, f[i]);
+        }
+        mx = kb_block_max(mx, scratch); /* its barriers also publish cache */
+        float sum = 0.f;
+        for (int k = threadIdx.x; k < nvec; k += blockDim.x) {
+            unpack(cache[k], f);
+#pragma unroll
+            for (int i = 0; i < V; i++) sum += expf(f[i] - mx);
+        }
+        const float lsum = logf(kb_block_sum(sum, scratch));
+        for (int k = threadIdx.x; k < nvec; k += blockDim.x) {
+            unpack(cache[k], f);
+#pragma unroll
+            for (int i = 0; i < V; i++) f[i] = f[i] - mx - lsum;
+            kb_store_vec(logp + off + k * V, pack<T>(f));
+        }
+        __syncthreads(); /* the next row overwrites cache */
+    }
+}
+
+/* Three passes over global memory. */
+template <typename T>
+__global__ void __launch_bounds__(ROW_THREADS, 2)
+log_softmax_fwd_gmem(const T *__restrict__ x, T *__restrict__ logp, int64_t M, int64_t N, bool vec)
+{
+    constexpr int V = kb_vec<T>::n;
+    __shared__ float scratch[32];
+    for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
+        const T *xr = x + row * N;
+        T *lr = logp + row * N;
+        const RowSpan s = row_span<V>(row, N, vec);
+        float mx = -INFINITY;
+        row_visit<V>(
+            s, N, [&](int64_t j) { mx = fmaxf(mx, kb_to_float(xr[j])); },
+            [&](int64_t j) {
+                float f[V];
+                unpack(kb_load_vec(xr + j), f);
+#pragma unroll
+                for (int i = 0; i < V; i++) mx = fmaxf(mx, f[i]);
+            });
+        mx = kb_block_max(mx, scratch);
+        float sum = 0.f;
+        row_visit<V>(
+            s, N, [&](int64_t j) { sum += expf(kb_to_float(xr[j]) - mx); },
+            [&](int64_t j) {
+                float f[V];
+                unpack(kb_load_vec(xr + j), f);
+#pragma unroll
+                for (int i = 0; i < V; i++) sum += expf(f[i] - mx);
+            });
+        const float lsum = logf(kb_block_sum(sum, scratch));
+        row_visit<V>(
+            s, N, [&](int64_t j) { lr[j] = kb_from_float<T>(kb_to_float(xr[j]) - mx - lsum); },
+            [&](int64_t j) {
+                float f[V];
+                unpack(kb_load_vec(xr + j), f);
+#pragma unroll
+                for (int i = 0; i < V; i++) f[i] = f[i] - mx - lsum;
+                kb_store_vec(lr + j, pack<T>(f));
+            });
     }
 }
 
@@ -102,52 +284,55 @@ __global__ void nll_gather(const T *__restrict__ logp, const int64_t *__restrict
 }
 
 /* ---- backward ------------------------------------------------------------- */
-/* logp32 = x - lse[row], one flat elementwise pass with the shape of
- * PyTorch's unrolled elementwise kernel: 128 threads, tiles of 128 * 8
- * elements, all loads of a tile issued before its stores, full tiles without
- * bounds checks. row = i / N through a double reciprocal corrected by one
- * step: exact for i < 2^53, no 64-bit division per element. */
-template <typename T> struct LogpOf {
-    const T *x;
-    const float *lse;
-    int64_t n;
-    double inv;
-    __device__ float operator()(int64_t i) const
-    {
-        int64_t row = __double2ll_rz((double)i * inv);
-        const int64_t r = i - row * n;
-        row += r < 0 ? -1 : (r >= n ? 1 : 0);
-        return kb_to_float(x[i]) - lse[row];
-    }
-};
-
-template <bool FULL, typename F>
-__device__ __forceinline__ void ew_tile(float *out, int64_t base, int64_t total, const F &f)
+/* Row of flat element i through a double reciprocal corrected by one step:
+ * exact for i < 2^53, no 64-bit division per element. */
+__device__ __forceinline__ int64_t row_of(int64_t i, int64_t n, double inv)
 {
-    float v[EW_UNROLL];
-#pragma unroll
-    for (int k = 0; k < EW_UNROLL; k++) {
-        const int64_t i = base + k * EW_THREADS + threadIdx.x;
-        v[k] = FULL || i < total ? f(i) : 0.f;
-    }
-#pragma unroll
-    for (int k = 0; k < EW_UNROLL; k++) {
-        const int64_t i = base + k * EW_THREADS + threadIdx.x;
-        if (FULL || i < total) out[i] = v[k];
-    }
+    int64_t row = __double2ll_rz((double)i * inv);
+    const int64_t r = i - row * n;
+    return row + (r < 0 ? -1 : (r >= n ? 1 : 0));
 }
 
+/* One aligned group: V elements from flat index i0; rows may change inside
+ * it (N < V or a row boundary), tracked by a column counter. */
+template <typename T>
+__device__ __forceinline__ void logp_group(const kb_vec<T> &xv, int64_t i0, const float *lse,
+                                           float *logp, int64_t n, double inv)
+{
+    constexpr int V = kb_vec<T>::n;
+    float f[V];
+    unpack(xv, f);
+    int64_t row = row_of(i0, n, inv), col = i0 - row * n;
+#pragma unroll
+    for (int k = 0; k < V; k++) {
+        f[k] -= __ldg(lse + row);
+        if (++col == n) col = 0, row++;
+    }
+    store_f32<V>(logp + i0, f);
+}
+
+/* logp32 = x - lse[row], flat over M*N elements like PyTorch's vectorized
+ * elementwise kernel: 128 threads, each takes two groups of V elements per
+ * step (both loads issued before the stores), grid-strided; the < V
+ * trailing elements (or all, when !vec) one by one. */
 template <typename T>
 __global__ void __launch_bounds__(EW_THREADS)
-logp_recompute(float *logp, int64_t total, LogpOf<T> f)
+logp_recompute(const T *__restrict__ x, const float *__restrict__ lse, float *__restrict__ logp,
+               int64_t total, int64_t n, double inv, bool vec)
 {
-    const int64_t tile = (int64_t)EW_THREADS * EW_UNROLL;
-    for (int64_t base = (int64_t)blockIdx.x * tile; base < total; base += (int64_t)gridDim.x * tile) {
-        if (base + tile <= total)
-            ew_tile<true>(logp, base, total, f);
-        else
-            ew_tile<false>(logp, base, total, f);
+    constexpr int V = kb_vec<T>::n;
+    const int64_t ngroups = vec ? total / V : 0;
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    const int64_t t0 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (int64_t g = t0; g < ngroups; g += 2 * stride) {
+        const bool two = g + stride < ngroups;
+        const kb_vec<T> a = kb_load_vec(x + g * V);
+        const kb_vec<T> b = two ? kb_load_vec(x + (g + stride) * V) : a;
+        logp_group(a, g * V, lse, logp, n, inv);
+        if (two) logp_group(b, (g + stride) * V, lse, logp, n, inv);
     }
+    for (int64_t i = ngroups * V + t0; i < total; i += stride)
+        logp[i] = kb_to_float(x[i]) - __ldg(lse + row_of(i, n, inv));
 }
 
 template <typename T>
@@ -191,26 +376,78 @@ log_softmax_bwd_warp(const T *__restrict__ g, const float *__restrict__ logp, T 
     }
 }
 
+/* g cached in dynamic shared memory; host guarantees N % V == 0, aligned. */
 template <typename T>
-__global__ void __launch_bounds__(1024)
-log_softmax_bwd_block(const T *__restrict__ g, const float *__restrict__ logp, T *__restrict__ dx,
-                      int64_t M, int64_t N)
+__global__ void __launch_bounds__(1024, 2)
+log_softmax_bwd_smem(const T *__restrict__ g, const float *__restrict__ logp, T *__restrict__ dx,
+                     int64_t M, int N)
 {
+    constexpr int V = kb_vec<T>::n;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    kb_vec<T> *cache = reinterpret_cast<kb_vec<T> *>(smem_raw);
     __shared__ float scratch[32];
+    const int nvec = N / V;
     for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
         const int64_t off = row * N;
+        float fg[V], fl[V];
         float sum = 0.f;
-#pragma unroll 4
-        for (int64_t j = threadIdx.x; j < N; j += blockDim.x) sum += kb_to_float(g[off + j]);
+        for (int k = threadIdx.x; k < nvec; k += blockDim.x) {
+            const kb_vec<T> v = kb_load_vec(g + off + k * V);
+            cache[k] = v;
+            unpack(v, fg);
+#pragma unroll
+            for (int i = 0; i < V; i++) sum += fg[i];
+        }
+        sum = kb_block_sum(sum, scratch); /* its barriers also publish cache */
+        for (int k = threadIdx.x; k < nvec; k += blockDim.x) {
+            unpack(cache[k], fg);
+            load_f32<V>(logp + off + k * V, fl);
+#pragma unroll
+            for (int i = 0; i < V; i++) fg[i] = fg[i] - expf(fl[i]) * sum;
+            kb_store_vec(dx + off + k * V, pack<T>(fg));
+        }
+        __syncthreads(); /* the next row overwrites cache */
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(1024, 2)
+log_softmax_bwd_gmem(const T *__restrict__ g, const float *__restrict__ logp, T *__restrict__ dx,
+                     int64_t M, int64_t N, bool vec)
+{
+    constexpr int V = kb_vec<T>::n;
+    __shared__ float scratch[32];
+    for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
+        const T *gr = g + row * N;
+        const float *lr = logp + row * N;
+        T *dr = dx + row * N;
+        const RowSpan s = row_span<V>(row, N, vec);
+        float sum = 0.f;
+        row_visit<V>(
+            s, N, [&](int64_t j) { sum += kb_to_float(gr[j]); },
+            [&](int64_t j) {
+                float f[V];
+                unpack(kb_load_vec(gr + j), f);
+#pragma unroll
+                for (int i = 0; i < V; i++) sum += f[i];
+            });
         sum = kb_block_sum(sum, scratch);
-#pragma unroll 4
-        for (int64_t j = threadIdx.x; j < N; j += blockDim.x)
-            dx[off + j] = kb_from_float<T>(kb_to_float(g[off + j]) - expf(logp[off + j]) * sum);
+        row_visit<V>(
+            s, N, [&](int64_t j) { dr[j] = kb_from_float<T>(kb_to_float(gr[j]) - expf(lr[j]) * sum); },
+            [&](int64_t j) {
+                float fg[V], fl[V];
+                unpack(kb_load_vec(gr + j), fg);
+                load_f32<V>(lr + j, fl);
+#pragma unroll
+                for (int i = 0; i < V; i++) fg[i] = fg[i] - expf(fl[i]) * sum;
+                kb_store_vec(dr + j, pack<T>(fg));
+            });
     }
 }
 
 /* ---- host ----------------------------------------------------------------- */
-/* PyTorch's SoftMax_getBlockSize (ILP = 16 B / sizeof(T)). */
+/* PyTorch's SoftMax_getBlockSize (backward): ILP = 16 B / sizeof(T), keep at
+ * least half the row vectorised, power of two in [32, 1024]. */
 static unsigned block_threads(int64_t N, size_t elem)
 {
     int64_t max_threads = N / (int64_t)(16 / elem) / 2;
@@ -225,31 +462,90 @@ static unsigned grid_for(int64_t items)
     return (unsigned)(items < MAX_BLOCKS ? items : MAX_BLOCKS);
 }
 
+static bool aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
+
+/* The Smem variants' test: whole row in the default 48 KB next to the
+ * reduction scratch, every row 16-byte aligned. */
+template <typename T> static bool row_fits_smem(int64_t N, bool vec)
+{
+    return vec && N % kb_vec<T>::n == 0 && N * (int64_t)sizeof(T) + SCRATCH_BYTES <= SMEM_BYTES;
+}
+
 #define WARP_CASES(X) X(1) X(2) X(4) X(8) X(16) X(32)
+#define REG_CASES(X) X(3) X(4) X(5) X(6) X(7) X(8) X(9)
+
+template <typename T>
+static kb_status log_softmax_fwd(const T *x, T *logp, int64_t M, int64_t N, cudaStream_t s,
+                                 kb_err *e)
+{
+    if (N <= 2048) {
+        const unsigned grid = grid_for(kb_cdiv(M, WARP_ROWS));
+#define X(it)                                                                 \
+    if (N <= 32 * (it)) {                                                     \
+        log_softmax_fwd_warp<T, it><<<grid, WARP_ROWS * 32, 0, s>>>(x, logp, M, (int)N); \
+        KB_LAUNCHED(e);                                                       \
+        return KB_OK;                                                         \
+    }
+        WARP_CASES(X) X(64)
+#undef X
+    }
+    const unsigned grid = grid_for(M);
+    const int64_t reg = kb_cdiv(N, ROW_THREADS); /* >= 3 here */
+    if (reg <= REG_MAX) {
+#define X(r)                                                                  \
+    if (reg == (r)) {                                                         \
+        log_softmax_fwd_reg<T, r><<<grid, ROW_THREADS, 0, s>>>(x, logp, M, (int)N); \
+        KB_LAUNCHED(e);                                                       \
+        return KB_OK;                                                         \
+    }
+        REG_CASES(X)
+#undef X
+    }
+    const bool vec = aligned16(x) && aligned16(logp);
+    if (row_fits_smem<T>(N, vec)) {
+        log_softmax_fwd_smem<T><<<grid, ROW_THREADS, (size_t)N * sizeof(T), s>>>(x, logp, M, (int)N);
+        KB_LAUNCHED(e);
+        return KB_OK;
+    }
+    log_softmax_fwd_gmem<T><<<grid, ROW_THREADS, 0, s>>>(x, logp, M, N, vec);
+    KB_LAUNCHED(e);
+    return KB_OK;
+}
 
 template <typename T>
 static kb_status fwd(const kb_problem *p, const kb_tensors *t, cudaStream_t s, kb_err *e)
 {
     const int64_t M = p->M, N = p->N;
-    const T *x = (const T *)t->x;
     T *logp = (T *)t->workspace;
-    bool done = false;
+    KB_TRY(log_softmax_fwd<T>((const T *)t->x, logp, M, N, s, e));
+    nll_gather<T><<<grid_for(kb_cdiv(M, 128)), 128, 0, s>>>(logp, t->target, (T *)t->out, M, N);
+    KB_LAUNCHED(e);
+    return KB_OK;
+}
+
+template <typename T>
+static kb_status log_softmax_bwd(const T *g, const float *logp, T *dx, int64_t M, int64_t N,
+                                 cudaStream_t s, kb_err *e)
+{
     if (N <= 1024) {
         const unsigned grid = grid_for(kb_cdiv(M, WARP_ROWS));
 #define X(it)                                                                 \
-    if (!done && N <= 32 * (it)) {                                            \
-        log_softmax_fwd_warp<T, it><<<grid, WARP_ROWS * 32, 0, s>>>(x, logp, M, (int)N); \
+    if (N <= 32 * (it)) {                                                     \
+        log_softmax_bwd_warp<T, it><<<grid, WARP_ROWS * 32, 0, s>>>(g, logp, dx, M, (int)N); \
         KB_LAUNCHED(e);                                                       \
-        done = true;                                                          \
+        return KB_OK;                                                         \
     }
         WARP_CASES(X)
 #undef X
     }
-    if (!done) {
-        log_softmax_fwd_block<T><<<grid_for(M), block_threads(N, sizeof(T)), 0, s>>>(x, logp, M, N);
+    const unsigned grid = grid_for(M), threads = block_threads(N, sizeof(T));
+    const bool vec = aligned16(g) && aligned16(logp) && aligned16(dx);
+    if (row_fits_smem<T>(N, vec)) {
+        log_softmax_bwd_smem<T><<<grid, threads, (size_t)N * sizeof(T), s>>>(g, logp, dx, M, (int)N);
         KB_LAUNCHED(e);
+        return KB_OK;
     }
-    nll_gather<T><<<grid_for(kb_cdiv(M, 128)), 128, 0, s>>>(logp, t->target, (T *)t->out, M, N);
+    log_softmax_bwd_gmem<T><<<grid, threads, 0, s>>>(g, logp, dx, M, N, vec);
     KB_LAUNCHED(e);
     return KB_OK;
 }
@@ -258,31 +554,19 @@ template <typename T>
 static kb_status bwd(const kb_problem *p, const kb_tensors *t, cudaStream_t s, kb_err *e)
 {
     const int64_t M = p->M, N = p->N, total = M * N;
+    const T *x = (const T *)t->x;
     float *logp = (float *)t->workspace;
     T *grad = (T *)((char *)t->workspace + align256((size_t)total * sizeof(float)));
-    T *dx = (T *)t->out;
 
-    const int64_t tiles = kb_cdiv(total, (int64_t)EW_THREADS * EW_UNROLL);
-    const LogpOf<T> f = {(const T *)t->x, t->lse, N, 1.0 / (double)N};
-    logp_recompute<T><<<grid_for(tiles), EW_THREADS, 0, s>>>(logp, total, f);
+    const bool vec = aligned16(x) && aligned16(logp);
+    const int64_t threads = vec ? kb_cdiv(kb_cdiv(total, kb_vec<T>::n), 2) : total;
+    logp_recompute<T><<<grid_for(kb_cdiv(threads, EW_THREADS)), EW_THREADS, 0, s>>>(
+        x, t->lse, logp, total, N, 1.0 / (double)N, vec);
     KB_LAUNCHED(e);
     KB_CUDA(e, cudaMemsetAsync(grad, 0, (size_t)total * sizeof(T), s));
     nll_scatter<T><<<grid_for(kb_cdiv(M, 128)), 128, 0, s>>>(t->dloss, t->target, grad, M, N);
     KB_LAUNCHED(e);
-    if (N <= 1024) {
-        const unsigned grid = grid_for(kb_cdiv(M, WARP_ROWS));
-#define X(it)                                                                 \
-    if (N <= 32 * (it)) {                                                     \
-        log_softmax_bwd_warp<T, it><<<grid, WARP_ROWS * 32, 0, s>>>(grad, logp, dx, M, (int)N); \
-        KB_LAUNCHED(e);                                                       \
-        return KB_OK;                                                         \
-    }
-        WARP_CASES(X)
-#undef X
-    }
-    log_softmax_bwd_block<T><<<grid_for(M), block_threads(N, sizeof(T)), 0, s>>>(grad, logp, dx, M, N);
-    KB_LAUNCHED(e);
-    return KB_OK;
+    return log_softmax_bwd<T>(grad, logp, (T *)t->out, M, N, s, e);
 }
 
 static kb_status check(const kb_problem *p, kb_err *e)

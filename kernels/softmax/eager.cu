@@ -1,24 +1,46 @@
-/* softmax, eager backend: what PyTorch eager launches for torch.softmax(x, -1)
- * and its autograd backward. PyTorch uses ONE kernel each way, so do we; the
- * speedups of the other backends are measured against these.
+/* softmax, eager backend: what PyTorch eager (2.x, CUDA) launches for
+ * torch.softmax(x, -1) and its backward, with the same dispatch on N as
+ * host_softmax / host_softmax_backward in aten/src/ATen/native/cuda/SoftMax.cu.
+ * The speedups of the other backends are measured against these kernels, so
+ * they copy PyTorch's strategy, not anything faster. V = 16 B / sizeof(T)
+ * (PyTorch's ILP): 8 for bf16/fp16, 4 for fp32. fp32 math, output rounded to
+ * the dtype once.
  *
- * Kernels (same dispatch on N both ways, as aten/src/ATen/native/cuda/SoftMax.cu):
- *   N <= 1024  softmax_{fwd,bwd}_warp   mirrors dispatch_softmax_{forward,backward}
- *              (PersistentSoftmax.cuh): one warp per row, the row in registers
- *              (lane l holds elements l, l+32, ...; ITERS = next_pow2(N)/32 per
- *              lane, padded with -inf / 0), warp-shuffle reductions, 4 warps
- *              (128 threads) per block. PyTorch packs 2 rows per warp for
- *              N <= 128; we keep 1 for simplicity.
- *   N > 1024   softmax_{fwd,bwd}_block  mirrors cunn_SoftMax{Forward,Backward}:
- *              one block per row, passes over the row in global memory (fwd:
- *              max, sum of exp, write; bwd: sum(dy*y), write), block
- *              reductions through shared memory; block size from PyTorch's
- *              SoftMax_getBlockSize. Scalar loads (PyTorch vectorises when
- *              aligned); loops unrolled by 4 so several loads are in flight.
- * fp32 math inside, output rounded to the dtype once. Rows are grid-strided,
- * so any M >= 1 fits the grid; all offsets are int64.
- *   fwd  y  = exp(x - max) / sum_j exp(x_j - max)
- *   bwd  dx = y * (dy - sum_j dy_j*y_j)                                      */
+ * Forward:
+ *   N <= 2048          fwd_warp  softmax_warp_forward (PersistentSoftmax.cuh):
+ *                      one warp per row, row in registers (lane l holds
+ *                      elements l, l+32, ...; ITERS = next_pow2(N)/32 <= 64,
+ *                      padded with -inf), scalar loads, warp-shuffle
+ *                      reductions, 128-thread blocks. PyTorch packs 2 rows per
+ *                      warp for N <= 128; we keep 1.
+ *   N > 2048: one block of 1024 threads per row (SoftMaxForward_getBlockSize),
+ *   reductions through warp shuffles + 32 floats of shared memory:
+ *     ceil(N/1024) < 10  fwd_reg   cunn_SoftMaxForwardReg: the row in
+ *                      registers, REG = ceil(N/1024) scalar strided loads per
+ *                      thread; read once, written once.
+ *     row fits 48 KB   fwd_smem  cunn_SoftMaxForwardSmem: 128-bit loads copy
+ *                      the row into shared memory during the max pass; sum
+ *                      and write passes read it from there. Needs N % V == 0
+ *                      and 16-byte aligned x, y. 48 KB is sharedMemPerBlock,
+ *                      what PyTorch tests; it does not opt in to more.
+ *     otherwise        fwd_gmem  cunn_SoftMaxForward: three passes over the
+ *                      row in global memory (max, sum of exp, write), which
+ *                      L2 partly absorbs; 128-bit loads/stores for the
+ *                      aligned interior of each row, scalar for its < V
+ *                      leading/trailing elements (ilpReduce and
+ *                      WriteFpropResultsVectorized's "shift").
+ * Backward (dx = y * (dy - sum_j dy_j*y_j)):
+ *   N <= 1024          bwd_warp  softmax_warp_backward: one warp per row.
+ *   N > 1024: one block per row, SoftMax_getBlockSize threads:
+ *     row fits 48 KB   bwd_smem  cunn_SoftMaxBackwardSmem: dy copied into
+ *                      shared memory during the dot pass, y re-read in the
+ *                      write pass; same conditions as fwd_smem.
+ *     otherwise        bwd_gmem  cunn_SoftMaxBackward: dot pass and write pass
+ *                      over global memory, 128-bit interior as above.
+ *   PyTorch runs tmp = dy*y as a separate kernel and then this kernel on tmp;
+ *   SPEC counts softmax as one kernel, so the product is formed in place.
+ * Rows are grid-strided (any M >= 1), offsets int64; any N >= 1. Base
+ * pointers that are not 16-byte aligned turn every 128-bit path scalar.    */
 #include "kb_cuda.cuh"
 
 /* Internal linkage for every kernel and helper: other backends define
@@ -27,8 +49,62 @@ namespace {
 
 #define WARP_ROWS 4           /* warps (= rows) per block on the warp path */
 #define MAX_BLOCKS (1 << 20)  /* grid cap; rows are grid-strided beyond it  */
+#define ROW_THREADS 1024      /* forward block size for every N > 2048      */
+/* Block kernels are held to 32 registers (2 blocks of 1024 threads per SM),
+ * as PyTorch's build of them fits; 33+ would halve their occupancy. */
+#define REG_MAX 9             /* fwd_reg while ceil(N / 1024) <= 9          */
+#define SMEM_BYTES (48 * 1024) /* cudaDeviceProp::sharedMemPerBlock         */
+#define SCRATCH_BYTES (32 * (int64_t)sizeof(float)) /* reduction scratch    */
 
-/* ---- N <= 1024: one warp per row, row in registers ---------------------- */
+/* ---- row helpers ---------------------------------------------------------
+ * A row is split into [0, head) scalar, nvec aligned groups of V elements
+ * (one 128-bit access each), [tail, N) scalar. Row r starts at flat element
+ * r*N of a 16-byte aligned base, so head counts the elements up to the next
+ * multiple of V. With vec == false (unaligned bases) the whole row is tail. */
+struct RowSpan {
+    int head;
+    int64_t nvec, tail;
+};
+
+template <int V>
+__device__ __forceinline__ RowSpan row_span(int64_t row, int64_t N, bool vec)
+{
+    RowSpan s = {0, 0, 0};
+    if (vec) {
+        const int64_t h = (V - (row * N) % V) % V;
+        s.head = (int)(h < N ? h : N);
+        s.nvec = (N - s.head) / V;
+        s.tail = s.head + s.nvec * V;
+    }
+    return s;
+}
+
+/* The block's threads visit a row: one(j) per scalar element, group(j) per
+ * aligned group starting at element j. head < V <= 8 < blockDim.x. */
+template <int V, typename One, typename Group>
+__device__ __forceinline__ void row_visit(const RowSpan &s, int64_t N, const One &one,
+                                          const Group &group)
+{
+    if ((int)threadIdx.x < s.head) one((int64_t)threadIdx.x);
+    for (int64_t k = threadIdx.x; k < s.nvec; k += blockDim.x) group(s.head + k * V);
+    for (int64_t j = s.tail + threadIdx.x; j < N; j += blockDim.x) one(j);
+}
+
+template <typename T> __device__ __forceinline__ void unpack(const kb_vec<T> &v, float *f)
+{
+#pragma unroll
+    for (int k = 0; k < kb_vec<T>::n; k++) f[k] = kb_to_float(v.v[k]);
+}
+
+template <typename T> __device__ __forceinline__ kb_vec<T> pack(const float *f)
+{
+    kb_vec<T> v;
+#pragma unroll
+    for (int k = 0; k < kb_vec<T>::n; k++) v.v[k] = kb_from_float<T>(f[k]);
+    return v;
+}
+
+/* ---- N <= 2048 (fwd) / 1024 (bwd): one warp per row, row in registers -- */
 template <typename T, int ITERS>
 __global__ void __launch_bounds__(WARP_ROWS * 32)
 softmax_fwd_warp(const T *__restrict__ x, T *__restrict__ y, int64_t M, int N)
@@ -89,53 +165,201 @@ softmax_bwd_warp(const T *__restrict__ y, const T *__restrict__ dy, T *__restric
     }
 }
 
-/* ---- N > 1024: one block per row, passes over global memory ------------- */
-template <typename T>
-__global__ void __launch_bounds__(1024)
-softmax_fwd_block(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N)
+/* ---- forward, N > 2048: one 1024-thread block per row --------------------- */
+/* Row in registers: thread t holds elements t, t+1024, ... (REG of them). */
+template <typename T, int REG>
+__global__ void __launch_bounds__(ROW_THREADS, 2)
+softmax_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M, int N)
 {
     __shared__ float scratch[32];
     for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
         const T *xr = x + row * N;
         T *yr = y + row * N;
+        float v[REG];
         float mx = -INFINITY;
-#pragma unroll 4
-        for (int64_t j = threadIdx.x; j < N; j += blockDim.x) mx = fmaxf(mx, kb_to_float(xr[j]));
+#pragma unroll
+        for (int r = 0; r < REG; r++) {
+            const int j = threadIdx.x + r * blockDim.x;
+            v[r] = j < N ? kb_to_float(xr[j]) : -INFINITY;
+            mx = fmaxf(mx, v[r]);
+        }
         mx = kb_block_max(mx, scratch);
         float sum = 0.f;
-#pragma unroll 4
-        for (int64_t j = threadIdx.x; j < N; j += blockDim.x) sum += expf(kb_to_float(xr[j]) - mx);
+#pragma unroll
+        for (int r = 0; r < REG; r++) {
+            v[r] = expf(v[r] - mx); /* padding: exp(-inf) = 0 */
+            sum += v[r];
+        }
         sum = kb_block_sum(sum, scratch);
-#pragma unroll 4
-        for (int64_t j = threadIdx.x; j < N; j += blockDim.x)
-            yr[j] = kb_from_float<T>(expf(kb_to_float(xr[j]) - mx) / sum);
-    }
-}
-
-template <typename T>
-__global__ void __launch_bounds__(1024)
-softmax_bwd_block(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ dx,
-                  int64_t M, int64_t N)
-{
-    __shared__ float scratch[32];
-    for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
-        const int64_t off = row * N;
-        float dot = 0.f;
-#pragma unroll 4
-        for (int64_t j = threadIdx.x; j < N; j += blockDim.x)
-            dot += kb_to_float(y[off + j]) * kb_to_float(dy[off + j]);
-        dot = kb_block_sum(dot, scratch);
-#pragma unroll 4
-        for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
-            const float yv = kb_to_float(y[off + j]);
-            dx[off + j] = kb_from_float<T>(yv * (kb_to_float(dy[off + j]) - dot));
+#pragma unroll
+        for (int r = 0; r < REG; r++) {
+            const int j = threadIdx.x + r * blockDim.x;
+            if (j < N) yr[j] = kb_from_float<T>(v[r] / sum);
         }
     }
 }
 
+/* Row cached in dynamic shared memory (N * sizeof(T) bytes), 128-bit
+ * accesses only: the host guarantees N % V == 0 and aligned x, y. */
+template <typename T>
+__global__ void __launch_bounds__(ROW_THREADS, 2)
+softmax_fwd_smem(const T *__restrict__ x, T *__restrict__ y, int64_t M, int N)
+{
+    constexpr int V = kb_vec<T>::n;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    kb_vec<T> *cache = reinterpret_cast<kb_vec<T> *>(smem_raw);
+    __shared__ float scratch[32];
+    const int nvec = N / V;
+    for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
+        const T *xr = x + row * N;
+        T *yr = y + row * N;
+        float f[V];
+        float mx = -INFINITY;
+        for (int k = threadIdx.x; k < nvec; k += blockDim.x) {
+            const kb_vec<T> v = kb_load_vec(xr + k * V);
+            cache[k] = v;
+            unpack(v, f);
+#pragma unroll
+            for (int i = 0; i < V; i++) mx = fmaxf(mx, f[i]);
+        }
+        mx = kb_block_max(mx, scratch); /* its barriers also publish cache */
+        float sum = 0.f;
+        for (int k = threadIdx.x; k < nvec; k += blockDim.x) {
+            unpack(cache[k], f);
+#pragma unroll
+            for (int i = 0; i < V; i++) sum += expf(f[i] - mx);
+        }
+        sum = kb_block_sum(sum, scratch);
+        for (int k = threadIdx.x; k < nvec; k += blockDim.x) {
+            unpack(cache[k], f);
+#pragma unroll
+            for (int i = 0; i < V; i++) f[i] = expf(f[i] - mx) / sum;
+            kb_store_vec(yr + k * V, pack<T>(f));
+        }
+        __syncthreads(); /* the next row overwrites cache */
+    }
+}
+
+/* Three passes over global memory. */
+template <typename T>
+__global__ void __launch_bounds__(ROW_THREADS, 2)
+softmax_fwd_gmem(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N, bool vec)
+{
+    constexpr int V = kb_vec<T>::n;
+    __shared__ float scratch[32];
+    for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
+        const T *xr = x + row * N;
+        T *yr = y + row * N;
+        const RowSpan s = row_span<V>(row, N, vec);
+        float mx = -INFINITY;
+        row_visit<V>(
+            s, N, [&](int64_t j) { mx = fmaxf(mx, kb_to_float(xr[j])); },
+            [&](int64_t j) {
+                float f[V];
+                unpack(kb_load_vec(xr + j), f);
+#pragma unroll
+                for (int i = 0; i < V; i++) mx = fmaxf(mx, f[i]);
+            });
+        mx = kb_block_max(mx, scratch);
+        float sum = 0.f;
+        row_visit<V>(
+            s, N, [&](int64_t j) { sum += expf(kb_to_float(xr[j]) - mx); },
+            [&](int64_t j) {
+                float f[V];
+                unpack(kb_load_vec(xr + j), f);
+#pragma unroll
+                for (int i = 0; i < V; i++) sum += expf(f[i] - mx);
+            });
+        sum = kb_block_sum(sum, scratch);
+        row_visit<V>(
+            s, N, [&](int64_t j) { yr[j] = kb_from_float<T>(expf(kb_to_float(xr[j]) - mx) / sum); },
+            [&](int64_t j) {
+                float f[V];
+                unpack(kb_load_vec(xr + j), f);
+#pragma unroll
+                for (int i = 0; i < V; i++) f[i] = expf(f[i] - mx) / sum;
+                kb_store_vec(yr + j, pack<T>(f));
+            });
+    }
+}
+
+/* ---- backward, N > 1024: one block per row --------------------------------- */
+/* dy cached in dynamic shared memory; host guarantees N % V == 0, aligned. */
+template <typename T>
+__global__ void __launch_bounds__(1024, 2)
+softmax_bwd_smem(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ dx,
+                 int64_t M, int N)
+{
+    constexpr int V = kb_vec<T>::n;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    kb_vec<T> *cache = reinterpret_cast<kb_vec<T> *>(smem_raw);
+    __shared__ float scratch[32];
+    const int nvec = N / V;
+    for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
+        const int64_t off = row * N;
+        float fy[V], fg[V];
+        float dot = 0.f;
+        for (int k = threadIdx.x; k < nvec; k += blockDim.x) {
+            const kb_vec<T> g = kb_load_vec(dy + off + k * V);
+            cache[k] = g;
+            unpack(g, fg);
+            unpack(kb_load_vec(y + off + k * V), fy);
+#pragma unroll
+            for (int i = 0; i < V; i++) dot += fy[i] * fg[i];
+        }
+        dot = kb_block_sum(dot, scratch); /* its barriers also publish cache */
+        for (int k = threadIdx.x; k < nvec; k += blockDim.x) {
+            unpack(cache[k], fg);
+            unpack(kb_load_vec(y + off + k * V), fy);
+#pragma unroll
+            for (int i = 0; i < V; i++) fy[i] = fy[i] * (fg[i] - dot);
+            kb_store_vec(dx + off + k * V, pack<T>(fy));
+        }
+        __syncthreads(); /* the next row overwrites cache */
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(1024, 2)
+softmax_bwd_gmem(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ dx,
+                 int64_t M, int64_t N, bool vec)
+{
+    constexpr int V = kb_vec<T>::n;
+    __shared__ float scratch[32];
+    for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
+        const T *yr = y + row * N, *gr = dy + row * N;
+        T *dr = dx + row * N;
+        const RowSpan s = row_span<V>(row, N, vec);
+        float dot = 0.f;
+        row_visit<V>(
+            s, N, [&](int64_t j) { dot += kb_to_float(yr[j]) * kb_to_float(gr[j]); },
+            [&](int64_t j) {
+                float fy[V], fg[V];
+                unpack(kb_load_vec(yr + j), fy);
+                unpack(kb_load_vec(gr + j), fg);
+#pragma unroll
+                for (int i = 0; i < V; i++) dot += fy[i] * fg[i];
+            });
+        dot = kb_block_sum(dot, scratch);
+        row_visit<V>(
+            s, N,
+            [&](int64_t j) {
+                dr[j] = kb_from_float<T>(kb_to_float(yr[j]) * (kb_to_float(gr[j]) - dot));
+            },
+            [&](int64_t j) {
+                float fy[V], fg[V];
+                unpack(kb_load_vec(yr + j), fy);
+                unpack(kb_load_vec(gr + j), fg);
+#pragma unroll
+                for (int i = 0; i < V; i++) fy[i] = fy[i] * (fg[i] - dot);
+                kb_store_vec(dr + j, pack<T>(fy));
+            });
+    }
+}
+
 /* ---- host ----------------------------------------------------------------- */
-/* PyTorch's SoftMax_getBlockSize: ILP = 16 B / sizeof(T), keep at least half
- * the row "vectorised", power of two in [32, 1024]. */
+/* PyTorch's SoftMax_getBlockSize (backward): ILP = 16 B / sizeof(T), keep at
+ * least half the row vectorised, power of two in [32, 1024]. */
 static unsigned block_threads(int64_t N, size_t elem)
 {
     int64_t max_threads = N / (int64_t)(16 / elem) / 2;
@@ -150,29 +374,56 @@ static unsigned grid_for(int64_t items)
     return (unsigned)(items < MAX_BLOCKS ? items : MAX_BLOCKS);
 }
 
-/* Instantiates the warp kernel with ITERS = next_pow2(N)/32, as PyTorch
+static bool aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
+
+/* The Smem variants' test: whole row in the default 48 KB next to the
+ * reduction scratch, every row 16-byte aligned. */
+template <typename T> static bool row_fits_smem(int64_t N, bool vec)
+{
+    return vec && N % kb_vec<T>::n == 0 && N * (int64_t)sizeof(T) + SCRATCH_BYTES <= SMEM_BYTES;
+}
+
+/* Warp kernels instantiated for ITERS = next_pow2(N)/32, as PyTorch
  * templates on log2(N). */
-#define WARP_CASES(X)                                                         \
-    X(1) X(2) X(4) X(8) X(16) X(32)
+#define WARP_CASES(X) X(1) X(2) X(4) X(8) X(16) X(32)
+#define REG_CASES(X) X(3) X(4) X(5) X(6) X(7) X(8) X(9)
 
 template <typename T>
 static kb_status fwd(const kb_problem *p, const kb_tensors *t, cudaStream_t s, kb_err *e)
 {
     const T *x = (const T *)t->x;
     T *y = (T *)t->out;
-    if (p->N <= 1024) {
-        const int N = (int)p->N;
-        const unsigned grid = grid_for(kb_cdiv(p->M, WARP_ROWS));
+    const int64_t M = p->M, N = p->N;
+    if (N <= 2048) {
+        const unsigned grid = grid_for(kb_cdiv(M, WARP_ROWS));
 #define X(it)                                                                 \
     if (N <= 32 * (it)) {                                                     \
-        softmax_fwd_warp<T, it><<<grid, WARP_ROWS * 32, 0, s>>>(x, y, p->M, N); \
+        softmax_fwd_warp<T, it><<<grid, WARP_ROWS * 32, 0, s>>>(x, y, M, (int)N); \
         KB_LAUNCHED(e);                                                       \
         return KB_OK;                                                         \
     }
-        WARP_CASES(X)
+        WARP_CASES(X) X(64)
 #undef X
     }
-    softmax_fwd_block<T><<<grid_for(p->M), block_threads(p->N, sizeof(T)), 0, s>>>(x, y, p->M, p->N);
+    const unsigned grid = grid_for(M);
+    const int64_t reg = kb_cdiv(N, ROW_THREADS); /* >= 3 here */
+    if (reg <= REG_MAX) {
+#define X(r)                                                                  \
+    if (reg == (r)) {                                                         \
+        softmax_fwd_reg<T, r><<<grid, ROW_THREADS, 0, s>>>(x, y, M, (int)N);  \
+        KB_LAUNCHED(e);                                                       \
+        return KB_OK;                                                         \
+    }
+        REG_CASES(X)
+#undef X
+    }
+    const bool vec = aligned16(x) && aligned16(y);
+    if (row_fits_smem<T>(N, vec)) {
+        softmax_fwd_smem<T><<<grid, ROW_THREADS, (size_t)N * sizeof(T), s>>>(x, y, M, (int)N);
+        KB_LAUNCHED(e);
+        return KB_OK;
+    }
+    softmax_fwd_gmem<T><<<grid, ROW_THREADS, 0, s>>>(x, y, M, N, vec);
     KB_LAUNCHED(e);
     return KB_OK;
 }
@@ -182,20 +433,26 @@ static kb_status bwd(const kb_problem *p, const kb_tensors *t, cudaStream_t s, k
 {
     const T *y = (const T *)t->y, *dy = (const T *)t->dy;
     T *dx = (T *)t->out;
-    if (p->N <= 1024) {
-        const int N = (int)p->N;
-        const unsigned grid = grid_for(kb_cdiv(p->M, WARP_ROWS));
+    const int64_t M = p->M, N = p->N;
+    if (N <= 1024) {
+        const unsigned grid = grid_for(kb_cdiv(M, WARP_ROWS));
 #define X(it)                                                                 \
     if (N <= 32 * (it)) {                                                     \
-        softmax_bwd_warp<T, it><<<grid, WARP_ROWS * 32, 0, s>>>(y, dy, dx, p->M, N); \
+        softmax_bwd_warp<T, it><<<grid, WARP_ROWS * 32, 0, s>>>(y, dy, dx, M, (int)N); \
         KB_LAUNCHED(e);                                                       \
         return KB_OK;                                                         \
     }
         WARP_CASES(X)
 #undef X
     }
-    softmax_bwd_block<T><<<grid_for(p->M), block_threads(p->N, sizeof(T)), 0, s>>>(y, dy, dx, p->M,
-                                                                                 p->N);
+    const unsigned grid = grid_for(M), threads = block_threads(N, sizeof(T));
+    const bool vec = aligned16(y) && aligned16(dy) && aligned16(dx);
+    if (row_fits_smem<T>(N, vec)) {
+        softmax_bwd_smem<T><<<grid, threads, (size_t)N * sizeof(T), s>>>(y, dy, dx, M, (int)N);
+        KB_LAUNCHED(e);
+        return KB_OK;
+    }
+    softmax_bwd_gmem<T><<<grid, threads, 0, s>>>(y, dy, dx, M, N, vec);
     KB_LAUNCHED(e);
     return KB_OK;
 }
