@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "reference.h"
@@ -165,6 +166,13 @@ static int summarize(run_state *rs)
     return rc;
 }
 
+static double wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static int run_cases(const kb_options *o)
 {
     kb_err e = {{0}};
@@ -184,8 +192,12 @@ static int run_cases(const kb_options *o)
            s.dev.ordinal, s.dev.name, s.dev.pci, s.dev.sm_count, s.dev.cc_major, s.dev.cc_minor,
            s.sol_gbps, s.baseline_path);
     run_state rs = {&s, 0, 0, 0, 0};
+    /* Wall-clock span of the timed work, so a scheduler's serialisation of
+     * cases on one GPU can be checked from the logs (ci/resource-check). */
+    printf("span start %.3f\n", wall_s());
     if (o->mode == KB_MODE_CASE) run_one(&rs, &one);
     else run_selection(&rs);
+    printf("span end %.3f\n", wall_s());
     int rc = summarize(&rs);
     kb_session_close(&s);
     return rc;
