@@ -11,6 +11,11 @@
  * branches (and registers). Requires the tensor base pointers to be 16-byte
  * aligned (kb_aligned16); the kernels run V = 1 instantiations otherwise.
  *
+ * Registers. Slots are held raw (kb_raw: 32-bit words, two 16-bit elements
+ * a word) and converted to fp32 where used; occupancy, i.e. the bytes of
+ * loads in flight per SM, is what these kernels live on, and an fp32 or
+ * per-element copy of a 16-bit row doubles the registers.
+ *
  * Groups. tpr threads (a power of two, 4..1024) work on one row; a CTA holds
  * rows such groups; a cluster of cs CTAs splits each of its rows into cs
  * contiguous chunks, and partial results are exchanged through distributed
@@ -20,6 +25,9 @@
 #define KB_ROWS_CUH
 
 #include <cooperative_groups.h>
+#include <string.h>
+
+#include <type_traits>
 
 #include "kb_cuda.cuh"
 
@@ -80,32 +88,142 @@ static inline __host__ __device__ int64_t kb_max_slots(int64_t N, int V) { retur
  * elements over >= 4 threads. */
 #define KB_EDGE_PER_THREAD 4
 
-template <int B> struct kb_word;
-template <> struct kb_word<16> { typedef uint4 t; };
-template <> struct kb_word<8> { typedef uint2 t; };
-template <> struct kb_word<4> { typedef unsigned int t; };
-template <> struct kb_word<2> { typedef unsigned short t; };
-
-template <typename T, int V> struct alignas(V * sizeof(T)) kb_pack {
-    T v[V];
+/* ---- raw slots ------------------------------------------------------------
+ * A slot held in registers as its raw bytes in 32-bit words (two elements a
+ * word for 16-bit types) and converted to fp32 where used. An array of T
+ * would put every 16-bit element in a register of its own: twice the
+ * registers, which is what limited occupancy before. V = 1 (scalar
+ * fallback) keeps one element in the low bits of one word. */
+template <typename T, int V> struct kb_raw {
+    static constexpr int NW = (V * (int)sizeof(T) + 3) / 4;
+    unsigned w[NW];
 };
 
-enum kb_cache { KB_LD_KEEP, KB_LD_STREAM };
-
-template <typename T, int V, kb_cache C>
-__device__ __forceinline__ kb_pack<T, V> kb_ld_pack(const T *p)
+/* Element k (a compile-time constant after unrolling) as fp32. */
+template <typename T, int V> __device__ __forceinline__ float kb_get(const kb_raw<T, V> &r, int k)
 {
-    typedef typename kb_word<V * sizeof(T)>::t W;
-    kb_pack<T, V> r;
-    const W *w = reinterpret_cast<const W *>(p);
-    *reinterpret_cast<W *>(&r) = C == KB_LD_STREAM ? __ldcs(w) : __ldg(w);
+    if constexpr (sizeof(T) == 4) {
+        return __uint_as_float(r.w[k]);
+    } else if constexpr (std::is_same<T, kb_bf16>::value) {
+        return __uint_as_float((k & 1) ? r.w[k >> 1] & 0xffff0000u : r.w[k >> 1] << 16);
+    } else {
+        const unsigned w = r.w[k >> 1];
+        return __half2float(__ushort_as_half((unsigned short)((k & 1) ? w >> 16 : w & 0xffffu)));
+    }
+}
+
+/* Bits of one element (rounded to nearest even), in the low bits. */
+template <typename T> __device__ __forceinline__ unsigned kb_bits_of(float v)
+{
+    if constexpr (sizeof(T) == 4) {
+        return __float_as_uint(v);
+    } else {
+        const T h = kb_from_float<T>(v);
+        unsigned short u;
+        memcpy(&u, &h, sizeof u);
+        return u;
+    }
+}
+
+template <typename T, int V> __device__ __forceinline__ kb_raw<T, V> kb_raw_of(const float (&f)[V])
+{
+    kb_raw<T, V> r;
+    if constexpr (sizeof(T) == 4 || V == 1) {
+#pragma unroll
+        for (int k = 0; k < V; k++) r.w[k] = kb_bits_of<T>(f[k]);
+    } else {
+        /* One packing conversion per word (F2FP): low half = f[2i]. */
+#pragma unroll
+        for (int i = 0; i < V / 2; i++) {
+            unsigned w;
+            if constexpr (std::is_same<T, kb_bf16>::value) {
+                const __nv_bfloat162 h = __floats2bfloat162_rn(f[2 * i], f[2 * i + 1]);
+                memcpy(&w, &h, sizeof w);
+            } else {
+                const __half2 h = __floats2half2_rn(f[2 * i], f[2 * i + 1]);
+                memcpy(&w, &h, sizeof w);
+            }
+            r.w[i] = w;
+        }
+    }
     return r;
 }
 
-template <typename T, int V> __device__ __forceinline__ void kb_st_pack(T *p, const kb_pack<T, V> &v)
+/* Every element = v (v exactly representable in T: 0, -inf). */
+template <typename T, int V> __device__ __forceinline__ kb_raw<T, V> kb_raw_splat(float v)
 {
-    typedef typename kb_word<V * sizeof(T)>::t W;
-    __stcs(reinterpret_cast<W *>(p), *reinterpret_cast<const W *>(&v));
+    kb_raw<T, V> r;
+    const unsigned b = kb_bits_of<T>(v);
+    const unsigned w = sizeof(T) == 4 || V == 1 ? b : b | b << 16;
+#pragma unroll
+    for (int i = 0; i < kb_raw<T, V>::NW; i++) r.w[i] = w;
+    return r;
+}
+
+/* How a load treats the caches. STREAM: read once (evict-first, ld.cs).
+ * KEEP: default caching. LAST: L2 evict-last policy, for a first pass whose
+ * bytes the second pass re-reads from L2 (Triton's eviction_policy=
+ * "evict_last"); the second pass then reads with STREAM. */
+enum kb_cache { KB_LD_KEEP, KB_LD_STREAM, KB_LD_LAST };
+
+/* L2 policy operand of KB_LD_LAST loads; create once per kernel. */
+__device__ __forceinline__ uint64_t kb_policy_evict_last()
+{
+    uint64_t p;
+    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+    return p;
+}
+
+template <typename T, int V, kb_cache C>
+__device__ __forceinline__ kb_raw<T, V> kb_ld_raw(const T *p, uint64_t pol)
+{
+    kb_raw<T, V> r;
+    if constexpr (V * sizeof(T) == 16) {
+        const uint4 *q = reinterpret_cast<const uint4 *>(p);
+        uint4 u;
+        if constexpr (C == KB_LD_STREAM)
+            u = __ldcs(q);
+        else if constexpr (C == KB_LD_KEEP)
+            u = __ldg(q);
+        else
+            asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
+                : "l"(q), "l"(pol));
+        r.w[0] = u.x;
+        r.w[1] = u.y;
+        r.w[2] = u.z;
+        r.w[3] = u.w;
+    } else {
+        static_assert(V == 1, "a slot is 16 bytes or one element");
+        if constexpr (sizeof(T) == 4) {
+            const unsigned *q = reinterpret_cast<const unsigned *>(p);
+            r.w[0] = C == KB_LD_STREAM ? __ldcs(q) : __ldg(q);
+        } else {
+            const unsigned short *q = reinterpret_cast<const unsigned short *>(p);
+            r.w[0] = C == KB_LD_STREAM ? __ldcs(q) : __ldg(q);
+        }
+    }
+    return r;
+}
+
+/* Written once: streaming store. */
+template <typename T, int V> __device__ __forceinline__ void kb_st_raw(T *p, const kb_raw<T, V> &r)
+{
+    if constexpr (V * sizeof(T) == 16) {
+        __stcs(reinterpret_cast<uint4 *>(p), make_uint4(r.w[0], r.w[1], r.w[2], r.w[3]));
+    } else if constexpr (sizeof(T) == 4) {
+        __stcs(reinterpret_cast<unsigned *>(p), r.w[0]);
+    } else {
+        __stcs(reinterpret_cast<unsigned short *>(p), (unsigned short)r.w[0]);
+    }
+}
+
+/* Interior slot j of the row when ok, else every element = fill. */
+template <typename T, int V, kb_cache C>
+__device__ __forceinline__ kb_raw<T, V> kb_slot_raw(const T *__restrict__ base, const kb_rowgeo &g,
+                                                    int64_t j, bool ok, float fill, uint64_t pol)
+{
+    return ok ? kb_ld_raw<T, V, C>(base + g.first + j * V, pol) : kb_raw_splat<T, V>(fill);
 }
 
 template <typename T, kb_cache C> __device__ __forceinline__ T kb_ld1(const T *p)
@@ -113,51 +231,14 @@ template <typename T, kb_cache C> __device__ __forceinline__ T kb_ld1(const T *p
     return C == KB_LD_STREAM ? __ldcs(p) : __ldg(p);
 }
 
-/* Interior slot j as fp32 when ok (the caller checks j against nfull or its
- * chunk), else fill. */
-template <typename T, int V, kb_cache C>
-__device__ __forceinline__ void kb_slot_load(const T *__restrict__ base, const kb_rowgeo &g,
-                                             int64_t j, bool ok, float (&f)[V], float fill)
-{
-    if (ok) {
-        const kb_pack<T, V> r = kb_ld_pack<T, V, C>(base + g.first + j * V);
-#pragma unroll
-        for (int k = 0; k < V; k++) f[k] = kb_to_float(r.v[k]);
-    } else {
-#pragma unroll
-        for (int k = 0; k < V; k++) f[k] = fill;
-    }
-}
-
-/* Interior slot j raw (storage dtype) when ok, else zeros. */
-template <typename T, int V, kb_cache C>
-__device__ __forceinline__ kb_pack<T, V> kb_slot_load_raw(const T *__restrict__ base,
-                                                          const kb_rowgeo &g, int64_t j, bool ok)
-{
-    if (ok) return kb_ld_pack<T, V, C>(base + g.first + j * V);
-    kb_pack<T, V> r;
-#pragma unroll
-    for (int k = 0; k < V; k++) r.v[k] = kb_from_float<T>(0.f);
-    return r;
-}
-
-/* Interior slot j (must be < nfull), written once: streaming store. */
-template <typename T, int V>
-__device__ __forceinline__ void kb_slot_store(T *__restrict__ base, const kb_rowgeo &g, int64_t j,
-                                              const float (&f)[V])
-{
-    kb_pack<T, V> r;
-#pragma unroll
-    for (int k = 0; k < V; k++) r.v[k] = kb_from_float<T>(f[k]);
-    kb_st_pack<T, V>(base + g.first + j * V, r);
-}
-
 /* Edge element i as fp32 when ok (i < nedge), else fill. */
 template <typename T, kb_cache C>
 __device__ __forceinline__ float kb_edge_load(const T *__restrict__ base, const kb_rowgeo &g, int i,
                                               bool ok, float fill)
 {
-    return ok ? kb_to_float(kb_ld1<T, C>(base + g.start + kb_edge_elem(g, i))) : fill;
+    return ok ? kb_to_float(kb_ld1<T, C == KB_LD_LAST ? KB_LD_KEEP : C>(base + g.start +
+                                                                        kb_edge_elem(g, i)))
+              : fill;
 }
 
 template <typename T>
@@ -166,14 +247,13 @@ __device__ __forceinline__ void kb_edge_store(T *__restrict__ base, const kb_row
     __stcs(base + g.start + kb_edge_elem(g, i), kb_from_float<T>(v));
 }
 
-/* Makes the compiler forget what it knows about v's value (no instruction
- * emitted): values derived from v before this point are not reused after. */
-template <typename T, int V> __device__ __forceinline__ void kb_opaque(kb_pack<T, V> &v)
+/* Makes the compiler forget what it knows about r's value (no instruction
+ * emitted): fp32 conversions made before this point are not kept alive
+ * across it (they would double the registers held over a reduction). */
+template <typename T, int V> __device__ __forceinline__ void kb_opaque(kb_raw<T, V> &r)
 {
-    static_assert(sizeof(v) % 4 == 0, "32-bit words");
-    unsigned *w = reinterpret_cast<unsigned *>(&v);
 #pragma unroll
-    for (int i = 0; i < (int)(sizeof(v) / 4); i++) asm volatile("" : "+r"(w[i]));
+    for (int i = 0; i < kb_raw<T, V>::NW; i++) asm volatile("" : "+r"(r.w[i]));
 }
 
 static inline bool kb_aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
@@ -329,7 +409,7 @@ static int kb_launchable(void (*kernel)(KArgs...), int block, int cs)
         (void)cudaGetLastError();
         return 0;
     }
-    if (block > fa.maxThreadsPerBlock) return 0;
+    if (block > fa.maxThreadsPerBlock || fa.localSizeBytes > 0) return 0;
     if (cs <= 1) return 1;
     if (cs > 8 &&
         cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
@@ -353,6 +433,18 @@ static int kb_launchable(void (*kernel)(KArgs...), int block, int cs)
         return 0;
     }
     return n > 0;
+}
+
+/* Resident CTAs of `block` threads per SM (registers, shared memory); 0 when
+ * the kernel cannot run such blocks. Host query only. */
+template <typename... KArgs> static int kb_blocks_per_sm(void (*kernel)(KArgs...), int block)
+{
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, block, 0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
 }
 
 static inline int kb_log2i(int v)

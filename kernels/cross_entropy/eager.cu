@@ -29,19 +29,22 @@
  *       bf16/fp16-rounded logp (|logp| ~ log N ~ 5..12, half-ulp up to 1/32 in
  *       bf16) is off by up to ~3 % (bf16) / ~0.4 % (fp16), beyond SPEC's
  *       tolerances; PyTorch eager would carry that error. This kernel and the
- *       wider logp reads are the bytes we move beyond PyTorch's backward.
+ *       wider logp reads are the bytes we move beyond PyTorch's backward:
+ *       16 per element in bf16 (x 2 + logp 4 in, memset 2, g 2 + logp 4 +
+ *       dx 2 in the last kernel) against PyTorch's 8.
  *   cudaMemsetAsync grad_logp = 0   at::zeros of nll_loss_backward.
  *   nll_scatter  nll_loss_backward_no_reduce_cuda_kernel: one thread per
  *       row, grad_logp[i, target[i]] = -dloss[i] (dtype).
  *   log_softmax_bwd_*  host_softmax_backward<LogSoftMaxBackwardEpilogue>:
  *       dx = g - exp(logp) * sum_j g_j (a real row reduction, though only one
  *       g_j is non-zero).
- *         N <= 1024       _warp  softmax_warp_backward: one warp per row.
- *         row of g fits 48 KB  _smem  cunn_SoftMaxBackwardSmem: one block
- *                         (SoftMax_getBlockSize threads) per row, g copied to
- *                         shared memory during the sum pass.
- *         otherwise       _gmem  cunn_SoftMaxBackward: sum pass and write pass
- *                         over global memory, 128-bit interior as above.
+ *         N <= 1024          _warp  softmax_warp_backward: one warp per row.
+ *         row of g fits 48 KB _smem  cunn_SoftMaxBackwardSmem: one block
+ *                            (SoftMax_getBlockSize threads) per row, g copied
+ *                            to shared memory during the sum pass.
+ *         otherwise          _gmem  cunn_SoftMaxBackward: sum pass and write
+ *                            pass over global memory, 128-bit interior as
+ *                            in the forward.
  * Rows are grid-strided, offsets int64; any M, N >= 1. Base pointers that are
  * not 16-byte aligned turn every 128-bit path scalar. A target outside [0, N)
  * yields NaN instead of an out-of-bounds access (PyTorch asserts).          */
@@ -58,8 +61,8 @@ namespace {
 #define SMEM_BYTES (48 * 1024) /* cudaDeviceProp::sharedMemPerBlock     */
 #define SCRATCH_BYTES (32 * (int64_t)sizeof(float))
 #define EW_THREADS 128
-/* Block kernels are held to 32 registers (2 blocks of 1024 threads per SM),
- * as PyTorch's build of them fits; 33+ would halve their occupancy. */
+/* Block kernels are held to 32 registers (__launch_bounds__(1024, 2): two
+ * 1024-thread blocks per SM); at 33+ one block would fit and occupancy halve. */
 
 static size_t align256(size_t v) { return (v + 255) & ~(size_t)255; }
 
@@ -98,18 +101,70 @@ __device__ __forceinline__ void row_visit(const RowSpan &s, int64_t N, const One
     for (int64_t j = s.tail + threadIdx.x; j < N; j += blockDim.x) one(j);
 }
 
-template <typename T> __device__ __forceinline__ void unpack(const kb_vec<T> &v, float *f)
+/* 128-bit accesses as raw uint4, converted to / from V fp32 values by bit
+ * operations. (A kb_vec<T> filled element by element is stored in 32-bit
+ * pieces by nvcc, and read from shared memory in 16-bit loads.) */
+template <typename T> struct Tag {};
+
+__device__ __forceinline__ void unpack_(uint4 u, float *f, Tag<float>)
 {
+    f[0] = __uint_as_float(u.x), f[1] = __uint_as_float(u.y);
+    f[2] = __uint_as_float(u.z), f[3] = __uint_as_float(u.w);
+}
+__device__ __forceinline__ void unpack_(uint4 u, float *f, Tag<kb_bf16>)
+{
+    const uint32_t w[4] = {u.x, u.y, u.z, u.w};
 #pragma unroll
-    for (int k = 0; k < kb_vec<T>::n; k++) f[k] = kb_to_float(v.v[k]);
+    for (int i = 0; i < 4; i++)
+        f[2 * i] = __uint_as_float(w[i] << 16), f[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
+}
+__device__ __forceinline__ void unpack_(uint4 u, float *f, Tag<kb_fp16>)
+{
+    const uint32_t w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        f[2 * i] = __half2float(__ushort_as_half((unsigned short)(w[i] & 0xffffu))),
+        f[2 * i + 1] = __half2float(__ushort_as_half((unsigned short)(w[i] >> 16)));
 }
 
-template <typename T> __device__ __forceinline__ kb_vec<T> pack(const float *f)
+__device__ __forceinline__ uint4 pack_(const float *f, Tag<float>)
 {
-    kb_vec<T> v;
-#pragma unroll
-    for (int k = 0; k < kb_vec<T>::n; k++) v.v[k] = kb_from_float<T>(f[k]);
-    return v;
+    return make_uint4(__float_as_uint(f[0]), __float_as_uint(f[1]), __float_as_uint(f[2]),
+                      __float_as_uint(f[3]));
+}
+__device__ __forceinline__ uint32_t pair(float a, float b, Tag<kb_bf16>)
+{
+    return (uint32_t)__bfloat16_as_ushort(__float2bfloat16_rn(a)) |
+           (uint32_t)__bfloat16_as_ushort(__float2bfloat16_rn(b)) << 16;
+}
+__device__ __forceinline__ uint32_t pair(float a, float b, Tag<kb_fp16>)
+{
+    return (uint32_t)__half_as_ushort(__float2half_rn(a)) |
+           (uint32_t)__half_as_ushort(__float2half_rn(b)) << 16;
+}
+template <typename T> __device__ __forceinline__ uint4 pack_(const float *f, Tag<T> t)
+{
+    return make_uint4(pair(f[0], f[1], t), pair(f[2], f[3], t), pair(f[4], f[5], t),
+                      pair(f[6], f[7], t));
+}
+
+template <typename T> __device__ __forceinline__ void unpack(uint4 u, float *f)
+{
+    unpack_(u, f, Tag<T>());
+}
+template <typename T> __device__ __forceinline__ uint4 pack(const float *f)
+{
+    return pack_(f, Tag<T>());
+}
+template <typename T> __device__ __forceinline__ uint4 ld128(const T *p)
+{
+    return __ldg(reinterpret_cast<const uint4 *>(p));
+}
+/* __stwb is a plain (write-back) store; a uint4 assignment here gets split
+ * into four 32-bit stores by nvcc 13. */
+template <typename T> __device__ __forceinline__ void st128(T *p, uint4 u)
+{
+    __stwb(reinterpret_cast<uint4 *>(p), u);
 }
 
 /* V fp32 values at a 16-byte aligned p, V a multiple of 4. */
@@ -126,7 +181,7 @@ template <int V> __device__ __forceinline__ void store_f32(float *p, const float
 {
 #pragma unroll
     for (int c = 0; c < V / 4; c++)
-        reinterpret_cast<float4 *>(p)[c] = make_float4(f[4 * c], f[4 * c + 1], f[4 * c + 2], f[4 * c + 3]);
+        __stwb(reinterpret_cast<float4 *>(p) + c, make_float4(f[4 * c], f[4 * c + 1], f[4 * c + 2], f[4 * c + 3]));
 }
 
 /* ---- log_softmax forward -------------------------------------------------- */
@@ -196,7 +251,7 @@ log_softmax_fwd_smem(const T *__restrict__ x, T *__restrict__ logp, int64_t M, i
 {
     constexpr int V = kb_vec<T>::n;
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    kb_vec<T> *cache = reinterpret_cast<kb_vec<T> *>(smem_raw);
+    uint4 *cache = reinterpret_cast<uint4 *>(smem_raw);
     __shared__ float scratch[32];
     const int nvec = N / V;
     for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
@@ -204,25 +259,25 @@ log_softmax_fwd_smem(const T *__restrict__ x, T *__restrict__ logp, int64_t M, i
         float f[V];
         float mx = -INFINITY;
         for (int k = threadIdx.x; k < nvec; k += blockDim.x) {
-            const kb_vec<T> v = kb_load_vec(x + off + k * V);
+            const uint4 v = ld128(x + off + k * V);
             cache[k] = v;
-            unpack(v, f);
+            unpack<T>(v, f);
 #pragma unroll
             for (int i = 0; i < V; i++) mx = fmaxf(mx, f[i]);
         }
         mx = kb_block_max(mx, scratch); /* its barriers also publish cache */
         float sum = 0.f;
         for (int k = threadIdx.x; k < nvec; k += blockDim.x) {
-            unpack(cache[k], f);
+            unpack<T>(cache[k], f);
 #pragma unroll
             for (int i = 0; i < V; i++) sum += expf(f[i] - mx);
         }
         const float lsum = logf(kb_block_sum(sum, scratch));
         for (int k = threadIdx.x; k < nvec; k += blockDim.x) {
-            unpack(cache[k], f);
+            unpack<T>(cache[k], f);
 #pragma unroll
             for (int i = 0; i < V; i++) f[i] = f[i] - mx - lsum;
-            kb_store_vec(logp + off + k * V, pack<T>(f));
+            st128(logp + off + k * V, pack<T>(f));
         }
         __syncthreads(); /* the next row overwrites cache */
     }
@@ -244,7 +299,7 @@ log_softmax_fwd_gmem(const T *__restrict__ x, T *__restrict__ logp, int64_t M, i
             s, N, [&](int64_t j) { mx = fmaxf(mx, kb_to_float(xr[j])); },
             [&](int64_t j) {
                 float f[V];
-                unpack(kb_load_vec(xr + j), f);
+                unpack<T>(ld128(xr + j), f);
 #pragma unroll
                 for (int i = 0; i < V; i++) mx = fmaxf(mx, f[i]);
             });
@@ -254,7 +309,7 @@ log_softmax_fwd_gmem(const T *__restrict__ x, T *__restrict__ logp, int64_t M, i
             s, N, [&](int64_t j) { sum += expf(kb_to_float(xr[j]) - mx); },
             [&](int64_t j) {
                 float f[V];
-                unpack(kb_load_vec(xr + j), f);
+                unpack<T>(ld128(xr + j), f);
 #pragma unroll
                 for (int i = 0; i < V; i++) sum += expf(f[i] - mx);
             });
@@ -263,10 +318,10 @@ log_softmax_fwd_gmem(const T *__restrict__ x, T *__restrict__ logp, int64_t M, i
             s, N, [&](int64_t j) { lr[j] = kb_from_float<T>(kb_to_float(xr[j]) - mx - lsum); },
             [&](int64_t j) {
                 float f[V];
-                unpack(kb_load_vec(xr + j), f);
+                unpack<T>(ld128(xr + j), f);
 #pragma unroll
                 for (int i = 0; i < V; i++) f[i] = f[i] - mx - lsum;
-                kb_store_vec(lr + j, pack<T>(f));
+                st128(lr + j, pack<T>(f));
             });
     }
 }
@@ -296,12 +351,12 @@ __device__ __forceinline__ int64_t row_of(int64_t i, int64_t n, double inv)
 /* One aligned group: V elements from flat index i0; rows may change inside
  * it (N < V or a row boundary), tracked by a column counter. */
 template <typename T>
-__device__ __forceinline__ void logp_group(const kb_vec<T> &xv, int64_t i0, const float *lse,
+__device__ __forceinline__ void logp_group(uint4 xv, int64_t i0, const float *lse,
                                            float *logp, int64_t n, double inv)
 {
     constexpr int V = kb_vec<T>::n;
     float f[V];
-    unpack(xv, f);
+    unpack<T>(xv, f);
     int64_t row = row_of(i0, n, inv), col = i0 - row * n;
 #pragma unroll
     for (int k = 0; k < V; k++) {
@@ -326,10 +381,10 @@ logp_recompute(const T *__restrict__ x, const float *__restrict__ lse, float *__
     const int64_t t0 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     for (int64_t g = t0; g < ngroups; g += 2 * stride) {
         const bool two = g + stride < ngroups;
-        const kb_vec<T> a = kb_load_vec(x + g * V);
-        const kb_vec<T> b = two ? kb_load_vec(x + (g + stride) * V) : a;
-        logp_group(a, g * V, lse, logp, n, inv);
-        if (two) logp_group(b, (g + stride) * V, lse, logp, n, inv);
+        const uint4 a = ld128(x + g * V);
+        const uint4 b = two ? ld128(x + (g + stride) * V) : a;
+        logp_group<T>(a, g * V, lse, logp, n, inv);
+        if (two) logp_group<T>(b, (g + stride) * V, lse, logp, n, inv);
     }
     for (int64_t i = ngroups * V + t0; i < total; i += stride)
         logp[i] = kb_to_float(x[i]) - __ldg(lse + row_of(i, n, inv));
@@ -384,7 +439,7 @@ log_softmax_bwd_smem(const T *__restrict__ g, const float *__restrict__ logp, T 
 {
     constexpr int V = kb_vec<T>::n;
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    kb_vec<T> *cache = reinterpret_cast<kb_vec<T> *>(smem_raw);
+    uint4 *cache = reinterpret_cast<uint4 *>(smem_raw);
     __shared__ float scratch[32];
     const int nvec = N / V;
     for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
@@ -392,19 +447,19 @@ log_softmax_bwd_smem(const T *__restrict__ g, const float *__restrict__ logp, T 
         float fg[V], fl[V];
         float sum = 0.f;
         for (int k = threadIdx.x; k < nvec; k += blockDim.x) {
-            const kb_vec<T> v = kb_load_vec(g + off + k * V);
+            const uint4 v = ld128(g + off + k * V);
             cache[k] = v;
-            unpack(v, fg);
+            unpack<T>(v, fg);
 #pragma unroll
             for (int i = 0; i < V; i++) sum += fg[i];
         }
         sum = kb_block_sum(sum, scratch); /* its barriers also publish cache */
         for (int k = threadIdx.x; k < nvec; k += blockDim.x) {
-            unpack(cache[k], fg);
+            unpack<T>(cache[k], fg);
             load_f32<V>(logp + off + k * V, fl);
 #pragma unroll
             for (int i = 0; i < V; i++) fg[i] = fg[i] - expf(fl[i]) * sum;
-            kb_store_vec(dx + off + k * V, pack<T>(fg));
+            st128(dx + off + k * V, pack<T>(fg));
         }
         __syncthreads(); /* the next row overwrites cache */
     }
@@ -427,7 +482,7 @@ log_softmax_bwd_gmem(const T *__restrict__ g, const float *__restrict__ logp, T 
             s, N, [&](int64_t j) { sum += kb_to_float(gr[j]); },
             [&](int64_t j) {
                 float f[V];
-                unpack(kb_load_vec(gr + j), f);
+                unpack<T>(ld128(gr + j), f);
 #pragma unroll
                 for (int i = 0; i < V; i++) sum += f[i];
             });
@@ -436,11 +491,11 @@ log_softmax_bwd_gmem(const T *__restrict__ g, const float *__restrict__ logp, T 
             s, N, [&](int64_t j) { dr[j] = kb_from_float<T>(kb_to_float(gr[j]) - expf(lr[j]) * sum); },
             [&](int64_t j) {
                 float fg[V], fl[V];
-                unpack(kb_load_vec(gr + j), fg);
+                unpack<T>(ld128(gr + j), fg);
                 load_f32<V>(lr + j, fl);
 #pragma unroll
                 for (int i = 0; i < V; i++) fg[i] = fg[i] - expf(fl[i]) * sum;
-                kb_store_vec(dr + j, pack<T>(fg));
+                st128(dr + j, pack<T>(fg));
             });
     }
 }

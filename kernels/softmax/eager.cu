@@ -33,12 +33,16 @@
  *   N <= 1024          bwd_warp  softmax_warp_backward: one warp per row.
  *   N > 1024: one block per row, SoftMax_getBlockSize threads:
  *     row fits 48 KB   bwd_smem  cunn_SoftMaxBackwardSmem: dy copied into
- *                      shared memory during the dot pass, y re-read in the
- *                      write pass; same conditions as fwd_smem.
+ *                      shared memory during the dot pass (y is read from
+ *                      global memory in both passes); same conditions as
+ *                      fwd_smem.
  *     otherwise        bwd_gmem  cunn_SoftMaxBackward: dot pass and write pass
  *                      over global memory, 128-bit interior as above.
- *   PyTorch runs tmp = dy*y as a separate kernel and then this kernel on tmp;
- *   SPEC counts softmax as one kernel, so the product is formed in place.
+ *   PyTorch first runs tmp = dy*y as a separate elementwise kernel, then this
+ *   one on (tmp, y): 6 M*N element transfers where ours moves 3 (+ L2
+ *   re-reads). SPEC counts softmax as one kernel, so the product is formed
+ *   in place; a bf16 tmp would also break SPEC's element-wise tolerance for
+ *   tiny N, where dx = tmp - y*sum(tmp) cancels.
  * Rows are grid-strided (any M >= 1), offsets int64; any N >= 1. Base
  * pointers that are not 16-byte aligned turn every 128-bit path scalar.    */
 #include "kb_cuda.cuh"
@@ -50,11 +54,11 @@ namespace {
 #define WARP_ROWS 4           /* warps (= rows) per block on the warp path */
 #define MAX_BLOCKS (1 << 20)  /* grid cap; rows are grid-strided beyond it  */
 #define ROW_THREADS 1024      /* forward block size for every N > 2048      */
-/* Block kernels are held to 32 registers (2 blocks of 1024 threads per SM),
- * as PyTorch's build of them fits; 33+ would halve their occupancy. */
 #define REG_MAX 9             /* fwd_reg while ceil(N / 1024) <= 9          */
 #define SMEM_BYTES (48 * 1024) /* cudaDeviceProp::sharedMemPerBlock         */
 #define SCRATCH_BYTES (32 * (int64_t)sizeof(float)) /* reduction scratch    */
+/* Block kernels are held to 32 registers (__launch_bounds__(1024, 2): two
+ * 1024-thread blocks per SM); at 33+ one block would fit and occupancy halve. */
 
 /* ---- row helpers ---------------------------------------------------------
  * A row is split into [0, head) scalar, nvec aligned groups of V elements
@@ -90,18 +94,70 @@ __device__ __forceinline__ void row_visit(const RowSpan &s, int64_t N, const One
     for (int64_t j = s.tail + threadIdx.x; j < N; j += blockDim.x) one(j);
 }
 
-template <typename T> __device__ __forceinline__ void unpack(const kb_vec<T> &v, float *f)
+/* 128-bit accesses as raw uint4, converted to / from V fp32 values by bit
+ * operations. (A kb_vec<T> filled element by element is stored in 32-bit
+ * pieces by nvcc, and read from shared memory in 16-bit loads.) */
+template <typename T> struct Tag {};
+
+__device__ __forceinline__ void unpack_(uint4 u, float *f, Tag<float>)
 {
+    f[0] = __uint_as_float(u.x), f[1] = __uint_as_float(u.y);
+    f[2] = __uint_as_float(u.z), f[3] = __uint_as_float(u.w);
+}
+__device__ __forceinline__ void unpack_(uint4 u, float *f, Tag<kb_bf16>)
+{
+    const uint32_t w[4] = {u.x, u.y, u.z, u.w};
 #pragma unroll
-    for (int k = 0; k < kb_vec<T>::n; k++) f[k] = kb_to_float(v.v[k]);
+    for (int i = 0; i < 4; i++)
+        f[2 * i] = __uint_as_float(w[i] << 16), f[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
+}
+__device__ __forceinline__ void unpack_(uint4 u, float *f, Tag<kb_fp16>)
+{
+    const uint32_t w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        f[2 * i] = __half2float(__ushort_as_half((unsigned short)(w[i] & 0xffffu))),
+        f[2 * i + 1] = __half2float(__ushort_as_half((unsigned short)(w[i] >> 16)));
 }
 
-template <typename T> __device__ __forceinline__ kb_vec<T> pack(const float *f)
+__device__ __forceinline__ uint4 pack_(const float *f, Tag<float>)
 {
-    kb_vec<T> v;
-#pragma unroll
-    for (int k = 0; k < kb_vec<T>::n; k++) v.v[k] = kb_from_float<T>(f[k]);
-    return v;
+    return make_uint4(__float_as_uint(f[0]), __float_as_uint(f[1]), __float_as_uint(f[2]),
+                      __float_as_uint(f[3]));
+}
+__device__ __forceinline__ uint32_t pair(float a, float b, Tag<kb_bf16>)
+{
+    return (uint32_t)__bfloat16_as_ushort(__float2bfloat16_rn(a)) |
+           (uint32_t)__bfloat16_as_ushort(__float2bfloat16_rn(b)) << 16;
+}
+__device__ __forceinline__ uint32_t pair(float a, float b, Tag<kb_fp16>)
+{
+    return (uint32_t)__half_as_ushort(__float2half_rn(a)) |
+           (uint32_t)__half_as_ushort(__float2half_rn(b)) << 16;
+}
+template <typename T> __device__ __forceinline__ uint4 pack_(const float *f, Tag<T> t)
+{
+    return make_uint4(pair(f[0], f[1], t), pair(f[2], f[3], t), pair(f[4], f[5], t),
+                      pair(f[6], f[7], t));
+}
+
+template <typename T> __device__ __forceinline__ void unpack(uint4 u, float *f)
+{
+    unpack_(u, f, Tag<T>());
+}
+template <typename T> __device__ __forceinline__ uint4 pack(const float *f)
+{
+    return pack_(f, Tag<T>());
+}
+template <typename T> __device__ __forceinline__ uint4 ld128(const T *p)
+{
+    return __ldg(reinterpret_cast<const uint4 *>(p));
+}
+/* __stwb is a plain (write-back) store; a uint4 assignment here gets split
+ * into four 32-bit stores by nvcc 13. */
+template <typename T> __device__ __forceinline__ void st128(T *p, uint4 u)
+{
+    __stwb(reinterpret_cast<uint4 *>(p), u);
 }
 
 /* ---- N <= 2048 (fwd) / 1024 (bwd): one warp per row, row in registers -- */
@@ -207,7 +263,7 @@ softmax_fwd_smem(const T *__restrict__ x, T *__restrict__ y, int64_t M, int N)
 {
     constexpr int V = kb_vec<T>::n;
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    kb_vec<T> *cache = reinterpret_cast<kb_vec<T> *>(smem_raw);
+    uint4 *cache = reinterpret_cast<uint4 *>(smem_raw);
     __shared__ float scratch[32];
     const int nvec = N / V;
     for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
@@ -216,25 +272,25 @@ softmax_fwd_smem(const T *__restrict__ x, T *__restrict__ y, int64_t M, int N)
         float f[V];
         float mx = -INFINITY;
         for (int k = threadIdx.x; k < nvec; k += blockDim.x) {
-            const kb_vec<T> v = kb_load_vec(xr + k * V);
+            const uint4 v = ld128(xr + k * V);
             cache[k] = v;
-            unpack(v, f);
+            unpack<T>(v, f);
 #pragma unroll
             for (int i = 0; i < V; i++) mx = fmaxf(mx, f[i]);
         }
         mx = kb_block_max(mx, scratch); /* its barriers also publish cache */
         float sum = 0.f;
         for (int k = threadIdx.x; k < nvec; k += blockDim.x) {
-            unpack(cache[k], f);
+            unpack<T>(cache[k], f);
 #pragma unroll
             for (int i = 0; i < V; i++) sum += expf(f[i] - mx);
         }
         sum = kb_block_sum(sum, scratch);
         for (int k = threadIdx.x; k < nvec; k += blockDim.x) {
-            unpack(cache[k], f);
+            unpack<T>(cache[k], f);
 #pragma unroll
             for (int i = 0; i < V; i++) f[i] = expf(f[i] - mx) / sum;
-            kb_store_vec(yr + k * V, pack<T>(f));
+            st128(yr + k * V, pack<T>(f));
         }
         __syncthreads(); /* the next row overwrites cache */
     }
@@ -256,7 +312,7 @@ softmax_fwd_gmem(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t 
             s, N, [&](int64_t j) { mx = fmaxf(mx, kb_to_float(xr[j])); },
             [&](int64_t j) {
                 float f[V];
-                unpack(kb_load_vec(xr + j), f);
+                unpack<T>(ld128(xr + j), f);
 #pragma unroll
                 for (int i = 0; i < V; i++) mx = fmaxf(mx, f[i]);
             });
@@ -266,7 +322,7 @@ softmax_fwd_gmem(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t 
             s, N, [&](int64_t j) { sum += expf(kb_to_float(xr[j]) - mx); },
             [&](int64_t j) {
                 float f[V];
-                unpack(kb_load_vec(xr + j), f);
+                unpack<T>(ld128(xr + j), f);
 #pragma unroll
                 for (int i = 0; i < V; i++) sum += expf(f[i] - mx);
             });
@@ -275,10 +331,10 @@ softmax_fwd_gmem(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t 
             s, N, [&](int64_t j) { yr[j] = kb_from_float<T>(expf(kb_to_float(xr[j]) - mx) / sum); },
             [&](int64_t j) {
                 float f[V];
-                unpack(kb_load_vec(xr + j), f);
+                unpack<T>(ld128(xr + j), f);
 #pragma unroll
                 for (int i = 0; i < V; i++) f[i] = expf(f[i] - mx) / sum;
-                kb_store_vec(yr + j, pack<T>(f));
+                st128(yr + j, pack<T>(f));
             });
     }
 }
@@ -292,7 +348,7 @@ softmax_bwd_smem(const T *__restrict__ y, const T *__restrict__ dy, T *__restric
 {
     constexpr int V = kb_vec<T>::n;
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    kb_vec<T> *cache = reinterpret_cast<kb_vec<T> *>(smem_raw);
+    uint4 *cache = reinterpret_cast<uint4 *>(smem_raw);
     __shared__ float scratch[32];
     const int nvec = N / V;
     for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
@@ -300,20 +356,20 @@ softmax_bwd_smem(const T *__restrict__ y, const T *__restrict__ dy, T *__restric
         float fy[V], fg[V];
         float dot = 0.f;
         for (int k = threadIdx.x; k < nvec; k += blockDim.x) {
-            const kb_vec<T> g = kb_load_vec(dy + off + k * V);
+            const uint4 g = ld128(dy + off + k * V);
             cache[k] = g;
-            unpack(g, fg);
-            unpack(kb_load_vec(y + off + k * V), fy);
+            unpack<T>(g, fg);
+            unpack<T>(ld128(y + off + k * V), fy);
 #pragma unroll
             for (int i = 0; i < V; i++) dot += fy[i] * fg[i];
         }
         dot = kb_block_sum(dot, scratch); /* its barriers also publish cache */
         for (int k = threadIdx.x; k < nvec; k += blockDim.x) {
-            unpack(cache[k], fg);
-            unpack(kb_load_vec(y + off + k * V), fy);
+            unpack<T>(cache[k], fg);
+            unpack<T>(ld128(y + off + k * V), fy);
 #pragma unroll
             for (int i = 0; i < V; i++) fy[i] = fy[i] * (fg[i] - dot);
-            kb_store_vec(dx + off + k * V, pack<T>(fy));
+            st128(dx + off + k * V, pack<T>(fy));
         }
         __syncthreads(); /* the next row overwrites cache */
     }
@@ -335,8 +391,8 @@ softmax_bwd_gmem(const T *__restrict__ y, const T *__restrict__ dy, T *__restric
             s, N, [&](int64_t j) { dot += kb_to_float(yr[j]) * kb_to_float(gr[j]); },
             [&](int64_t j) {
                 float fy[V], fg[V];
-                unpack(kb_load_vec(yr + j), fy);
-                unpack(kb_load_vec(gr + j), fg);
+                unpack<T>(ld128(yr + j), fy);
+                unpack<T>(ld128(gr + j), fg);
 #pragma unroll
                 for (int i = 0; i < V; i++) dot += fy[i] * fg[i];
             });
@@ -348,11 +404,11 @@ softmax_bwd_gmem(const T *__restrict__ y, const T *__restrict__ dy, T *__restric
             },
             [&](int64_t j) {
                 float fy[V], fg[V];
-                unpack(kb_load_vec(yr + j), fy);
-                unpack(kb_load_vec(gr + j), fg);
+                unpack<T>(ld128(yr + j), fy);
+                unpack<T>(ld128(gr + j), fg);
 #pragma unroll
                 for (int i = 0; i < V; i++) fy[i] = fy[i] * (fg[i] - dot);
-                kb_store_vec(dr + j, pack<T>(fy));
+                st128(dr + j, pack<T>(fy));
             });
     }
 }

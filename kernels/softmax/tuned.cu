@@ -1,40 +1,57 @@
 /* Softmax forward and backward, tuned backend: one HBM read of each input
  * and one write of the output, at the memory bandwidth of the GPU.
  *
+ * What decides the speed here is the bytes of loads in flight per SM (about
+ * 100-128 KB on H200): a CTA loads its share of a row in one burst, and the
+ * SM has to keep enough such bursts going while others reduce and store.
+ * So the row lives in registers as raw storage words (kernels/common/
+ * kb_rows.cuh), converted to fp32 where used, and each design is sized for
+ * about 1024 resident threads holding 64-128 bytes each.
+ *
  * Strategy (see kernels/common/kb_rows.cuh for slots, groups and clusters):
  * - A row is split over `threads` threads (a sub-warp for short rows, up to
- *   1024 threads) and, for long rows, over a thread-block cluster of
- *   `cluster` CTAs (sm_90), each holding a contiguous chunk. `rows` row
- *   groups share a CTA so that short rows still give a CTA enough bytes.
- * - hold=1 (registers): each thread loads its NV 16-byte slots at once
+ *   1024 threads) and optionally over a thread-block cluster of `cluster`
+ *   CTAs (sm_90), each holding a contiguous chunk. `rows` row groups share a
+ *   CTA so that short rows still give a CTA enough bytes.
+ * - hold=1/2 (registers): each thread loads its NV 16-byte slots at once
  *   (NV = the smallest instantiated value in {1,2,3,4,6,8,12,16} that covers
  *   the row; arrays are indexed by compile-time constants, so nothing goes
- *   to local memory). Forward keeps the row as fp32 exps; backward keeps y
- *   and dy in their storage dtype (half the registers) and converts on use.
- * - Forward: per-thread max, exp2 (ex2.approx) with a log2(e) factor, per-thread sum;
- *   then one reduction round of (max, sum) pairs (online-softmax combine):
- *   shuffles within the warp, shared memory across warps, distributed
- *   shared memory across the cluster. y = e * exp(m_thread - m) / sum.
+ *   to local memory). Rows with N % V == 0 and aligned pointers run an
+ *   instantiation without edge elements (fewer registers).
+ *   Forward hold=1 keeps the exps as fp32 (one exp per element); hold=2
+ *   keeps the raw input and computes the exp again for the output (half the
+ *   registers for 16-bit types, two ex2 per element: the MUFU has the room).
+ *   Backward (hold=1) keeps y and dy raw.
+ * - Forward: per-thread max, exp2 (ex2.approx) with a log2(e) factor,
+ *   per-thread sum; then one reduction round of (max, sum) pairs (online-
+ *   softmax combine): shuffles within the warp, shared memory across warps,
+ *   distributed shared memory across the cluster; y = exp(x - max) / sum.
  *   Backward: dot = sum(dy*y) by the same path, dx = y*(dy - dot).
- * - hold=0 (streaming): for rows beyond what registers of a cluster hold
- *   (bf16 forward: N > 16 CTAs x 256 threads x 16 slots x 8 = 524288), two
- *   passes; the first reads with default caching so the second, a CTA
- *   re-reading its own chunk, mostly hits L2.
- * - 128-bit loads/stores with streaming hints (__ldcs/__stcs: touched once).
- * Limits: rows longer than int64 slots of course; base pointers that are not
- *   16-byte aligned run the streaming kernels with scalar accesses (correct,
- *   slower). Any M >= 1, N >= 1. */
+ * - hold=0 (streaming, long rows): two passes over the row, `unroll` slots
+ *   per thread per step; the first pass reads with an L2 evict-last policy,
+ *   the second (a CTA re-reading its own chunk after the row's reduction)
+ *   reads it back from L2 with evict-first loads. The L2 holds the chunks in
+ *   flight when SMs x CTAs per SM x chunk bytes stays well under its size;
+ *   the heuristic picks the cluster size (chunk = row / cluster) for that.
+ * - 128-bit loads and streaming (__stcs) stores.
+ * Limits: any M >= 1, N >= 1 (64-bit offsets; the register kernels hold at
+ * most 16 x 1024 x 16 slots, i.e. N < 2^21 x V). Base pointers that are not
+ * 16-byte aligned run the streaming kernels with scalar accesses (correct,
+ * slower). */
 #include "kb_rows.cuh"
 #include "tuner.h"
 
 namespace {
 
-enum { P_THREADS, P_ROWS, P_CLUSTER, P_HOLD };
+enum { P_THREADS, P_ROWS, P_CLUSTER, P_HOLD, P_UNROLL };
+enum { HOLD_STREAM = 0, HOLD_F32 = 1, HOLD_RAW = 2 };
 constexpr int kNV[] = {1, 2, 3, 4, 6, 8, 12, 16};
 constexpr int kNumNV = sizeof kNV / sizeof kNV[0];
-constexpr int kLoopUnroll = 4;
+/* Unroll of the register configurations (not used by them) and of the
+ * scalar fallback kernels. */
+constexpr int kUnroll = 4;
 
-/* Thread coordinates shared by all four kernels. */
+/* Thread coordinates shared by all kernels. */
 struct coords {
     int tpr, g, t, rank;
     int64_t row;
@@ -53,24 +70,46 @@ __device__ __forceinline__ coords coords_of(int64_t M, int tpr_shift, int rows, 
     return c;
 }
 
+/* AL rows (N % V == 0, aligned base) start on a slot boundary: no edges. */
+template <int V, bool AL> __device__ __forceinline__ kb_rowgeo reg_geo(const coords &c, int64_t N)
+{
+    if constexpr (AL) {
+        kb_rowgeo g;
+        g.start = g.first = c.live ? c.row * N : 0;
+        g.n = c.live ? N : 0;
+        g.nfull = g.n / V;
+        g.e1 = g.n;
+        g.e0 = 0;
+        g.nedge = 0;
+        return g;
+    } else {
+        return kb_row_geo<V>(c.row, N, c.live);
+    }
+}
+
 /* ---- forward, row in registers ------------------------------------------- */
-template <typename T, int NV>
+template <typename T, int NV, bool AL, bool RAW>
 __global__ void sm_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
                            int tpr_shift, int rows, int cs)
 {
-    constexpr int V = 16 / sizeof(T), E = KB_EDGE_PER_THREAD;
+    constexpr int V = 16 / sizeof(T), E = AL ? 0 : KB_EDGE_PER_THREAD;
     __shared__ kb_ms red[32];
     __shared__ kb_ms part[KB_MAX_PARTS];
     if (cs > 1) kb_cluster_arrive_relaxed();
     const coords c = coords_of(M, tpr_shift, rows, cs);
-    const kb_rowgeo geo = kb_row_geo<V>(c.row, N, c.live);
-    const int64_t j0 = (int64_t)c.rank * c.tpr * NV + c.t;
+    const kb_rowgeo geo = reg_geo<V, AL>(c, N);
+    const int nfull = (int)geo.nfull;
+    const T *xf = x + geo.first;
+    T *yf = y + geo.first;
+    const int j0 = c.rank * c.tpr * NV + c.t;
 
-    float v[NV][V], ev[E];
+    kb_raw<T, V> r[NV];
+    float ev[E > 0 ? E : 1];
 #pragma unroll
     for (int j = 0; j < NV; j++) {
-        const int64_t jj = j0 + (int64_t)j * c.tpr;
-        kb_slot_load<T, V, KB_LD_STREAM>(x, geo, jj, jj < geo.nfull, v[j], -INFINITY);
+        const int jj = j0 + j * c.tpr;
+        r[j] = jj < nfull ? kb_ld_raw<T, V, KB_LD_STREAM>(xf + jj * V, 0)
+                          : kb_raw_splat<T, V>(-INFINITY);
     }
 #pragma unroll
     for (int q = 0; q < E; q++) {
@@ -81,33 +120,52 @@ __global__ void sm_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M
 #pragma unroll
     for (int j = 0; j < NV; j++)
 #pragma unroll
-        for (int k = 0; k < V; k++) m = fmaxf(m, v[j][k]);
+        for (int k = 0; k < V; k++) m = fmaxf(m, kb_get(r[j], k));
 #pragma unroll
     for (int q = 0; q < E; q++) m = fmaxf(m, ev[q]);
     const float mL = m == -INFINITY ? 0.f : m * KB_LOG2E;
     float sum = 0.f;
+    float v[RAW ? 1 : NV][V]; /* the exps, when not recomputed */
+    if constexpr (RAW) {
+        /* Convert again rather than keep fp32 copies from the max loop. */
+#pragma unroll
+        for (int j = 0; j < NV; j++) kb_opaque(r[j]);
+    }
 #pragma unroll
     for (int j = 0; j < NV; j++)
 #pragma unroll
         for (int k = 0; k < V; k++) {
-            v[j][k] = kb_exp2(fmaf(v[j][k], KB_LOG2E, -mL));
-            sum += v[j][k];
+            const float e = kb_exp2(fmaf(kb_get(r[j], k), KB_LOG2E, -mL));
+            if constexpr (!RAW) v[j][k] = e;
+            sum += e;
         }
 #pragma unroll
     for (int q = 0; q < E; q++) {
         ev[q] = kb_exp2(fmaf(ev[q], KB_LOG2E, -mL));
         sum += ev[q];
     }
-    kb_ms r = kb_group_reduce(kb_ms{m, sum}, c.tpr, c.g, red);
-    if (cs > 1) r = kb_cluster_reduce(r, cs, c.rank, c.g, c.t, c.tpr, part);
-    const float scale = kb_rescale(m, r.m) / r.s;
+    kb_ms rs = kb_group_reduce(kb_ms{m, sum}, c.tpr, c.g, red);
+    if (cs > 1) rs = kb_cluster_reduce(rs, cs, c.rank, c.g, c.t, c.tpr, part);
+    const float inv = 1.f / rs.s;
+    const float scale = kb_rescale(m, rs.m) * inv; /* for exps relative to m */
+    const float ML = rs.m == -INFINITY ? 0.f : rs.m * KB_LOG2E;
+    if constexpr (RAW) {
+#pragma unroll
+        for (int j = 0; j < NV; j++) kb_opaque(r[j]);
+    }
 #pragma unroll
     for (int j = 0; j < NV; j++) {
-        const int64_t jj = j0 + (int64_t)j * c.tpr;
-        if (jj >= geo.nfull) continue;
+        const int jj = j0 + j * c.tpr;
+        if (jj >= nfull) continue;
+        float o[V];
 #pragma unroll
-        for (int k = 0; k < V; k++) v[j][k] *= scale;
-        kb_slot_store<T, V>(y, geo, jj, v[j]);
+        for (int k = 0; k < V; k++) {
+            if constexpr (RAW)
+                o[k] = kb_exp2(fmaf(kb_get(r[j], k), KB_LOG2E, -ML)) * inv;
+            else
+                o[k] = v[j][k] * scale;
+        }
+        kb_st_raw<T, V>(yf + jj * V, kb_raw_of<T, V>(o));
     }
 #pragma unroll
     for (int q = 0; q < E; q++) {
@@ -116,26 +174,30 @@ __global__ void sm_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M
     }
 }
 
-/* ---- backward, y and dy in registers (storage dtype) ----------------------- */
-template <typename T, int NV>
+/* ---- backward, y and dy in registers (raw) --------------------------------- */
+template <typename T, int NV, bool AL>
 __global__ void sm_bwd_reg(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ dx,
                            int64_t M, int64_t N, int tpr_shift, int rows, int cs)
 {
-    constexpr int V = 16 / sizeof(T), E = KB_EDGE_PER_THREAD;
+    constexpr int V = 16 / sizeof(T), E = AL ? 0 : KB_EDGE_PER_THREAD;
     __shared__ float red[32];
     __shared__ float part[KB_MAX_PARTS];
     if (cs > 1) kb_cluster_arrive_relaxed();
     const coords c = coords_of(M, tpr_shift, rows, cs);
-    const kb_rowgeo geo = kb_row_geo<V>(c.row, N, c.live);
-    const int64_t j0 = (int64_t)c.rank * c.tpr * NV + c.t;
+    const kb_rowgeo geo = reg_geo<V, AL>(c, N);
+    const int nfull = (int)geo.nfull;
+    const T *yf = y + geo.first, *df = dy + geo.first;
+    T *xf = dx + geo.first;
+    const int j0 = c.rank * c.tpr * NV + c.t;
 
-    kb_pack<T, V> py[NV], pd[NV];
-    float ey[E], ed[E];
+    kb_raw<T, V> py[NV], pd[NV];
+    float ey[E > 0 ? E : 1], ed[E > 0 ? E : 1];
 #pragma unroll
     for (int j = 0; j < NV; j++) {
-        const int64_t jj = j0 + (int64_t)j * c.tpr;
-        py[j] = kb_slot_load_raw<T, V, KB_LD_STREAM>(y, geo, jj, jj < geo.nfull);
-        pd[j] = kb_slot_load_raw<T, V, KB_LD_STREAM>(dy, geo, jj, jj < geo.nfull);
+        const int jj = j0 + j * c.tpr;
+        const bool ok = jj < nfull;
+        py[j] = ok ? kb_ld_raw<T, V, KB_LD_STREAM>(yf + jj * V, 0) : kb_raw_splat<T, V>(0.f);
+        pd[j] = ok ? kb_ld_raw<T, V, KB_LD_STREAM>(df + jj * V, 0) : kb_raw_splat<T, V>(0.f);
     }
 #pragma unroll
     for (int q = 0; q < E; q++) {
@@ -148,14 +210,11 @@ __global__ void sm_bwd_reg(const T *__restrict__ y, const T *__restrict__ dy, T 
 #pragma unroll
     for (int j = 0; j < NV; j++)
 #pragma unroll
-        for (int k = 0; k < V; k++)
-            dot = fmaf(kb_to_float(py[j].v[k]), kb_to_float(pd[j].v[k]), dot);
+        for (int k = 0; k < V; k++) dot = fmaf(kb_get(py[j], k), kb_get(pd[j], k), dot);
 #pragma unroll
     for (int q = 0; q < E; q++) dot = fmaf(ey[q], ed[q], dot);
     dot = kb_group_reduce(dot, c.tpr, c.g, red);
     if (cs > 1) dot = kb_cluster_reduce(dot, cs, c.rank, c.g, c.t, c.tpr, part);
-    /* Without this the compiler keeps the fp32 conversions of the dot loop
-     * alive across the reduction: twice the registers. */
 #pragma unroll
     for (int j = 0; j < NV; j++) {
         kb_opaque(py[j]);
@@ -163,13 +222,12 @@ __global__ void sm_bwd_reg(const T *__restrict__ y, const T *__restrict__ dy, T 
     }
 #pragma unroll
     for (int j = 0; j < NV; j++) {
-        const int64_t jj = j0 + (int64_t)j * c.tpr;
-        if (jj >= geo.nfull) continue;
+        const int jj = j0 + j * c.tpr;
+        if (jj >= nfull) continue;
         float o[V];
 #pragma unroll
-        for (int k = 0; k < V; k++)
-            o[k] = kb_to_float(py[j].v[k]) * (kb_to_float(pd[j].v[k]) - dot);
-        kb_slot_store<T, V>(dx, geo, jj, o);
+        for (int k = 0; k < V; k++) o[k] = kb_get(py[j], k) * (kb_get(pd[j], k) - dot);
+        kb_st_raw<T, V>(xf + jj * V, kb_raw_of<T, V>(o));
     }
 #pragma unroll
     for (int q = 0; q < E; q++) {
@@ -178,12 +236,17 @@ __global__ void sm_bwd_reg(const T *__restrict__ y, const T *__restrict__ dy, T 
     }
 }
 
-/* ---- streaming (hold=0: very long rows, or unaligned base pointers) -------- */
-template <typename T, int V>
+/* ---- streaming (hold=0: long rows, or unaligned base pointers) ------------- */
+template <typename T, int V> constexpr kb_cache first_pass()
+{
+    return V * sizeof(T) == 16 ? KB_LD_LAST : KB_LD_KEEP;
+}
+
+template <typename T, int V, int U>
 __global__ void sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
                             int tpr_shift, int rows, int cs)
 {
-    constexpr int U = kLoopUnroll;
+    constexpr kb_cache FIRST = first_pass<T, V>();
     __shared__ kb_ms red[32];
     __shared__ kb_ms part[KB_MAX_PARTS];
     if (cs > 1) kb_cluster_arrive_relaxed();
@@ -191,62 +254,65 @@ __global__ void sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t 
     const kb_rowgeo geo = kb_row_geo<V>(c.row, N, c.live);
     const kb_chunk ch = kb_split(geo.nfull, cs, c.rank, c.tpr);
     const int64_t step = (int64_t)c.tpr * U;
+    const uint64_t pol = FIRST == KB_LD_LAST ? kb_policy_evict_last() : 0;
 
     kb_ms acc = {-INFINITY, 0.f};
 #pragma unroll 1
     for (int64_t j = ch.begin + c.t; j < ch.end; j += step) {
-        float f[U][V];
+        kb_raw<T, V> r[U];
 #pragma unroll
         for (int u = 0; u < U; u++)
-            kb_slot_load<T, V, KB_LD_KEEP>(x, geo, j + u * c.tpr, j + u * c.tpr < ch.end, f[u],
-                                           -INFINITY);
+            r[u] = kb_slot_raw<T, V, FIRST>(x, geo, j + u * c.tpr, j + u * c.tpr < ch.end,
+                                            -INFINITY, pol);
         float m = acc.m;
 #pragma unroll
         for (int u = 0; u < U; u++)
 #pragma unroll
-            for (int k = 0; k < V; k++) m = fmaxf(m, f[u][k]);
+            for (int k = 0; k < V; k++) m = fmaxf(m, kb_get(r[u], k));
         const float mL = m == -INFINITY ? 0.f : m * KB_LOG2E;
         float sum = acc.s * kb_rescale(acc.m, m);
 #pragma unroll
         for (int u = 0; u < U; u++)
 #pragma unroll
-            for (int k = 0; k < V; k++) sum += kb_exp2(fmaf(f[u][k], KB_LOG2E, -mL));
+            for (int k = 0; k < V; k++) sum += kb_exp2(fmaf(kb_get(r[u], k), KB_LOG2E, -mL));
         acc = kb_ms{m, sum};
     }
     if (c.rank == 0)
         for (int i = c.t; i < geo.nedge; i += c.tpr)
             acc = kb_ms_add(acc, kb_edge_load<T, KB_LD_KEEP>(x, geo, i, true, 0.f));
-    kb_ms r = kb_group_reduce(acc, c.tpr, c.g, red);
-    if (cs > 1) r = kb_cluster_reduce(r, cs, c.rank, c.g, c.t, c.tpr, part);
-    const float mL = r.m == -INFINITY ? 0.f : r.m * KB_LOG2E;
-    const float inv = 1.f / r.s;
+    kb_ms rs = kb_group_reduce(acc, c.tpr, c.g, red);
+    if (cs > 1) rs = kb_cluster_reduce(rs, cs, c.rank, c.g, c.t, c.tpr, part);
+    const float ML = rs.m == -INFINITY ? 0.f : rs.m * KB_LOG2E;
+    const float inv = 1.f / rs.s;
 #pragma unroll 1
     for (int64_t j = ch.begin + c.t; j < ch.end; j += step) {
-        float f[U][V];
+        kb_raw<T, V> r[U];
 #pragma unroll
         for (int u = 0; u < U; u++)
-            kb_slot_load<T, V, KB_LD_STREAM>(x, geo, j + u * c.tpr, j + u * c.tpr < ch.end, f[u],
-                                             0.f);
+            r[u] = kb_slot_raw<T, V, KB_LD_STREAM>(x, geo, j + u * c.tpr, j + u * c.tpr < ch.end,
+                                                   0.f, 0);
 #pragma unroll
         for (int u = 0; u < U; u++) {
-            if (j + u * c.tpr >= ch.end) continue;
+            const int64_t ju = j + u * c.tpr;
+            if (ju >= ch.end) continue;
+            float o[V];
 #pragma unroll
-            for (int k = 0; k < V; k++) f[u][k] = kb_exp2(fmaf(f[u][k], KB_LOG2E, -mL)) * inv;
-            kb_slot_store<T, V>(y, geo, j + u * c.tpr, f[u]);
+            for (int k = 0; k < V; k++) o[k] = kb_exp2(fmaf(kb_get(r[u], k), KB_LOG2E, -ML)) * inv;
+            kb_st_raw<T, V>(y + geo.first + ju * V, kb_raw_of<T, V>(o));
         }
     }
     if (c.rank == 0)
         for (int i = c.t; i < geo.nedge; i += c.tpr) {
             const float v = kb_edge_load<T, KB_LD_STREAM>(x, geo, i, true, 0.f);
-            kb_edge_store(y, geo, i, kb_exp2(fmaf(v, KB_LOG2E, -mL)) * inv);
+            kb_edge_store(y, geo, i, kb_exp2(fmaf(v, KB_LOG2E, -ML)) * inv);
         }
 }
 
-template <typename T, int V>
+template <typename T, int V, int U>
 __global__ void sm_bwd_loop(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ dx,
                             int64_t M, int64_t N, int tpr_shift, int rows, int cs)
 {
-    constexpr int U = kLoopUnroll;
+    constexpr kb_cache FIRST = first_pass<T, V>();
     __shared__ float red[32];
     __shared__ float part[KB_MAX_PARTS];
     if (cs > 1) kb_cluster_arrive_relaxed();
@@ -254,22 +320,22 @@ __global__ void sm_bwd_loop(const T *__restrict__ y, const T *__restrict__ dy, T
     const kb_rowgeo geo = kb_row_geo<V>(c.row, N, c.live);
     const kb_chunk ch = kb_split(geo.nfull, cs, c.rank, c.tpr);
     const int64_t step = (int64_t)c.tpr * U;
+    const uint64_t pol = FIRST == KB_LD_LAST ? kb_policy_evict_last() : 0;
 
     float dot = 0.f;
 #pragma unroll 1
     for (int64_t j = ch.begin + c.t; j < ch.end; j += step) {
-        kb_pack<T, V> py[U], pd[U];
+        kb_raw<T, V> py[U], pd[U];
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const bool ok = j + u * c.tpr < ch.end;
-            py[u] = kb_slot_load_raw<T, V, KB_LD_KEEP>(y, geo, j + u * c.tpr, ok);
-            pd[u] = kb_slot_load_raw<T, V, KB_LD_KEEP>(dy, geo, j + u * c.tpr, ok);
+            py[u] = kb_slot_raw<T, V, FIRST>(y, geo, j + u * c.tpr, ok, 0.f, pol);
+            pd[u] = kb_slot_raw<T, V, FIRST>(dy, geo, j + u * c.tpr, ok, 0.f, pol);
         }
 #pragma unroll
         for (int u = 0; u < U; u++)
 #pragma unroll
-            for (int k = 0; k < V; k++)
-                dot = fmaf(kb_to_float(py[u].v[k]), kb_to_float(pd[u].v[k]), dot);
+            for (int k = 0; k < V; k++) dot = fmaf(kb_get(py[u], k), kb_get(pd[u], k), dot);
     }
     if (c.rank == 0)
         for (int i = c.t; i < geo.nedge; i += c.tpr)
@@ -279,21 +345,21 @@ __global__ void sm_bwd_loop(const T *__restrict__ y, const T *__restrict__ dy, T
     if (cs > 1) dot = kb_cluster_reduce(dot, cs, c.rank, c.g, c.t, c.tpr, part);
 #pragma unroll 1
     for (int64_t j = ch.begin + c.t; j < ch.end; j += step) {
-        kb_pack<T, V> py[U], pd[U];
+        kb_raw<T, V> py[U], pd[U];
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const bool ok = j + u * c.tpr < ch.end;
-            py[u] = kb_slot_load_raw<T, V, KB_LD_STREAM>(y, geo, j + u * c.tpr, ok);
-            pd[u] = kb_slot_load_raw<T, V, KB_LD_STREAM>(dy, geo, j + u * c.tpr, ok);
+            py[u] = kb_slot_raw<T, V, KB_LD_STREAM>(y, geo, j + u * c.tpr, ok, 0.f, 0);
+            pd[u] = kb_slot_raw<T, V, KB_LD_STREAM>(dy, geo, j + u * c.tpr, ok, 0.f, 0);
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
-            if (j + u * c.tpr >= ch.end) continue;
+            const int64_t ju = j + u * c.tpr;
+            if (ju >= ch.end) continue;
             float o[V];
 #pragma unroll
-            for (int k = 0; k < V; k++)
-                o[k] = kb_to_float(py[u].v[k]) * (kb_to_float(pd[u].v[k]) - dot);
-            kb_slot_store<T, V>(dx, geo, j + u * c.tpr, o);
+            for (int k = 0; k < V; k++) o[k] = kb_get(py[u], k) * (kb_get(pd[u], k) - dot);
+            kb_st_raw<T, V>(dx + geo.first + ju * V, kb_raw_of<T, V>(o));
         }
     }
     if (c.rank == 0)
@@ -314,30 +380,72 @@ using bwd_fn = void (*)(const T *, const T *, T *, int64_t, int64_t, int, int, i
  * of 16 slots need 128 registers before any arithmetic). */
 template <typename T> constexpr int max_nv(bool bwd) { return bwd && sizeof(T) == 2 ? 12 : 16; }
 
-template <typename T, int NV> static fwd_fn<T> fwd_reg_kernel()
+template <typename T, int NV, bool AL, bool RAW> static fwd_fn<T> fwd_reg_kernel()
 {
-    return sm_fwd_reg<T, NV>;
+    if constexpr (RAW && sizeof(T) == 4)
+        return nullptr; /* fp32: the raw words are the fp32 values (hold=1) */
+    else
+        return sm_fwd_reg<T, NV, AL, RAW>;
 }
-template <typename T, int NV> static bwd_fn<T> bwd_reg_kernel()
+template <typename T, int NV, bool AL> static bwd_fn<T> bwd_reg_kernel()
 {
     if constexpr (NV <= max_nv<T>(true))
-        return sm_bwd_reg<T, NV>;
+        return sm_bwd_reg<T, NV, AL>;
     else
         return nullptr;
 }
-template <typename T, int... I>
+template <typename T, bool AL, bool RAW, int... I>
 static fwd_fn<T> fwd_reg_at(int nv, std::integer_sequence<int, I...>)
 {
     fwd_fn<T> f = nullptr;
-    ((nv == kNV[I] ? (void)(f = fwd_reg_kernel<T, kNV[I]>()) : (void)0), ...);
+    ((nv == kNV[I] ? (void)(f = fwd_reg_kernel<T, kNV[I], AL, RAW>()) : (void)0), ...);
     return f;
 }
-template <typename T, int... I>
+template <typename T, bool AL, int... I>
 static bwd_fn<T> bwd_reg_at(int nv, std::integer_sequence<int, I...>)
 {
     bwd_fn<T> f = nullptr;
-    ((nv == kNV[I] ? (void)(f = bwd_reg_kernel<T, kNV[I]>()) : (void)0), ...);
+    ((nv == kNV[I] ? (void)(f = bwd_reg_kernel<T, kNV[I], AL>()) : (void)0), ...);
     return f;
+}
+
+template <typename T> static fwd_fn<T> fwd_reg(int nv, bool al, bool raw)
+{
+    const auto seq = std::make_integer_sequence<int, kNumNV>{};
+    if (al) return raw ? fwd_reg_at<T, true, true>(nv, seq) : fwd_reg_at<T, true, false>(nv, seq);
+    return raw ? fwd_reg_at<T, false, true>(nv, seq) : fwd_reg_at<T, false, false>(nv, seq);
+}
+template <typename T> static bwd_fn<T> bwd_reg(int nv, bool al)
+{
+    const auto seq = std::make_integer_sequence<int, kNumNV>{};
+    return al ? bwd_reg_at<T, true>(nv, seq) : bwd_reg_at<T, false>(nv, seq);
+}
+
+/* Streaming kernels: 16-byte slots with `unroll` slots per step, or the
+ * scalar fallback (vec = false: a base pointer is not 16-byte aligned). */
+template <typename T> static fwd_fn<T> fwd_loop(int unroll, bool vec)
+{
+    constexpr int V = 16 / sizeof(T);
+    if (!vec) return sm_fwd_loop<T, 1, kUnroll>;
+    switch (unroll) {
+    case 1: return sm_fwd_loop<T, V, 1>;
+    case 2: return sm_fwd_loop<T, V, 2>;
+    case 4: return sm_fwd_loop<T, V, 4>;
+    case 8: return sm_fwd_loop<T, V, 8>;
+    default: return nullptr;
+    }
+}
+template <typename T> static bwd_fn<T> bwd_loop(int unroll, bool vec)
+{
+    constexpr int V = 16 / sizeof(T);
+    if (!vec) return sm_bwd_loop<T, 1, kUnroll>;
+    switch (unroll) {
+    case 1: return sm_bwd_loop<T, V, 1>;
+    case 2: return sm_bwd_loop<T, V, 2>;
+    case 4: return sm_bwd_loop<T, V, 4>;
+    case 8: return sm_bwd_loop<T, V, 8>;
+    default: return nullptr;
+    }
 }
 
 /* Smallest instantiated NV covering a thread's share of the row; 0: none. */
@@ -350,7 +458,7 @@ static int pick_nv(int64_t N, int V, int tpr, int cs, int maxnv)
 }
 
 struct launch_shape {
-    int tpr, rows, cs, hold;
+    int tpr, rows, cs, hold, unroll;
     int64_t grid;
 };
 
@@ -361,37 +469,59 @@ static launch_shape shape_of(const kb_problem *p, const kb_tune_cfg *c)
     ls.rows = c->v[P_ROWS];
     ls.cs = c->v[P_CLUSTER];
     ls.hold = c->v[P_HOLD];
+    ls.unroll = c->v[P_UNROLL];
     ls.grid = kb_cdiv(p->M, ls.rows) * ls.cs;
     return ls;
+}
+
+/* The kernel a launch with 16-byte aligned pointers runs (the common case;
+ * unaligned pointers run the scalar streaming kernel, checked separately). */
+template <typename T> static fwd_fn<T> fwd_kernel_of(const kb_problem *p, const launch_shape &ls)
+{
+    constexpr int V = 16 / sizeof(T);
+    if (ls.hold == HOLD_STREAM) return fwd_loop<T>(ls.unroll, true);
+    const int nv = pick_nv(p->N, V, ls.tpr, ls.cs, max_nv<T>(false));
+    return nv ? fwd_reg<T>(nv, p->N % V == 0, ls.hold == HOLD_RAW) : nullptr;
+}
+template <typename T> static bwd_fn<T> bwd_kernel_of(const kb_problem *p, const launch_shape &ls)
+{
+    constexpr int V = 16 / sizeof(T);
+    if (ls.hold == HOLD_STREAM) return bwd_loop<T>(ls.unroll, true);
+    if (ls.hold != HOLD_F32) return nullptr; /* backward holds y, dy raw: hold=1 */
+    const int nv = pick_nv(p->N, V, ls.tpr, ls.cs, max_nv<T>(true));
+    return nv ? bwd_reg<T>(nv, p->N % V == 0) : nullptr;
 }
 
 template <typename T>
 static int valid_t(const kb_problem *p, const launch_shape &ls, bool bwd)
 {
-    constexpr int V = 16 / sizeof(T);
     const int block = ls.tpr * ls.rows;
-    /* The unaligned-pointer fallback must be able to run the same shape. */
-    if (bwd ? !kb_launchable(sm_bwd_loop<T, 1>, block, ls.cs)
-            : !kb_launchable(sm_fwd_loop<T, 1>, block, ls.cs))
-        return 0;
-    if (!ls.hold)
-        return bwd ? kb_launchable(sm_bwd_loop<T, V>, block, ls.cs)
-                   : kb_launchable(sm_fwd_loop<T, V>, block, ls.cs);
-    const int nv = pick_nv(p->N, V, ls.tpr, ls.cs, max_nv<T>(bwd));
-    if (!nv) return 0;
-    const auto seq = std::make_integer_sequence<int, kNumNV>{};
-    return bwd ? kb_launchable(bwd_reg_at<T>(nv, seq), block, ls.cs)
-               : kb_launchable(fwd_reg_at<T>(nv, seq), block, ls.cs);
+    if (bwd) {
+        const bwd_fn<T> k = bwd_kernel_of<T>(p, ls);
+        return k && kb_launchable(k, block, ls.cs) &&
+               kb_launchable(bwd_loop<T>(kUnroll, false), block, ls.cs);
+    }
+    const fwd_fn<T> k = fwd_kernel_of<T>(p, ls);
+    return k && kb_launchable(k, block, ls.cs) &&
+           kb_launchable(fwd_loop<T>(kUnroll, false), block, ls.cs);
+}
+
+static int shape_ok(const kb_problem *p, const launch_shape &ls)
+{
+    const int block = ls.tpr * ls.rows;
+    return p->M >= 1 && p->N >= 1 && ls.tpr >= 4 && ls.tpr <= KB_MAX_TPR && ls.rows >= 1 &&
+           ls.rows <= KB_MAX_ROWS && ls.cs >= 1 && ls.cs <= KB_MAX_CLUSTER &&
+           (ls.cs == 1 || ls.rows * ls.cs <= KB_MAX_PARTS) && block >= 32 &&
+           block <= KB_MAX_TPR && ls.grid <= INT32_MAX;
 }
 
 static int valid_dir(const kb_problem *p, const kb_tune_cfg *c, bool bwd)
 {
     const launch_shape ls = shape_of(p, c);
-    const int block = ls.tpr * ls.rows;
-    if (block < 32 || block > KB_MAX_TPR || ls.rows > KB_MAX_ROWS || ls.cs > KB_MAX_CLUSTER ||
-        (ls.cs > 1 && ls.rows * ls.cs > KB_MAX_PARTS))
-        return 0;
-    if (ls.grid > INT32_MAX) return 0;
+    if (!shape_ok(p, ls)) return 0;
+    /* unroll only matters to the streaming kernels: one value elsewhere, so
+     * that the search does not time the same kernel twice. */
+    if (ls.hold != HOLD_STREAM && ls.unroll != kUnroll) return 0;
     int ok = 0;
     KB_DISPATCH(p->dtype, T, ok = valid_t<T>(p, ls, bwd));
     return ok;
@@ -406,45 +536,72 @@ static int bwd_valid(const kb_problem *p, const kb_setup_ctx *, const kb_tune_cf
     return valid_dir(p, c, true);
 }
 
-static kb_tune_cfg make_cfg(int tpr, int rows, int cs, int hold)
+static kb_tune_cfg make_cfg(int tpr, int rows, int cs, int hold, int unroll)
 {
     kb_tune_cfg c = {};
     c.v[P_THREADS] = tpr;
     c.v[P_ROWS] = rows;
     c.v[P_CLUSTER] = cs;
     c.v[P_HOLD] = hold;
+    c.v[P_UNROLL] = unroll;
     return c;
 }
 
-/* QuACK's recipe in slot units: about 32 fp32 values per thread forward
- * (4 slots of y and of dy backward), a sub-warp per short row with >= 128
- * threads per CTA, up to 256 threads per row, then clusters until a thread
- * holds at most 64 fp32 values forward (4 slots of each backward, 8 for
- * fp32): under 128 registers, so two 256-thread CTAs share an SM. Small M
- * spreads a row over more CTAs so that more SMs pull its bytes. */
+/* Resident CTAs per SM of the streaming kernel for blocks of `block`. */
+static int stream_occupancy(const kb_problem *p, int block, int unroll, bool bwd)
+{
+    int n = 0;
+    KB_DISPATCH(p->dtype, T,
+                n = bwd ? kb_blocks_per_sm(bwd_loop<T>(unroll, true), block)
+                        : kb_blocks_per_sm(fwd_loop<T>(unroll, true), block));
+    return n > 0 ? n : 1;
+}
+
+/* Registers: a thread holds 128 bytes of loads (forward: 8 raw slots of x,
+ * fp32 8 slots; backward: 4 slots of y and of dy), which keeps a kernel at
+ * <= 64 registers, i.e. 1024 threads and ~128 KB of loads in flight per SM;
+ * a sub-warp per short row with 128-thread CTAs, up to 512 threads per row
+ * forward (two 512-thread CTAs per SM) and 1024 backward (Liger's one CTA
+ * of 1024 threads per row, measured at ~4380 GB/s at N = 32768).
+ * Longer rows stream: 256 threads, 4 slots per step (per tensor), and a
+ * cluster splitting the row so that the chunks in flight, SMs x CTAs per SM
+ * x chunk bytes, take at most ~40 % of L2 counting that about half the CTAs
+ * are in their first pass (the second pass must find its chunk in L2).
+ * Small M spreads a row over a cluster so that more SMs pull its bytes. */
 static void heuristic_dir(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out, bool bwd)
 {
-    const int V = (int)(16 / kb_dtype_size(p->dtype));
+    const int esz = (int)kb_dtype_size(p->dtype), V = 16 / esz;
     const int64_t S = kb_max_slots(p->N, V);
-    const int nvt = bwd ? 4 : 32 / V, nvmax = bwd ? (V == 8 ? 4 : 8) : 64 / V;
     const int sms = ctx && ctx->sm_count > 0 ? ctx->sm_count : 132;
-    int tpr = (int)kb_pow2_ceil(kb_cdiv(S, nvt));
-    tpr = tpr < 4 ? 4 : tpr > 256 ? 256 : tpr;
-    const int rows = tpr >= 128 ? 1 : 128 / tpr;
-    int64_t cs = S > (int64_t)tpr * nvmax ? kb_pow2_ceil(kb_cdiv(S, (int64_t)tpr * nvmax)) : 1;
-    const int64_t blocks = kb_cdiv(p->M, rows);
-    while (blocks * cs < sms && cs < 8 && S >= (int64_t)tpr * cs * 4) cs *= 2;
+    const double l2 = ctx && ctx->l2_bytes > 0 ? (double)ctx->l2_bytes : 50e6;
+    const int hold = bwd || esz == 4 ? HOLD_F32 : HOLD_RAW;
+    const int nvt = bwd ? 4 : 8, tmax = bwd ? 1024 : 512;
 
-    /* Fallbacks, in order: fewer CTAs per cluster with more slots per thread
-     * (a GPU that cannot schedule 16), then the streaming kernels. */
-    kb_tune_cfg cand[6];
+    kb_tune_cfg cand[8];
     int n = 0;
-    cand[n++] = make_cfg(tpr, rows, (int)(cs < KB_MAX_CLUSTER ? cs : KB_MAX_CLUSTER), 1);
-    if (cs > 8) cand[n++] = make_cfg(tpr, rows, 8, 1);
-    const int cs_stream = blocks >= 2 * sms ? 1 : 8;
-    cand[n++] = make_cfg(256, 1, cs_stream, 0);
-    cand[n++] = make_cfg(256, 1, 1, 0);
-    cand[n++] = make_cfg(32, 32, 1, 0); /* M beyond 2^31 one-row CTAs */
+    int64_t tpr = kb_pow2_ceil(kb_cdiv(S, nvt));
+    tpr = tpr < 4 ? 4 : tpr;
+    if (tpr <= tmax) {
+        const int rows = tpr >= 128 ? 1 : (int)(128 / tpr);
+        const int64_t blocks = kb_cdiv(p->M, rows);
+        int cs = 1;
+        while (blocks * cs < sms && cs < 8 && S >= tpr * cs * 4) cs *= 2;
+        cand[n++] = make_cfg((int)tpr, rows, cs, hold, kUnroll);
+    }
+    const int ts = 256, U = 4;
+    const int k = stream_occupancy(p, ts, U, bwd);
+    const double chunk = (double)p->N * esz * (bwd ? 2 : 1);
+    int cs = 1;
+    while (cs < KB_MAX_CLUSTER && (double)sms * k * chunk / cs / 2 > 0.4 * l2 &&
+           S >= (int64_t)ts * U * cs * 2)
+        cs *= 2;
+    while (p->M * cs < 2 * sms && cs < 8 && S >= (int64_t)ts * U * cs * 2) cs *= 2;
+    /* Fallbacks, in order: a portable cluster size (a GPU that cannot
+     * schedule 16), one CTA per row, 32-row CTAs (M beyond 2^31 rows). */
+    cand[n++] = make_cfg(ts, 1, cs, HOLD_STREAM, U);
+    if (cs > 8) cand[n++] = make_cfg(ts, 1, 8, HOLD_STREAM, U);
+    cand[n++] = make_cfg(ts, 1, 1, HOLD_STREAM, U);
+    cand[n++] = make_cfg(32, 32, 1, HOLD_STREAM, U);
     for (int i = 0; i < n; i++)
         if (valid_dir(p, &cand[i], bwd)) {
             *out = cand[i];
@@ -471,14 +628,15 @@ static cudaError_t launch_fwd(const kb_problem *p, const kb_tensors *t, const la
     const T *x = (const T *)t->x;
     T *y = (T *)t->out;
     const int sh = kb_log2i(ls.tpr), block = ls.tpr * ls.rows;
-    if (!kb_aligned16(x) || !kb_aligned16(y))
-        return kb_launch_rows(sm_fwd_loop<T, 1>, ls.grid, block, ls.cs, s, x, y, p->M, p->N, sh,
-                              ls.rows, ls.cs);
-    if (!ls.hold)
-        return kb_launch_rows(sm_fwd_loop<T, V>, ls.grid, block, ls.cs, s, x, y, p->M, p->N, sh,
-                              ls.rows, ls.cs);
-    const fwd_fn<T> k = fwd_reg_at<T>(pick_nv(p->N, V, ls.tpr, ls.cs, max_nv<T>(false)),
-                                      std::make_integer_sequence<int, kNumNV>{});
+    const bool vec = kb_aligned16(x) && kb_aligned16(y);
+    fwd_fn<T> k = nullptr;
+    if (!vec)
+        k = fwd_loop<T>(kUnroll, false);
+    else if (ls.hold == HOLD_STREAM)
+        k = fwd_loop<T>(ls.unroll, true);
+    else
+        k = fwd_reg<T>(pick_nv(p->N, V, ls.tpr, ls.cs, max_nv<T>(false)), p->N % V == 0,
+                       ls.hold == HOLD_RAW);
     if (!k) return cudaErrorInvalidConfiguration;
     return kb_launch_rows(k, ls.grid, block, ls.cs, s, x, y, p->M, p->N, sh, ls.rows, ls.cs);
 }
@@ -491,14 +649,14 @@ static cudaError_t launch_bwd(const kb_problem *p, const kb_tensors *t, const la
     const T *y = (const T *)t->y, *dy = (const T *)t->dy;
     T *dx = (T *)t->out;
     const int sh = kb_log2i(ls.tpr), block = ls.tpr * ls.rows;
-    if (!kb_aligned16(y) || !kb_aligned16(dy) || !kb_aligned16(dx))
-        return kb_launch_rows(sm_bwd_loop<T, 1>, ls.grid, block, ls.cs, s, y, dy, dx, p->M, p->N,
-                              sh, ls.rows, ls.cs);
-    if (!ls.hold)
-        return kb_launch_rows(sm_bwd_loop<T, V>, ls.grid, block, ls.cs, s, y, dy, dx, p->M, p->N,
-                              sh, ls.rows, ls.cs);
-    const bwd_fn<T> k = bwd_reg_at<T>(pick_nv(p->N, V, ls.tpr, ls.cs, max_nv<T>(true)),
-                                      std::make_integer_sequence<int, kNumNV>{});
+    const bool vec = kb_aligned16(y) && kb_aligned16(dy) && kb_aligned16(dx);
+    bwd_fn<T> k = nullptr;
+    if (!vec)
+        k = bwd_loop<T>(kUnroll, false);
+    else if (ls.hold == HOLD_STREAM)
+        k = bwd_loop<T>(ls.unroll, true);
+    else if (ls.hold == HOLD_F32)
+        k = bwd_reg<T>(pick_nv(p->N, V, ls.tpr, ls.cs, max_nv<T>(true)), p->N % V == 0);
     if (!k) return cudaErrorInvalidConfiguration;
     return kb_launch_rows(k, ls.grid, block, ls.cs, s, y, dy, dx, p->M, p->N, sh, ls.rows, ls.cs);
 }
@@ -506,19 +664,17 @@ static cudaError_t launch_bwd(const kb_problem *p, const kb_tensors *t, const la
 static kb_status launch_dir(const kb_problem *p, const kb_tensors *t, const kb_tune_cfg *c,
                             cudaStream_t s, kb_err *e, bool bwd)
 {
-    launch_shape ls = shape_of(p, c);
-    if (p->M < 1 || p->N < 1 || ls.grid > INT32_MAX || ls.tpr < 4 || ls.tpr > KB_MAX_TPR ||
-        ls.rows < 1 || ls.rows > KB_MAX_ROWS || ls.cs < 1 || ls.cs > KB_MAX_CLUSTER ||
-        (ls.cs > 1 && ls.rows * ls.cs > KB_MAX_PARTS))
+    const launch_shape ls = shape_of(p, c);
+    if (!shape_ok(p, ls))
         return KB_FAIL(e, KB_ERR_ARG, "softmax_%s tuned %lldx%lld: bad launch shape",
                        bwd ? "backward" : "forward", (long long)p->M, (long long)p->N);
     cudaError_t rc = cudaErrorInvalidValue;
     KB_DISPATCH(p->dtype, T, rc = bwd ? launch_bwd<T>(p, t, ls, s) : launch_fwd<T>(p, t, ls, s));
     if (rc != cudaSuccess)
         return KB_FAIL(e, KB_ERR_CUDA, "softmax_%s tuned %s %lldx%lld threads=%d rows=%d "
-                       "cluster=%d hold=%d: %s", bwd ? "backward" : "forward",
+                       "cluster=%d hold=%d unroll=%d: %s", bwd ? "backward" : "forward",
                        kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, ls.tpr, ls.rows,
-                       ls.cs, ls.hold, cudaGetErrorString(rc));
+                       ls.cs, ls.hold, ls.unroll, cudaGetErrorString(rc));
     KB_LAUNCHED(e);
     return KB_OK;
 }
@@ -535,15 +691,41 @@ static kb_status bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_t
 }
 
 /* threads: per row within a CTA; rows: row groups per CTA; cluster: CTAs per
- * row (sm_90 cluster, DSMEM reduction); hold: 1 row in registers, 0 two
- * streaming passes. */
-#define SM_SPACE(op, heur, valid, launch)                                      \
-    {op, 4, {"threads", "rows", "cluster", "hold"}, {9, 6, 5, 2},              \
-     {{4, 8, 16, 32, 64, 128, 256, 512, 1024}, {1, 2, 4, 8, 16, 32}, {1, 2, 4, 8, 16}, {0, 1}}, \
-     heur, valid, nullptr, launch}
+ * row (sm_90 cluster, DSMEM reduction); hold: 0 two streaming passes, 1 row
+ * in registers (forward: fp32 exps; backward: raw y, dy), 2 (forward) raw x
+ * in registers, exp computed twice; unroll: slots per thread and step of
+ * the streaming kernels (4 with hold > 0). */
+const kb_tune_space fwd_space = {
+    "softmax_forward",
+    5,
+    {"threads", "rows", "cluster", "hold", "unroll"},
+    {9, 6, 5, 3, 4},
+    {{4, 8, 16, 32, 64, 128, 256, 512, 1024},
+     {1, 2, 4, 8, 16, 32},
+     {1, 2, 4, 8, 16},
+     {0, 1, 2},
+     {1, 2, 4, 8}},
+    fwd_heuristic,
+    fwd_valid,
+    nullptr,
+    fwd_launch,
+};
 
-const kb_tune_space fwd_space = SM_SPACE("softmax_forward", fwd_heuristic, fwd_valid, fwd_launch);
-const kb_tune_space bwd_space = SM_SPACE("softmax_backward", bwd_heuristic, bwd_valid, bwd_launch);
+const kb_tune_space bwd_space = {
+    "softmax_backward",
+    5,
+    {"threads", "rows", "cluster", "hold", "unroll"},
+    {9, 6, 5, 2, 4},
+    {{4, 8, 16, 32, 64, 128, 256, 512, 1024},
+     {1, 2, 4, 8, 16, 32},
+     {1, 2, 4, 8, 16},
+     {0, 1},
+     {1, 2, 4, 8}},
+    bwd_heuristic,
+    bwd_valid,
+    nullptr,
+    bwd_launch,
+};
 
 } // namespace
 
