@@ -9,14 +9,21 @@
  *     stores of T rows (one 128-bit vector or a scalar) and fp32 rows
  *     (float4s or a scalar), per-tile loops;
  *   - the online max / sum-of-exp pass of softmax and cross entropy;
- *   - the norm backwards' dw: a per-program partial row (registers or global
- *     read-modify-write), the fixed-order reduction of the partials, the
- *     program plan, and their setup / run;
+ *   - the norms: loads of x, w and dy, the forward's run, and the
+ *     backward's dw (a per-program partial row, the fixed-order reduction of
+ *     the partials, the program plan, setup and run);
  *   - host boilerplate: setup, describe, teardown, launch check.
- * Tile loops call small lambdas; all of it is force-inlined, so each kernel
- * compiles to what it was when the loops were written out. Everything is
- * static, inline or a template: each .cu gets its own copy, nothing is
- * visible at link time. */
+ * Tile loops take small lambdas; everything is force-inlined, and each kernel
+ * compiles to the instructions and register counts it had when its loops
+ * were written out in full (checked with ptxas -v and the SASS). That holds
+ * because the arrays (tiles, outputs, acc, scratch) are the kernel's own,
+ * declared in the kernel in the order it uses them and passed in by
+ * reference: an array declared inside an inlined helper is hoisted ahead of
+ * the kernel's, which reorders its registers and cost one or two more on
+ * some paths. (fused_row_max_sumexp keeps its tile: it is the first array of
+ * the kernels that call it.)
+ * Functions are static or static inline and types are templates or plain
+ * structs: each .cu gets its own copy, nothing is visible at link time. */
 #ifndef KB_FUSED_ROWS_CUH
 #define KB_FUSED_ROWS_CUH
 
@@ -235,14 +242,18 @@ static __device__ __forceinline__ void fused_load_tile(const T *r, int64_t base,
                           [&](int k, int64_t col) { fused_ld<T, W, LAST>(r + col, v[k]); });
 }
 
-/* Elementwise end of a pass: for each access inside the row, f(k, col, o)
- * fills o and o is stored (streaming) to r + col. */
+/* Elementwise end of a pass: for each access inside the row, element i of
+ * the output is f(k, col, i) (access k at column col); o takes the W values
+ * and is stored (streaming) to r + col. o is the caller's, declared after
+ * its input tiles: an array declared in here would be hoisted ahead of the
+ * kernel's own and change its register allocation. */
 template <typename T, int W, int U, typename F>
-static __device__ __forceinline__ void fused_store_tile(T *r, int64_t base, int64_t N, const F &f)
+static __device__ __forceinline__ void fused_store_tile(T *r, int64_t base, int64_t N,
+                                                        float (&o)[W], const F &f)
 {
     fused_tile_each<W, U>(base, N, [&](int k, int64_t col) {
-        float o[W];
-        f(k, col, o);
+#pragma unroll
+        for (int i = 0; i < W; i++) o[i] = f(k, col, i);
         fused_st<T, W>(r + col, o);
     });
 }
@@ -252,10 +263,10 @@ static __device__ __forceinline__ void fused_store_tile(T *r, int64_t base, int6
  * per tile (fast __expf, as Triton's tl.exp), then the CTA's max and the sum
  * rescaled to it (accurate expf). Every thread gets rmax and rsum. */
 template <typename T, int W, int U>
-static __device__ __forceinline__ void fused_row_max_sumexp(const T *xr, int64_t N, float *scratch,
-                                                            float &rmax, float &rsum)
+static __device__ __forceinline__ void fused_row_max_sumexp(const T *xr, int64_t N, int64_t tile,
+                                                            float *scratch, float &rmax,
+                                                            float &rsum)
 {
-    const int64_t tile = fused_tile_len<W, U>();
     float m = -INFINITY, s = 0.f;
     for (int64_t base = 0; base < N; base += tile) {
         float v[U][W];
@@ -299,7 +310,7 @@ template <typename T, int W, int U, bool LAST>
 static __device__ __forceinline__ void fused_load_xgw(const T *xr, const T *gr, const float *w,
                                                       int64_t base, int64_t N, float (&xv)[U][W],
                                                       float (&gv)[U][W], float (&wv)[U][W],
-                                                      float xpad)
+                                                      float xpad = 0.f)
 {
     const auto live = [&](int k, int64_t col) {
         fused_ld<T, W, LAST>(xr + col, xv[k]);
@@ -322,15 +333,18 @@ static __device__ __forceinline__ void fused_load_xgw(const T *xr, const T *gr, 
  * accumulates dy * xh over its rows. A thread owns the same columns on every
  * row, so there are no races. When the row is one tile the sums stay in
  * registers (acc) and are written once by flush(); otherwise each tile is
- * read-modify-written in global memory (the first row just writes). */
+ * read-modify-written in global memory (the first row just writes).
+ * acc is the kernel's own array, passed in: as a member it kept the compiler
+ * from splitting the tile loop on one_tile as it does for a plain local
+ * (different code, more registers on the scalar path). */
 template <int W, int U> struct fused_dw_part {
-    int64_t tile, r0, r1;
+    int64_t tile;
     bool one_tile;
+    int64_t r0, r1;
     float *pr;
-    float acc[U][W];
 
     __device__ __forceinline__ fused_dw_part(float *part, int64_t M, int64_t N,
-                                             int64_t rows_per_cta)
+                                             int64_t rows_per_cta, float (&acc)[U][W])
     {
         tile = fused_tile_len<W, U>();
         one_tile = N <= tile;
@@ -344,14 +358,14 @@ template <int W, int U> struct fused_dw_part {
     }
 
     /* d: this row's dy * xh at access k, column col. */
-    __device__ __forceinline__ void add(int k, int64_t col, int64_t row, float (&d)[W])
+    __device__ __forceinline__ void add(float (&acc)[U][W], int k, int64_t col, int64_t row,
+                                        float (&d)[W], float (&pv)[W]) const
     {
         if (one_tile) {
 #pragma unroll
             for (int i = 0; i < W; i++) acc[k][i] += d[i];
         } else {
             if (row != r0) {
-                float pv[W];
                 fused_ldf<W, false>(pr + col, pv);
 #pragma unroll
                 for (int i = 0; i < W; i++) d[i] += pv[i];
@@ -360,7 +374,7 @@ template <int W, int U> struct fused_dw_part {
         }
     }
 
-    __device__ __forceinline__ void flush(int64_t N)
+    __device__ __forceinline__ void flush(const float (&acc)[U][W], int64_t N) const
     {
         if (one_tile && r0 < r1) {
 #pragma unroll
@@ -423,14 +437,14 @@ static inline kb_status fused_new(const kb_problem *p, const char *op, fused_cfg
     return KB_OK;
 }
 
-/* kb_impl.setup of every pass without a workspace. OP::name is the op
- * ("softmax"), as errors name it. */
-template <typename OP>
+/* kb_impl.setup of every pass without a workspace; NAME is the op as errors
+ * name it ("softmax"). */
+template <const char *NAME>
 static kb_status fused_setup(const kb_problem *p, const kb_setup_ctx *ctx, void **state,
                              size_t *workspace_bytes, kb_err *e)
 {
     fused_cfg *c = NULL;
-    KB_TRY(fused_new(p, OP::name, &c, e));
+    KB_TRY(fused_new(p, NAME, &c, e));
     *state = c;
     *workspace_bytes = 0;
     return KB_OK;
@@ -448,11 +462,27 @@ static inline void fused_describe(const void *state, char *buf, size_t len)
 
 static inline void fused_teardown(void *state) { free(state); }
 
-/* ---- norm backward: host side ------------------------------------------------
- * OP (the op file's traits) gives name, the tile caps ELEMS1 / ELEMSV (see
- * fused_dispatch), kernel<K>() (the backward kernel of instance K) and
- * launch<K>(p, t, c, s) (launches it on c->programs CTAs, workspace as the
- * partials). */
+/* ---- norms: host side ----------------------------------------------------------
+ * OP is the op file's traits: name, the op as errors name it; FWD_ELEMS, the
+ * forward's tile cap (both paths); BWD_ELEMS1 / BWD_ELEMSV, the backward's
+ * (scalar / vector path, see fused_dispatch); fwd_kernel<K>() and
+ * bwd_kernel<K>(), the kernels of instance K (the forward's arguments are x,
+ * w, y, M, N); bwd_launch<K>(p, t, c, s), which launches bwd_kernel<K>() on
+ * c->programs CTAs with the op's arguments and the workspace as the
+ * partials. */
+template <typename OP>
+static kb_status fused_norm_fwd_run(const kb_problem *p, const kb_tensors *t, void *state,
+                                    cudaStream_t s, kb_err *e)
+{
+    const fused_cfg *c = (const fused_cfg *)state;
+    const bool aligned = fused_aligned(t->x) && fused_aligned(t->w) && fused_aligned(t->out);
+    fused_dispatch<OP::FWD_ELEMS, OP::FWD_ELEMS>(p, c, aligned, [&](auto k) {
+        typedef typename decltype(k)::T T;
+        OP::template fwd_kernel<decltype(k)>()<<<fused_grid(p->M), c->threads, 0, s>>>(
+            (const T *)t->x, t->w, (T *)t->out, p->M, p->N);
+    });
+    return fused_check_launch(p, OP::name, "forward", e);
+}
 
 /* Programs of the backward: every SM filled with resident CTAs (occ per SM),
  * unless the [P, N] partials would then outgrow 3/4 of L2 (never fewer than
@@ -481,9 +511,9 @@ static kb_status fused_norm_bwd_setup(const kb_problem *p, const kb_setup_ctx *c
     KB_TRY(fused_new(p, OP::name, &c, e));
     int occ = 0;
     cudaError_t rc = cudaSuccess;
-    fused_dispatch<OP::ELEMS1, OP::ELEMSV>(p, c, true, [&](auto k) {
+    fused_dispatch<OP::BWD_ELEMS1, OP::BWD_ELEMSV>(p, c, true, [&](auto k) {
         rc = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &occ, OP::template kernel<decltype(k)>(), c->threads, 0);
+            &occ, OP::template bwd_kernel<decltype(k)>(), c->threads, 0);
     });
     if (rc != cudaSuccess) {
         free(c);
@@ -512,8 +542,8 @@ static kb_status fused_norm_bwd_run(const kb_problem *p, const kb_tensors *t, vo
                        (long long)p->N);
     const bool aligned = fused_aligned(t->x) && fused_aligned(t->dy) && fused_aligned(t->w) &&
                          fused_aligned(t->out) && fused_aligned(t->workspace);
-    fused_dispatch<OP::ELEMS1, OP::ELEMSV>(
-        p, c, aligned, [&](auto k) { OP::template launch<decltype(k)>(p, t, c, s); });
+    fused_dispatch<OP::BWD_ELEMS1, OP::BWD_ELEMSV>(
+        p, c, aligned, [&](auto k) { OP::template bwd_launch<decltype(k)>(p, t, c, s); });
     KB_TRY(fused_check_launch(p, OP::name, "backward", e));
     fused_dw_reduce_kernel<FUSED_DW_COLS>
         <<<(unsigned)kb_cdiv(p->N, FUSED_DW_COLS), FUSED_DW_COLS * FUSED_DW_COLS, 0, s>>>(

@@ -54,9 +54,11 @@ template <typename T> __device__ __forceinline__ kb_vec<T> kb_load_vec_stream(co
     return r;
 }
 
+/* Through an explicit uint4 store: a plain struct assignment lets nvcc 13 split
+ * the 16-byte store into four 4-byte ones. */
 template <typename T> __device__ __forceinline__ void kb_store_vec(T *p, const kb_vec<T> &v)
 {
-    *reinterpret_cast<uint4 *>(p) = *reinterpret_cast<const uint4 *>(&v);
+    __stwb(reinterpret_cast<uint4 *>(p), *reinterpret_cast<const uint4 *>(&v));
 }
 
 template <typename T> __device__ __forceinline__ void kb_store_vec_stream(T *p, const kb_vec<T> &v)

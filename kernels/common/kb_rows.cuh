@@ -247,13 +247,20 @@ __device__ __forceinline__ void kb_edge_store(T *__restrict__ base, const kb_row
     __stcs(base + g.start + kb_edge_elem(g, i), kb_from_float<T>(v));
 }
 
-/* Makes the compiler forget what it knows about r's value (no instruction
- * emitted): fp32 conversions made before this point are not kept alive
- * across it (they would double the registers held over a reduction). */
-template <typename T, int V> __device__ __forceinline__ void kb_opaque(kb_raw<T, V> &r)
+/* Ties r to v, the result of a reduction: r.w += isnan(v), so that nothing
+ * computed from r moves above the reduction. Without it ptxas converts the
+ * whole held row to fp32 while the reduction runs (an empty asm does not
+ * stop it: it acts on PTX), doubling the registers. Harmless: when v is NaN
+ * every output derived from it is NaN whatever r holds. */
+template <typename T, int V> __device__ __forceinline__ void kb_tie(kb_raw<T, V> &r, float v)
 {
+    const unsigned z = isnan(v);
 #pragma unroll
-    for (int i = 0; i < kb_raw<T, V>::NW; i++) asm volatile("" : "+r"(r.w[i]));
+    for (int i = 0; i < kb_raw<T, V>::NW; i++) r.w[i] += z;
+}
+__device__ __forceinline__ void kb_tie(float &f, float v)
+{
+    f = __uint_as_float(__float_as_uint(f) + (unsigned)isnan(v));
 }
 
 static inline bool kb_aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
@@ -264,9 +271,6 @@ static inline bool kb_aligned16(const void *p) { return ((uintptr_t)p & 15) == 0
  * of a cluster, combining the same partials in rank order, gets the same. */
 struct kb_ms {
     float m, s; /* running max, sum of exp(x - m) */
-};
-struct kb_mst {
-    float m, s, t; /* + the target logit (0 where not seen) */
 };
 
 /* 2^x with one MUFU op. Arguments here are <= 0 (x - max); results below
@@ -298,11 +302,6 @@ __device__ __forceinline__ kb_ms kb_combine(kb_ms a, kb_ms b)
     const float m = fmaxf(a.m, b.m);
     return kb_ms{m, a.s * kb_rescale(a.m, m) + b.s * kb_rescale(b.m, m)};
 }
-__device__ __forceinline__ kb_mst kb_combine(kb_mst a, kb_mst b)
-{
-    const float m = fmaxf(a.m, b.m);
-    return kb_mst{m, a.s * kb_rescale(a.m, m) + b.s * kb_rescale(b.m, m), a.t + b.t};
-}
 
 __device__ __forceinline__ float kb_shfl_xor(float v, int o)
 {
@@ -311,10 +310,6 @@ __device__ __forceinline__ float kb_shfl_xor(float v, int o)
 __device__ __forceinline__ kb_ms kb_shfl_xor(kb_ms v, int o)
 {
     return kb_ms{kb_shfl_xor(v.m, o), kb_shfl_xor(v.s, o)};
-}
-__device__ __forceinline__ kb_mst kb_shfl_xor(kb_mst v, int o)
-{
-    return kb_mst{kb_shfl_xor(v.m, o), kb_shfl_xor(v.s, o), kb_shfl_xor(v.t, o)};
 }
 
 /* Reduce over the tpr threads of row group g; every thread gets the result.

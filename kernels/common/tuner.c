@@ -452,27 +452,66 @@ static int is_valid(const kb_tune_space *sp, const kb_problem *p, const kb_setup
     return !sp->valid || sp->valid(p, ctx, c);
 }
 
+/* Index of v among parameter i's choices, -1 if absent. */
+static int choice_index(const kb_tune_space *sp, int i, int v)
+{
+    for (int k = 0; k < sp->nchoices[i]; k++)
+        if (sp->choices[i][k] == v) return k;
+    return -1;
+}
+
+/* c with parameter i changed is invalid: make it valid by changing one other
+ * parameter as little as possible (nearest choice in the list's order
+ * first). Kernels whose parameters only mean something in one design (a
+ * streaming unroll, say) make the plain neighbour invalid across designs;
+ * without the repair the search could never cross from one design to the
+ * other. 1 and *c repaired, or 0. */
+static int repair(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx, int i,
+                  kb_tune_cfg *c)
+{
+    for (int d = 1; d < KB_TUNE_MAX_CHOICES; d++)
+        for (int j = 0; j < sp->nparams; j++) {
+            const int at = choice_index(sp, j, c->v[j]);
+            if (j == i || at < 0) continue;
+            for (int s = -1; s <= 1; s += 2) {
+                const int k = at + s * d;
+                if (k < 0 || k >= sp->nchoices[j]) continue;
+                kb_tune_cfg r = *c;
+                r.v[j] = sp->choices[j][k];
+                if (is_valid(sp, p, ctx, &r)) {
+                    *c = r;
+                    return 1;
+                }
+            }
+        }
+    return 0;
+}
+
 /* Nearest valid choice of parameter i strictly below (dir < 0) or above
- * (dir > 0) the value in c; 0 when there is none. Choices need not be sorted. */
+ * (dir > 0) the value in c; failing that, the nearest one that repair()
+ * makes valid; 0 when there is none. Choices need not be sorted. */
 static int neighbour(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx,
                      const kb_tune_cfg *c, int i, int dir, kb_tune_cfg *out)
 {
     const int cur = c->v[i];
-    int tried[KB_TUNE_MAX_CHOICES] = {0};
-    for (;;) {
-        int pick = -1;
-        for (int k = 0; k < sp->nchoices[i]; k++) {
-            const int v = sp->choices[i][k];
-            if (tried[k] || (dir < 0 ? v >= cur : v <= cur)) continue;
-            if (pick < 0 || (dir < 0 ? v > sp->choices[i][pick] : v < sp->choices[i][pick]))
-                pick = k;
+    for (int fix = 0; fix <= 1; fix++) {
+        int tried[KB_TUNE_MAX_CHOICES] = {0};
+        for (;;) {
+            int pick = -1;
+            for (int k = 0; k < sp->nchoices[i]; k++) {
+                const int v = sp->choices[i][k];
+                if (tried[k] || (dir < 0 ? v >= cur : v <= cur)) continue;
+                if (pick < 0 || (dir < 0 ? v > sp->choices[i][pick] : v < sp->choices[i][pick]))
+                    pick = k;
+            }
+            if (pick < 0) break;
+            tried[pick] = 1;
+            *out = *c;
+            out->v[i] = sp->choices[i][pick];
+            if (fix ? repair(sp, p, ctx, i, out) : is_valid(sp, p, ctx, out)) return 1;
         }
-        if (pick < 0) return 0;
-        tried[pick] = 1;
-        *out = *c;
-        out->v[i] = sp->choices[i][pick];
-        if (is_valid(sp, p, ctx, out)) return 1;
     }
+    return 0;
 }
 
 typedef struct {

@@ -3,18 +3,23 @@
  * Forward: loss[i] = lse_i - x[i, target_i] needs no copy of the row, so it
  *   is a single streaming pass (kernels/common/kb_rows.cuh for slots and
  *   groups): each thread walks its 16-byte slots `unroll` at a time (that
- *   many 128-bit loads in flight before any math), keeping a running
- *   (max, sum of exp) pair (online softmax, exp2 (ex2.approx) with a log2(e) factor) and
- *   picking x[target] up when its slot passes by. `threads` threads share a
+ *   many 128-bit loads in flight before any math, held raw), keeping a
+ *   running (max, sum of exp) pair (online softmax, exp2 (ex2.approx) with a
+ *   log2(e) factor). x[target] is one scalar load by the thread that writes
+ *   the loss, issued before the row streams in. `threads` threads share a
  *   row, `rows` rows share a CTA (short rows), and when there are too few
  *   rows to fill the GPU a thread-block cluster of `cluster` CTAs splits each
- *   row, combining (max, sum, x[target]) through distributed shared memory.
+ *   row, combining (max, sum) through distributed shared memory.
  * Backward: dx = dloss * (exp(x - lse) - onehot(target)) is elementwise given
  *   the saved lse: one pass, 128-bit loads and stores, per-row scalars read
- *   once per thread. Rows (not the flat M*N range) are walked so that the
- *   row of an element is known without a division; `split` CTAs share a row
- *   when M is small. fp32 uses expf(x - lse) (fp32's tolerance is tight for
- *   probabilities near 1); 16-bit dtypes use exp2.
+ *   once per thread, the onehot term applied in the one slot that holds the
+ *   target (its index computed once per row). Rows (not the flat M*N range)
+ *   are walked so that the row of an element is known without a division;
+ *   `split` CTAs share a row when M is small. fp32 uses expf(x - lse)
+ *   (fp32's tolerance is tight for probabilities near 1); 16-bit dtypes use
+ *   exp2.
+ * Registers are capped per instantiation (__maxnreg__, spill-free): the
+ *   bytes of loads in flight per SM, i.e. occupancy, set the speed.
  * Limits: any M >= 1, N >= 1; a target outside [0, N) gives loss NaN (and
  *   no onehot term backward). Base pointers that are not 16-byte aligned run
  *   the same kernels with scalar accesses (correct, slower). */
@@ -43,65 +48,60 @@ __device__ __forceinline__ coords coords_of(int64_t M, int tpr_shift, int rows, 
     return c;
 }
 
+/* Register caps (see kernels/softmax/tuned.cu): the U raw slots in flight
+ * plus the rest, spill-free per -Xptxas -v. */
+constexpr int reg_cap(int data_words, int rest) { return (data_words + rest + 7) / 8 * 8; }
+
 /* ---- forward ---------------------------------------------------------------- */
 template <typename T, int V, int U>
-__global__ void ce_fwd(const T *__restrict__ x, const int64_t *__restrict__ target,
-                       T *__restrict__ loss, int64_t M, int64_t N, int tpr_shift, int rows, int cs)
+__global__ void __maxnreg__(reg_cap(U * 4, 32))
+ce_fwd(const T *__restrict__ x, const int64_t *__restrict__ target, T *__restrict__ loss,
+       int64_t M, int64_t N, int tpr_shift, int rows, int cs)
 {
-    __shared__ kb_mst red[32];
-    __shared__ kb_mst part[KB_MAX_PARTS];
+    __shared__ kb_ms red[32];
+    __shared__ kb_ms part[KB_MAX_PARTS];
     if (cs > 1) kb_cluster_arrive_relaxed();
     const coords c = coords_of(M, tpr_shift, rows, cs);
     const kb_rowgeo geo = kb_row_geo<V>(c.row, N, c.live);
     const kb_chunk ch = kb_split(geo.nfull, cs, c.rank, c.tpr);
     const int64_t step = (int64_t)c.tpr * U;
-    const int64_t tgt = c.live ? __ldg(target + c.row) : -1;
-    const int64_t tj = tgt - geo.e0; /* target relative to interior slot 0 */
+    /* x[target] by one load of the thread that writes the loss, issued
+     * before the row streams in: no per-element select on the hot path. */
+    const bool writer = c.live && c.t == 0 && c.rank == 0;
+    const int64_t tgt = writer ? __ldg(target + c.row) : -1;
+    const bool tgt_ok = tgt >= 0 && tgt < N;
+    const float xt = tgt_ok ? kb_to_float(__ldg(x + geo.start + tgt)) : 0.f;
 
-    kb_mst acc = {-INFINITY, 0.f, 0.f};
+    kb_ms acc = {-INFINITY, 0.f};
 #pragma unroll 1
     for (int64_t j = ch.begin + c.t; j < ch.end; j += step) {
-        float f[U][V];
+        const T *p = x + geo.first + j * V;
+        kb_raw<T, V> r[U];
 #pragma unroll
         for (int u = 0; u < U; u++)
-            kb_slot_load<T, V, KB_LD_STREAM>(x, geo, j + u * c.tpr, j + u * c.tpr < ch.end, f[u],
-                                             -INFINITY);
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            /* A select per element: an indexed f[u][d] would live in local memory. */
-            const int64_t d = tj - (j + u * c.tpr) * V;
-            const int dd = (uint64_t)d < (uint64_t)V && j + u * c.tpr < ch.end ? (int)d : -1;
-#pragma unroll
-            for (int k = 0; k < V; k++) acc.t = k == dd ? f[u][k] : acc.t;
-        }
+            r[u] = j + u * c.tpr < ch.end ? kb_ld_raw<T, V, KB_LD_STREAM>(p + u * c.tpr * V, 0)
+                                          : kb_raw_splat<T, V>(-INFINITY);
         float m = acc.m;
 #pragma unroll
         for (int u = 0; u < U; u++)
 #pragma unroll
-            for (int k = 0; k < V; k++) m = fmaxf(m, f[u][k]);
+            for (int k = 0; k < V; k++) m = fmaxf(m, kb_get(r[u], k));
+#pragma unroll
+        for (int u = 0; u < U; u++) kb_tie(r[u], m); /* convert again below */
         const float mL = m == -INFINITY ? 0.f : m * KB_LOG2E;
         float sum = acc.s * kb_rescale(acc.m, m);
 #pragma unroll
         for (int u = 0; u < U; u++)
 #pragma unroll
-            for (int k = 0; k < V; k++) sum += kb_exp2(fmaf(f[u][k], KB_LOG2E, -mL));
-        acc.m = m;
-        acc.s = sum;
+            for (int k = 0; k < V; k++) sum += kb_exp2(fmaf(kb_get(r[u], k), KB_LOG2E, -mL));
+        acc = kb_ms{m, sum};
     }
     if (c.rank == 0)
-        for (int i = c.t; i < geo.nedge; i += c.tpr) {
-            const float v = kb_edge_load<T, KB_LD_STREAM>(x, geo, i, true, 0.f);
-            const kb_ms ms = kb_ms_add(kb_ms{acc.m, acc.s}, v);
-            acc.m = ms.m;
-            acc.s = ms.s;
-            if (kb_edge_elem(geo, i) == tgt) acc.t = v;
-        }
-    kb_mst r = kb_group_reduce(acc, c.tpr, c.g, red);
+        for (int i = c.t; i < geo.nedge; i += c.tpr)
+            acc = kb_ms_add(acc, kb_edge_load<T, KB_LD_STREAM>(x, geo, i, true, 0.f));
+    kb_ms r = kb_group_reduce(acc, c.tpr, c.g, red);
     if (cs > 1) r = kb_cluster_reduce(r, cs, c.rank, c.g, c.t, c.tpr, part);
-    if (c.live && c.t == 0 && c.rank == 0) {
-        const float l = tgt >= 0 && tgt < N ? r.m + logf(r.s) - r.t : NAN;
-        loss[c.row] = kb_from_float<T>(l);
-    }
+    if (writer) loss[c.row] = kb_from_float<T>(tgt_ok ? r.m + logf(r.s) - xt : NAN);
 }
 
 /* ---- backward ---------------------------------------------------------------- */
@@ -115,9 +115,10 @@ __device__ __forceinline__ float ce_prob(float x, float lse, float lseL)
 }
 
 template <typename T, int V, int U>
-__global__ void ce_bwd(const T *__restrict__ x, const int64_t *__restrict__ target,
-                       const float *__restrict__ dloss, const float *__restrict__ lse,
-                       T *__restrict__ dx, int64_t M, int64_t N, int tpr_shift, int rows, int split)
+__global__ void __maxnreg__(reg_cap(U * 4, (sizeof(T) == 4 ? 48 : 40) + (U >= 8 ? 16 : 0)))
+ce_bwd(const T *__restrict__ x, const int64_t *__restrict__ target,
+       const float *__restrict__ dloss, const float *__restrict__ lse, T *__restrict__ dx,
+       int64_t M, int64_t N, int tpr_shift, int rows, int split)
 {
     const coords c = coords_of(M, tpr_shift, rows, split);
     if (!c.live) return; /* no barriers below */
@@ -125,29 +126,33 @@ __global__ void ce_bwd(const T *__restrict__ x, const int64_t *__restrict__ targ
     const kb_chunk ch = kb_split(geo.nfull, split, c.rank, c.tpr);
     const int64_t step = (int64_t)c.tpr * U;
     const int64_t tgt = __ldg(target + c.row);
+    /* The target's interior slot and lane (-1: in an edge or out of range). */
     const int64_t tj = tgt - geo.e0;
+    const int64_t tslot = tj >= 0 && tj < geo.nfull * V ? tj / V : -1;
+    const int tk = (int)(tj - tslot * V);
     const float dl = __ldg(dloss + c.row), l = __ldg(lse + c.row), lL = l * KB_LOG2E;
 
 #pragma unroll 1
     for (int64_t j = ch.begin + c.t; j < ch.end; j += step) {
-        float f[U][V];
+        const int64_t o = geo.first + j * V;
+        kb_raw<T, V> r[U];
 #pragma unroll
         for (int u = 0; u < U; u++)
-            kb_slot_load<T, V, KB_LD_STREAM>(x, geo, j + u * c.tpr, j + u * c.tpr < ch.end, f[u],
-                                             0.f);
+            r[u] = j + u * c.tpr < ch.end ? kb_ld_raw<T, V, KB_LD_STREAM>(x + o + u * c.tpr * V, 0)
+                                          : kb_raw_splat<T, V>(0.f);
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const int64_t ju = j + u * c.tpr;
             if (ju >= ch.end) continue;
-            const int64_t d = tj - ju * V;
-            const bool has = (uint64_t)d < (uint64_t)V;
+            const int dd = ju == tslot ? tk : -1;
+            float f[V];
 #pragma unroll
             for (int k = 0; k < V; k++) {
-                float p = ce_prob<T>(f[u][k], l, lL);
-                if (has && k == (int)d) p -= 1.f;
-                f[u][k] = p * dl;
+                float p = ce_prob<T>(kb_get(r[u], k), l, lL);
+                if (k == dd) p -= 1.f;
+                f[k] = p * dl;
             }
-            kb_slot_store<T, V>(dx, geo, ju, f[u]);
+            kb_st_raw<T, V>(dx + o + u * c.tpr * V, kb_raw_of<T, V>(f));
         }
     }
     if (c.rank == 0)
@@ -247,22 +252,27 @@ static kb_tune_cfg make_cfg(int tpr, int rows, int parts, int unroll)
     return c;
 }
 
-/* Four 128-bit loads in flight per thread; a sub-warp per short row with
- * >= 128 threads per CTA, 256 threads for long rows; when the rows alone
- * give fewer than two CTAs per SM, split rows (cluster forward, plain CTAs
- * backward) while each CTA keeps at least two full sweeps of its threads. */
+/* Loads in flight are what these kernels live on (kernels/softmax/tuned.cu):
+ * forward 8 slots per thread and step (64 registers: 1024 threads and 128 KB
+ * in flight per SM), backward 4 (56 registers; its stores take the other
+ * half of the bandwidth). A sub-warp per short row with 128-thread CTAs, up
+ * to 256 threads per row forward and 128 backward (no reduction there:
+ * smaller CTAs pack the SM more finely, 9 per SM). When the rows alone give
+ * fewer than two CTAs per SM, split rows (cluster forward, plain CTAs
+ * backward) while each CTA keeps at least two full steps of its threads. */
 static void heuristic_dir(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out, bool bwd)
 {
-    const int V = (int)(16 / kb_dtype_size(p->dtype)), U = 4;
+    const int V = (int)(16 / kb_dtype_size(p->dtype)), U = bwd ? 4 : 8;
     const int64_t S = kb_max_slots(p->N, V);
     const int sms = ctx && ctx->sm_count > 0 ? ctx->sm_count : 132;
+    const int tmax = bwd ? 128 : 256;
     int tpr = (int)kb_pow2_ceil(kb_cdiv(S, U));
-    tpr = tpr < 4 ? 4 : tpr > 256 ? 256 : tpr;
+    tpr = tpr < 4 ? 4 : tpr > tmax ? tmax : tpr;
     const int rows = tpr >= 128 ? 1 : 128 / tpr;
     const int64_t blocks = kb_cdiv(p->M, rows);
     const int max_parts = bwd ? 128 : 8;
     int parts = 1;
-    while (blocks * parts < 2 * sms && parts < max_parts && S >= (int64_t)tpr * U * parts * 4)
+    while (blocks * parts < 2 * sms && parts < max_parts && S >= (int64_t)tpr * U * parts * 2)
         parts *= 2;
     const kb_tune_cfg cand[] = {make_cfg(tpr, rows, parts, U), make_cfg(tpr, rows, 1, U),
                                 make_cfg(256, 1, 1, U), make_cfg(32, 32, 1, U)};

@@ -88,8 +88,18 @@ template <int V, bool AL> __device__ __forceinline__ kb_rowgeo reg_geo(const coo
 }
 
 /* ---- forward, row in registers ------------------------------------------- */
+/* Register caps. Left alone, ptxas spends registers on instruction-level
+ * parallelism (converting a whole held row to fp32 ahead of use, say) and
+ * halves occupancy; the cap is the held data plus what the rest of the
+ * kernel needs, checked spill-free with -Xptxas -v (and by valid() at run
+ * time: a kernel using local memory is never launched). */
+constexpr int reg_cap(int data_words, int rest) { return (data_words + rest + 7) / 8 * 8; }
+template <typename T> constexpr int slot_words() { return 4; }
+template <typename T> constexpr int slot_floats() { return 16 / sizeof(T); }
+
 template <typename T, int NV, bool AL, bool RAW>
-__global__ void sm_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
+__global__ void __maxnreg__(reg_cap(NV * (RAW ? slot_words<T>() : slot_floats<T>()), 32))
+sm_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
                            int tpr_shift, int rows, int cs)
 {
     constexpr int V = 16 / sizeof(T), E = AL ? 0 : KB_EDGE_PER_THREAD;
@@ -98,19 +108,18 @@ __global__ void sm_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M
     if (cs > 1) kb_cluster_arrive_relaxed();
     const coords c = coords_of(M, tpr_shift, rows, cs);
     const kb_rowgeo geo = reg_geo<V, AL>(c, N);
-    const int nfull = (int)geo.nfull;
-    const T *xf = x + geo.first;
-    T *yf = y + geo.first;
-    const int j0 = c.rank * c.tpr * NV + c.t;
+    /* Slot j of this thread: row slot j0 + j * tpr, j0 = rank*tpr*NV + t;
+     * one 64-bit offset for all of them, and nrem = slots from j0 on. */
+    const int j0 = c.rank * c.tpr * NV + c.t, nrem = (int)geo.nfull - j0;
+    const int64_t off = geo.first + (int64_t)j0 * V;
+    const int step = c.tpr * V;
 
     kb_raw<T, V> r[NV];
     float ev[E > 0 ? E : 1];
 #pragma unroll
-    for (int j = 0; j < NV; j++) {
-        const int jj = j0 + j * c.tpr;
-        r[j] = jj < nfull ? kb_ld_raw<T, V, KB_LD_STREAM>(xf + jj * V, 0)
-                          : kb_raw_splat<T, V>(-INFINITY);
-    }
+    for (int j = 0; j < NV; j++)
+        r[j] = j * c.tpr < nrem ? kb_ld_raw<T, V, KB_LD_STREAM>(x + off + j * step, 0)
+                                : kb_raw_splat<T, V>(-INFINITY);
 #pragma unroll
     for (int q = 0; q < E; q++) {
         const int i = c.t + q * c.tpr;
@@ -129,7 +138,7 @@ __global__ void sm_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M
     if constexpr (RAW) {
         /* Convert again rather than keep fp32 copies from the max loop. */
 #pragma unroll
-        for (int j = 0; j < NV; j++) kb_opaque(r[j]);
+        for (int j = 0; j < NV; j++) kb_tie(r[j], m);
     }
 #pragma unroll
     for (int j = 0; j < NV; j++)
@@ -149,14 +158,18 @@ __global__ void sm_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M
     const float inv = 1.f / rs.s;
     const float scale = kb_rescale(m, rs.m) * inv; /* for exps relative to m */
     const float ML = rs.m == -INFINITY ? 0.f : rs.m * KB_LOG2E;
-    if constexpr (RAW) {
 #pragma unroll
-        for (int j = 0; j < NV; j++) kb_opaque(r[j]);
+    for (int j = 0; j < NV; j++) {
+        if constexpr (RAW) {
+            kb_tie(r[j], inv);
+        } else {
+#pragma unroll
+            for (int k = 0; k < V; k++) kb_tie(v[j][k], inv);
+        }
     }
 #pragma unroll
     for (int j = 0; j < NV; j++) {
-        const int jj = j0 + j * c.tpr;
-        if (jj >= nfull) continue;
+        if (j * c.tpr >= nrem) continue;
         float o[V];
 #pragma unroll
         for (int k = 0; k < V; k++) {
@@ -165,7 +178,7 @@ __global__ void sm_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M
             else
                 o[k] = v[j][k] * scale;
         }
-        kb_st_raw<T, V>(yf + jj * V, kb_raw_of<T, V>(o));
+        kb_st_raw<T, V>(y + off + j * step, kb_raw_of<T, V>(o));
     }
 #pragma unroll
     for (int q = 0; q < E; q++) {
@@ -176,7 +189,8 @@ __global__ void sm_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M
 
 /* ---- backward, y and dy in registers (raw) --------------------------------- */
 template <typename T, int NV, bool AL>
-__global__ void sm_bwd_reg(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ dx,
+__global__ void __maxnreg__(reg_cap(2 * NV * slot_words<T>(), AL ? 24 : 48))
+sm_bwd_reg(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ dx,
                            int64_t M, int64_t N, int tpr_shift, int rows, int cs)
 {
     constexpr int V = 16 / sizeof(T), E = AL ? 0 : KB_EDGE_PER_THREAD;
@@ -185,19 +199,17 @@ __global__ void sm_bwd_reg(const T *__restrict__ y, const T *__restrict__ dy, T 
     if (cs > 1) kb_cluster_arrive_relaxed();
     const coords c = coords_of(M, tpr_shift, rows, cs);
     const kb_rowgeo geo = reg_geo<V, AL>(c, N);
-    const int nfull = (int)geo.nfull;
-    const T *yf = y + geo.first, *df = dy + geo.first;
-    T *xf = dx + geo.first;
-    const int j0 = c.rank * c.tpr * NV + c.t;
+    const int j0 = c.rank * c.tpr * NV + c.t, nrem = (int)geo.nfull - j0;
+    const int64_t off = geo.first + (int64_t)j0 * V;
+    const int step = c.tpr * V;
 
     kb_raw<T, V> py[NV], pd[NV];
     float ey[E > 0 ? E : 1], ed[E > 0 ? E : 1];
 #pragma unroll
     for (int j = 0; j < NV; j++) {
-        const int jj = j0 + j * c.tpr;
-        const bool ok = jj < nfull;
-        py[j] = ok ? kb_ld_raw<T, V, KB_LD_STREAM>(yf + jj * V, 0) : kb_raw_splat<T, V>(0.f);
-        pd[j] = ok ? kb_ld_raw<T, V, KB_LD_STREAM>(df + jj * V, 0) : kb_raw_splat<T, V>(0.f);
+        const bool ok = j * c.tpr < nrem;
+        py[j] = ok ? kb_ld_raw<T, V, KB_LD_STREAM>(y + off + j * step, 0) : kb_raw_splat<T, V>(0.f);
+        pd[j] = ok ? kb_ld_raw<T, V, KB_LD_STREAM>(dy + off + j * step, 0) : kb_raw_splat<T, V>(0.f);
     }
 #pragma unroll
     for (int q = 0; q < E; q++) {
@@ -217,17 +229,16 @@ __global__ void sm_bwd_reg(const T *__restrict__ y, const T *__restrict__ dy, T 
     if (cs > 1) dot = kb_cluster_reduce(dot, cs, c.rank, c.g, c.t, c.tpr, part);
 #pragma unroll
     for (int j = 0; j < NV; j++) {
-        kb_opaque(py[j]);
-        kb_opaque(pd[j]);
+        kb_tie(py[j], dot);
+        kb_tie(pd[j], dot);
     }
 #pragma unroll
     for (int j = 0; j < NV; j++) {
-        const int jj = j0 + j * c.tpr;
-        if (jj >= nfull) continue;
+        if (j * c.tpr >= nrem) continue;
         float o[V];
 #pragma unroll
         for (int k = 0; k < V; k++) o[k] = kb_get(py[j], k) * (kb_get(pd[j], k) - dot);
-        kb_st_raw<T, V>(xf + jj * V, kb_raw_of<T, V>(o));
+        kb_st_raw<T, V>(dx + off + j * step, kb_raw_of<T, V>(o));
     }
 #pragma unroll
     for (int q = 0; q < E; q++) {
@@ -243,7 +254,8 @@ template <typename T, int V> constexpr kb_cache first_pass()
 }
 
 template <typename T, int V, int U>
-__global__ void sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
+__global__ void __maxnreg__(reg_cap(U * slot_words<T>(), 40))
+sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
                             int tpr_shift, int rows, int cs)
 {
     constexpr kb_cache FIRST = first_pass<T, V>();
@@ -259,16 +271,19 @@ __global__ void sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t 
     kb_ms acc = {-INFINITY, 0.f};
 #pragma unroll 1
     for (int64_t j = ch.begin + c.t; j < ch.end; j += step) {
+        const T *p = x + geo.first + j * V;
         kb_raw<T, V> r[U];
 #pragma unroll
         for (int u = 0; u < U; u++)
-            r[u] = kb_slot_raw<T, V, FIRST>(x, geo, j + u * c.tpr, j + u * c.tpr < ch.end,
-                                            -INFINITY, pol);
+            r[u] = j + u * c.tpr < ch.end ? kb_ld_raw<T, V, FIRST>(p + u * c.tpr * V, pol)
+                                             : kb_raw_splat<T, V>(-INFINITY);
         float m = acc.m;
 #pragma unroll
         for (int u = 0; u < U; u++)
 #pragma unroll
             for (int k = 0; k < V; k++) m = fmaxf(m, kb_get(r[u], k));
+#pragma unroll
+        for (int u = 0; u < U; u++) kb_tie(r[u], m); /* convert again below */
         const float mL = m == -INFINITY ? 0.f : m * KB_LOG2E;
         float sum = acc.s * kb_rescale(acc.m, m);
 #pragma unroll
@@ -286,19 +301,22 @@ __global__ void sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t 
     const float inv = 1.f / rs.s;
 #pragma unroll 1
     for (int64_t j = ch.begin + c.t; j < ch.end; j += step) {
+        const T *p = x + geo.first + j * V;
+        T *q = y + geo.first + j * V;
         kb_raw<T, V> r[U];
 #pragma unroll
         for (int u = 0; u < U; u++)
-            r[u] = kb_slot_raw<T, V, KB_LD_STREAM>(x, geo, j + u * c.tpr, j + u * c.tpr < ch.end,
-                                                   0.f, 0);
+            r[u] = j + u * c.tpr < ch.end ? kb_ld_raw<T, V, KB_LD_STREAM>(p + u * c.tpr * V, 0)
+                                             : kb_raw_splat<T, V>(0.f);
 #pragma unroll
         for (int u = 0; u < U; u++) {
-            const int64_t ju = j + u * c.tpr;
-            if (ju >= ch.end) continue;
+            if (j + u * c.tpr >= ch.end) continue;
             float o[V];
 #pragma unroll
             for (int k = 0; k < V; k++) o[k] = kb_exp2(fmaf(kb_get(r[u], k), KB_LOG2E, -ML)) * inv;
-            kb_st_raw<T, V>(y + geo.first + ju * V, kb_raw_of<T, V>(o));
+            kb_st_raw<T, V>(q + u * c.tpr * V, kb_raw_of<T, V>(o));
+            /* One slot at a time (a NaN here makes the row's sum NaN anyway). */
+            if (u + 1 < U) kb_tie(r[u + 1 < U ? u + 1 : u], o[V - 1]);
         }
     }
     if (c.rank == 0)
@@ -309,7 +327,8 @@ __global__ void sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t 
 }
 
 template <typename T, int V, int U>
-__global__ void sm_bwd_loop(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ dx,
+__global__ void __maxnreg__(reg_cap(2 * U * slot_words<T>(), 32))
+sm_bwd_loop(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ dx,
                             int64_t M, int64_t N, int tpr_shift, int rows, int cs)
 {
     constexpr kb_cache FIRST = first_pass<T, V>();
@@ -325,17 +344,22 @@ __global__ void sm_bwd_loop(const T *__restrict__ y, const T *__restrict__ dy, T
     float dot = 0.f;
 #pragma unroll 1
     for (int64_t j = ch.begin + c.t; j < ch.end; j += step) {
+        const int64_t o = geo.first + j * V;
         kb_raw<T, V> py[U], pd[U];
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const bool ok = j + u * c.tpr < ch.end;
-            py[u] = kb_slot_raw<T, V, FIRST>(y, geo, j + u * c.tpr, ok, 0.f, pol);
-            pd[u] = kb_slot_raw<T, V, FIRST>(dy, geo, j + u * c.tpr, ok, 0.f, pol);
+            py[u] = ok ? kb_ld_raw<T, V, FIRST>(y + o + u * c.tpr * V, pol) : kb_raw_splat<T, V>(0.f);
+            pd[u] = ok ? kb_ld_raw<T, V, FIRST>(dy + o + u * c.tpr * V, pol) : kb_raw_splat<T, V>(0.f);
         }
 #pragma unroll
-        for (int u = 0; u < U; u++)
+        for (int u = 0; u < U; u++) {
+            /* Slot by slot: dot is a serial chain anyway. */
+            kb_tie(py[u], dot);
+            kb_tie(pd[u], dot);
 #pragma unroll
             for (int k = 0; k < V; k++) dot = fmaf(kb_get(py[u], k), kb_get(pd[u], k), dot);
+        }
     }
     if (c.rank == 0)
         for (int i = c.t; i < geo.nedge; i += c.tpr)
@@ -345,21 +369,26 @@ __global__ void sm_bwd_loop(const T *__restrict__ y, const T *__restrict__ dy, T
     if (cs > 1) dot = kb_cluster_reduce(dot, cs, c.rank, c.g, c.t, c.tpr, part);
 #pragma unroll 1
     for (int64_t j = ch.begin + c.t; j < ch.end; j += step) {
+        const int64_t o = geo.first + j * V;
         kb_raw<T, V> py[U], pd[U];
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const bool ok = j + u * c.tpr < ch.end;
-            py[u] = kb_slot_raw<T, V, KB_LD_STREAM>(y, geo, j + u * c.tpr, ok, 0.f, 0);
-            pd[u] = kb_slot_raw<T, V, KB_LD_STREAM>(dy, geo, j + u * c.tpr, ok, 0.f, 0);
+            py[u] = ok ? kb_ld_raw<T, V, KB_LD_STREAM>(y + o + u * c.tpr * V, 0) : kb_raw_splat<T, V>(0.f);
+            pd[u] = ok ? kb_ld_raw<T, V, KB_LD_STREAM>(dy + o + u * c.tpr * V, 0) : kb_raw_splat<T, V>(0.f);
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
-            const int64_t ju = j + u * c.tpr;
-            if (ju >= ch.end) continue;
-            float o[V];
+            if (j + u * c.tpr >= ch.end) continue;
+            float out[V];
 #pragma unroll
-            for (int k = 0; k < V; k++) o[k] = kb_get(py[u], k) * (kb_get(pd[u], k) - dot);
-            kb_st_raw<T, V>(dx + geo.first + ju * V, kb_raw_of<T, V>(o));
+            for (int k = 0; k < V; k++) out[k] = kb_get(py[u], k) * (kb_get(pd[u], k) - dot);
+            kb_st_raw<T, V>(dx + o + u * c.tpr * V, kb_raw_of<T, V>(out));
+            /* One slot at a time (a NaN here makes dot NaN anyway). */
+            if (u + 1 < U) {
+                kb_tie(py[u + 1 < U ? u + 1 : u], out[V - 1]);
+                kb_tie(pd[u + 1 < U ? u + 1 : u], out[V - 1]);
+            }
         }
     }
     if (c.rank == 0)
@@ -557,16 +586,18 @@ static int stream_occupancy(const kb_problem *p, int block, int unroll, bool bwd
     return n > 0 ? n : 1;
 }
 
-/* Registers: a thread holds 128 bytes of loads (forward: 8 raw slots of x,
- * fp32 8 slots; backward: 4 slots of y and of dy), which keeps a kernel at
- * <= 64 registers, i.e. 1024 threads and ~128 KB of loads in flight per SM;
- * a sub-warp per short row with 128-thread CTAs, up to 512 threads per row
- * forward (two 512-thread CTAs per SM) and 1024 backward (Liger's one CTA
- * of 1024 threads per row, measured at ~4380 GB/s at N = 32768).
- * Longer rows stream: 256 threads, 4 slots per step (per tensor), and a
- * cluster splitting the row so that the chunks in flight, SMs x CTAs per SM
- * x chunk bytes, take at most ~40 % of L2 counting that about half the CTAs
- * are in their first pass (the second pass must find its chunk in L2).
+/* Sized by the bytes of loads a thread holds: 128 (forward: 8 raw slots of
+ * x; backward: 4 slots of y and of dy), which keeps the register kernels at
+ * <= 64 registers, i.e. ~1024 resident threads and ~128 KB in flight per SM.
+ * A sub-warp per short row in 128-thread CTAs; up to 512 threads per row
+ * forward (two CTAs per SM) and 1024 backward (Liger's one CTA of 1024
+ * threads per row, measured at ~4380 GB/s at N = 32768). fp32 forward keeps
+ * the exps (hold=1: its raw words are fp32 already).
+ * Longer rows stream: 256 threads per row, 8 slots (forward) or 4 slots of
+ * each tensor (backward) per step, and a cluster splitting the row so that
+ * the chunks in flight, min(SMs x CTAs per SM, M x cluster) x chunk bytes,
+ * take at most ~40 % of L2 counting that about half the CTAs are in their
+ * first pass: the second pass must find its chunk in L2.
  * Small M spreads a row over a cluster so that more SMs pull its bytes. */
 static void heuristic_dir(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out, bool bwd)
 {
@@ -588,13 +619,17 @@ static void heuristic_dir(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_
         while (blocks * cs < sms && cs < 8 && S >= tpr * cs * 4) cs *= 2;
         cand[n++] = make_cfg((int)tpr, rows, cs, hold, kUnroll);
     }
-    const int ts = 256, U = 4;
-    const int k = stream_occupancy(p, ts, U, bwd);
-    const double chunk = (double)p->N * esz * (bwd ? 2 : 1);
+    const int ts = 256, U = bwd ? 4 : 8;
+    const double per_sm = stream_occupancy(p, ts, U, bwd);
+    const double row_bytes = (double)p->N * esz * (bwd ? 2 : 1);
     int cs = 1;
-    while (cs < KB_MAX_CLUSTER && (double)sms * k * chunk / cs / 2 > 0.4 * l2 &&
-           S >= (int64_t)ts * U * cs * 2)
+    for (;;) {
+        const double ctas = fmin((double)sms * per_sm, (double)p->M * cs);
+        if (cs >= KB_MAX_CLUSTER || ctas * row_bytes / cs / 2 <= 0.4 * l2 ||
+            S < (int64_t)ts * U * cs * 2)
+            break;
         cs *= 2;
+    }
     while (p->M * cs < 2 * sms && cs < 8 && S >= (int64_t)ts * U * cs * 2) cs *= 2;
     /* Fallbacks, in order: a portable cluster size (a GPU that cannot
      * schedule 16), one CTA per row, 32-row CTAs (M beyond 2^31 rows). */

@@ -1,0 +1,378 @@
+/* Backward kernels of the tuned RMSNorm / LayerNorm (norm_tuned.cuh).
+ *
+ * bwd_reg + dw_reduce: a persistent grid of S slots (CTAs, or clusters),
+ * S = min(row groups, SMs x occupancy); slot s owns row groups s, s+S, ...
+ * (slots running together touch neighbouring rows). The thread's w slice is
+ * copied to shared memory once (w is read twice per row). Per group of R
+ * rows: x and dy raw in registers (NV 16-byte packs each), the saved rstd
+ * (and mean), one reduction round of sum(g*xh) (and sum(g)), dx streamed
+ * out. Pack i of the next group (x, dy) is loaded into pack i's registers
+ * right after pack i of dx is stored, and the next rows' statistics with
+ * them, so the loads of one group overlap the stores of the previous one.
+ * dy*xh accumulates per owned column in fp32 (registers, or shared memory
+ * with SACC) over the slot's rows; the R row slots of a CTA are then summed
+ * in order and the slot writes its partial row ws[slot, :] (with a cluster,
+ * each CTA its column slice). dw_reduce sums the S partials per column in a
+ * fixed order, launched with programmatic dependent launch to hide its
+ * launch latency: the same bits on every run, no atomics.
+ *
+ * Fallback (reload = 1, any N): dx per row in two passes (bwd_dx_loop), dw
+ * by a column-tiled kernel over 256-row chunks (x and dy read again,
+ * dw_cols), then dw_reduce. */
+#ifndef KB_NORM_TUNED_BWD_CUH
+#define KB_NORM_TUNED_BWD_CUH
+
+#include "norm_tuned_dev.cuh"
+
+namespace {
+
+constexpr int kReduceRows = 32; /* dw_reduce: slot lanes per column tile */
+constexpr int kReduceUnroll = 8; /* dw_reduce: independent loads per lane */
+constexpr int kColsRows = 256;   /* dw_cols (fallback): rows per partial  */
+
+struct bwd_args {
+    const void *x, *dy;
+    const float *w, *mean, *rstd;
+    void *dx;
+    float *ws;
+    int64_t M, N, ngroups, nslots;
+    int cl;
+};
+
+/* A row's saved statistics; rows past M get zeros (so does everything else). */
+struct row_stats {
+    float mu, rs;
+};
+
+template <bool LN> __device__ __forceinline__ row_stats ld_stats(const bwd_args &a, int64_t row, bool ok)
+{
+    row_stats st;
+    st.rs = ok ? __ldg(a.rstd + row) : 0.f;
+    st.mu = LN && ok ? __ldg(a.mean + row) : 0.f;
+    return st;
+}
+
+/* xh = (x - mean) * rstd; dx = rstd * (g - mean(g) - xh * mean(g*xh)). */
+__device__ __forceinline__ float bwd_xh(const row_stats &m, float x) { return (x - m.mu) * m.rs; }
+__device__ __forceinline__ float bwd_dx(const row_stats &m, float x, float d, float w, float mg,
+                                        float mgx)
+{
+    return m.rs * (d * w - mg - bwd_xh(m, x) * mgx);
+}
+
+/* SACC: the dw accumulators live in shared memory (float4 planes, one per
+ * (row slot, pack, quarter), conflict-free) instead of registers: fewer
+ * registers, more CTAs per SM, at one shared read-modify-write per pack and
+ * row. Otherwise they are registers and, with R > 1, shared memory (N
+ * floats, overlaying the w slice at the end) serves the final in-order sum
+ * over the row slots. This is the kernel body; bwd_reg below wraps it with
+ * or without a register cap. */
+template <typename T, bool LN, int NV, bool AL, bool SACC>
+__device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
+{
+    constexpr int VEC = vec_of<T>(), Q = VEC / 4;
+    constexpr int V = LN ? 2 : 1;
+    extern __shared__ float4 dyn[];
+    __shared__ red_smem<V> rsm;
+    pdl_trigger(); /* dw_reduce may be scheduled; it waits for our completion */
+    const lane_map lm(a.N, VEC, a.cl);
+    row_reducer<V> reduce(rsm, lm.tpr, lm.cl);
+    const float n = (float)a.N;
+    const float *wb = a.w + lm.first;
+    const bool w16 = (reinterpret_cast<uintptr_t>(a.w) & 15u) == 0;
+    const int64_t slot = blockIdx.x / lm.cl, R = blockDim.y;
+    const T *xg = static_cast<const T *>(a.x), *dg = static_cast<const T *>(a.dy);
+    T *og = static_cast<T *>(a.dx);
+    /* float4 index of quarter q of pack i of row slot r, this thread */
+    auto su = [&](int r, int i, int q) {
+        return ((r * NV + i) * Q + q) * lm.tpr + (int)threadIdx.x;
+    };
+    /* The thread's w slice, in shared memory after the accumulators; the R
+     * row slots share it (row slot 0 fills it). */
+    float4 *wsm = dyn + (SACC ? R * NV * Q * lm.tpr : 0);
+    float acc[SACC ? 1 : NV][VEC];
+#pragma unroll
+    for (int i = 0; i < NV; i++) {
+#pragma unroll
+        for (int q = 0; q < Q; q++) {
+            if constexpr (SACC) dyn[su(threadIdx.y, i, q)] = make_float4(0.f, 0.f, 0.f, 0.f);
+            else
+#pragma unroll
+                for (int j = 0; j < 4; j++) acc[i][4 * q + j] = 0.f;
+        }
+        if (threadIdx.y == 0) {
+            float wv[VEC];
+#pragma unroll
+            for (int j = 0; j < VEC; j++) wv[j] = 0.f;
+            if (i < lm.mine) ld_w<VEC, AL>(wb + i * lm.stride, lm.valid(i), w16, wv);
+#pragma unroll
+            for (int q = 0; q < Q; q++)
+                wsm[su(0, i, q)] =
+                    make_float4(wv[4 * q], wv[4 * q + 1], wv[4 * q + 2], wv[4 * q + 3]);
+        }
+    }
+    if (R > 1) __syncthreads();
+    auto get_w = [&](int i, float(&wv)[VEC]) {
+#pragma unroll
+        for (int q = 0; q < Q; q++) {
+            const float4 t = wsm[su(0, i, q)];
+            wv[4 * q] = t.x;
+            wv[4 * q + 1] = t.y;
+            wv[4 * q + 2] = t.z;
+            wv[4 * q + 3] = t.w;
+        }
+    };
+
+    /* Group gg for this thread: pack count (lm.mine or 0), offset, stats. */
+    auto locate = [&](int64_t gg, int &cnt, int64_t &off, row_stats &st) {
+        const int64_t row = gg * R + threadIdx.y;
+        const bool ok = gg < a.ngroups && row < a.M;
+        cnt = ok ? lm.mine : 0;
+        off = (ok ? row : 0) * a.N + lm.first;
+        st = ld_stats<LN>(a, row, ok);
+    };
+    auto load = [&](uint4 &xd, uint4 &dd, int i, int cnt, int64_t off) {
+        xd = dd = make_uint4(0u, 0u, 0u, 0u);
+        if (i < cnt) {
+            xd = ld_pack<T, AL, true>(xg + off + i * lm.stride, lm.valid(i));
+            dd = ld_pack<T, AL, true>(dg + off + i * lm.stride, lm.valid(i));
+        }
+    };
+
+    int64_t g = slot, off;
+    int cnt;
+    row_stats m;
+    locate(g, cnt, off, m);
+    uint4 xv[NV], dv[NV];
+#pragma unroll
+    for (int i = 0; i < NV; i++) load(xv[i], dv[i], i, cnt, off);
+
+    for (; g < a.ngroups; g += a.nslots) {
+        int cntn;
+        int64_t offn;
+        row_stats mn;
+        locate(g + a.nslots, cntn, offn, mn);
+        float s[V], xf[VEC], df[VEC], wv[VEC];
+#pragma unroll
+        for (int k = 0; k < V; k++) s[k] = 0.f;
+#pragma unroll
+        for (int i = 0; i < NV; i++)
+            if (i < cnt) {
+                unpack<T>(xv[i], xf);
+                unpack<T>(dv[i], df);
+                get_w(i, wv);
+#pragma unroll
+                for (int j = 0; j < VEC; j++) {
+                    const float xh = bwd_xh(m, xf[j]), gv = df[j] * wv[j];
+                    s[0] += gv * xh;
+                    if constexpr (LN) s[1] += gv;
+                    xf[j] = df[j] * xh; /* dw contribution */
+                }
+#pragma unroll
+                for (int q = 0; q < Q; q++) {
+                    if constexpr (SACC) {
+                        float4 &t = dyn[su(threadIdx.y, i, q)];
+                        t = make_float4(t.x + xf[4 * q], t.y + xf[4 * q + 1], t.z + xf[4 * q + 2],
+                                        t.w + xf[4 * q + 3]);
+                    } else {
+#pragma unroll
+                        for (int j = 0; j < 4; j++) acc[i][4 * q + j] += xf[4 * q + j];
+                    }
+                }
+            }
+        reduce(s);
+        const float mgx = s[0] / n, mg = LN ? s[V - 1] / n : 0.f;
+#pragma unroll
+        for (int i = 0; i < NV; i++) {
+            if (i < cnt) {
+                unpack<T>(xv[i], xf);
+                unpack<T>(dv[i], df);
+                get_w(i, wv);
+#pragma unroll
+                for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
+                st_pack<T, AL>(og + off + i * lm.stride, repack<T>(xf), lm.valid(i));
+            }
+            load(xv[i], dv[i], i, cntn, offn);
+        }
+        cnt = cntn;
+        off = offn;
+        m = mn;
+    }
+
+    /* The slot's partial row: the R row slots summed in slot order. */
+    float *ws = a.ws + slot * a.N;
+    if constexpr (SACC) {
+        if (R > 1) __syncthreads();
+        if (threadIdx.y == 0)
+#pragma unroll
+            for (int i = 0; i < NV; i++)
+                if (i < lm.mine) {
+                    float v[VEC];
+#pragma unroll
+                    for (int q = 0; q < Q; q++) {
+                        float4 t = dyn[su(0, i, q)];
+                        for (int r = 1; r < R; r++) {
+                            const float4 u = dyn[su(r, i, q)];
+                            t = make_float4(t.x + u.x, t.y + u.y, t.z + u.z, t.w + u.w);
+                        }
+                        v[4 * q] = t.x;
+                        v[4 * q + 1] = t.y;
+                        v[4 * q + 2] = t.z;
+                        v[4 * q + 3] = t.w;
+                    }
+                    float *d = ws + lm.at(i);
+#pragma unroll
+                    for (int j = 0; j < VEC; j++)
+                        if (AL || j < lm.valid(i)) d[j] = v[j];
+                }
+    } else {
+        /* comb overlays the w slice: wait until every row slot is done with it */
+        if (R > 1) __syncthreads();
+        float *comb = reinterpret_cast<float *>(dyn), *dst = R == 1 ? ws : comb;
+        for (int r = 0; r < R; r++) {
+            if ((int)threadIdx.y == r)
+#pragma unroll
+                for (int i = 0; i < NV; i++)
+                    if (i < lm.mine) {
+                        float *d = dst + lm.at(i);
+#pragma unroll
+                        for (int j = 0; j < VEC; j++)
+                            if (AL || j < lm.valid(i)) d[j] = r == 0 ? acc[i][j] : d[j] + acc[i][j];
+                    }
+            if (R > 1) __syncthreads();
+        }
+        if (R > 1)
+            for (int c = (int)(threadIdx.y * blockDim.x + threadIdx.x); c < lm.N; c += R * lm.tpr)
+                ws[c] = comb[c];
+    }
+    reduce.finish();
+}
+
+/* Block-size cap that fits the kernel without spills (ptxas -v): NV <= 2:
+ * 1024 threads (64 registers); NV = 3, or 4 with dw in shared memory: 768
+ * (80 registers, three 256-thread CTAs per SM); otherwise (or AL = false)
+ * uncapped (a cap there makes ptxas trade registers for spills). */
+template <int NV, bool AL, bool SACC> constexpr int bwd_cap()
+{
+    return !AL ? 0 : NV <= 2 ? 1024 : NV == 3 || (SACC && NV == 4) ? 768 : 0;
+}
+
+template <int MAXT, typename T, bool LN, int NV, bool AL, bool SACC>
+__global__ void __launch_bounds__(MAXT) bwd_reg_cap(const bwd_args a)
+{
+    bwd_reg_body<T, LN, NV, AL, SACC>(a);
+}
+
+template <typename T, bool LN, int NV, bool AL, bool SACC>
+__global__ void bwd_reg_free(const bwd_args a)
+{
+    bwd_reg_body<T, LN, NV, AL, SACC>(a);
+}
+
+typedef void (*bwd_fn)(const bwd_args);
+
+template <typename T, bool LN, int NV, bool AL, bool SACC> constexpr bwd_fn bwd_reg()
+{
+    constexpr int cap = bwd_cap<NV, AL, SACC>();
+    if constexpr (cap > 0) return bwd_reg_cap<cap, T, LN, NV, AL, SACC>;
+    else return bwd_reg_free<T, LN, NV, AL, SACC>;
+}
+
+/* Fallback dx: one CTA per row, pass 1 reduces, pass 2 re-reads and writes. */
+template <typename T, bool LN, bool AL> __global__ void bwd_dx_loop(const bwd_args a)
+{
+    constexpr int VEC = vec_of<T>();
+    constexpr int V = LN ? 2 : 1;
+    __shared__ red_smem<V> rsm;
+    const int tpr = (int)blockDim.x;
+    row_reducer<V> reduce(rsm, tpr, 1);
+    const float n = (float)a.N;
+    const bool w16 = (reinterpret_cast<uintptr_t>(a.w) & 15u) == 0;
+    for (int64_t row = blockIdx.x; row < a.M; row += gridDim.x) {
+        const T *xr = static_cast<const T *>(a.x) + row * a.N;
+        const T *dr = static_cast<const T *>(a.dy) + row * a.N;
+        const row_stats m = ld_stats<LN>(a, row, true);
+        float s[V], xf[VEC], df[VEC], wv[VEC];
+#pragma unroll
+        for (int k = 0; k < V; k++) s[k] = 0.f;
+        for (int64_t e = threadIdx.x * VEC; e < a.N; e += (int64_t)tpr * VEC) {
+            const int valid = (int)(a.N - e < VEC ? a.N - e : VEC);
+            unpack<T>(ld_pack<T, AL, false>(xr + e, valid), xf);
+            unpack<T>(ld_pack<T, AL, false>(dr + e, valid), df);
+            ld_w<VEC, AL>(a.w + e, valid, w16, wv);
+#pragma unroll
+            for (int j = 0; j < VEC; j++) {
+                const float xh = bwd_xh(m, xf[j]), gv = df[j] * wv[j];
+                s[0] += gv * xh;
+                if constexpr (LN) s[1] += gv;
+            }
+        }
+        reduce(s);
+        const float mgx = s[0] / n, mg = LN ? s[V - 1] / n : 0.f;
+        T *ob = static_cast<T *>(a.dx) + row * a.N;
+        for (int64_t e = threadIdx.x * VEC; e < a.N; e += (int64_t)tpr * VEC) {
+            const int valid = (int)(a.N - e < VEC ? a.N - e : VEC);
+            unpack<T>(ld_pack<T, AL, false>(xr + e, valid), xf);
+            unpack<T>(ld_pack<T, AL, false>(dr + e, valid), df);
+            ld_w<VEC, AL>(a.w + e, valid, w16, wv);
+#pragma unroll
+            for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
+            st_pack<T, AL>(ob + e, repack<T>(xf), valid);
+        }
+    }
+}
+
+/* Fallback dw partials: thread = column, blockIdx.y = chunk of rps rows;
+ * consecutive threads read consecutive columns of a row (coalesced). */
+template <typename T, bool LN> __global__ void dw_cols(const bwd_args a, int64_t rps)
+{
+    const int64_t col = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (col >= a.N) return;
+    const int64_t r0 = (int64_t)blockIdx.y * rps, r1 = r0 + rps < a.M ? r0 + rps : a.M;
+    const T *x = static_cast<const T *>(a.x), *dy = static_cast<const T *>(a.dy);
+    float acc = 0.f;
+    for (int64_t r = r0; r < r1; r++) {
+        const row_stats m = ld_stats<LN>(a, r, true);
+        acc += kb_to_float(__ldg(dy + r * a.N + col)) *
+               bwd_xh(m, kb_to_float(__ldg(x + r * a.N + col)));
+    }
+    a.ws[(int64_t)blockIdx.y * a.N + col] = acc;
+}
+
+/* dw[c] = sum over slots of ws[slot, c], in a fixed order: thread (x, y)
+ * sums slots y, y+32, ... of column c into kReduceUnroll accumulators (that
+ * many loads in flight: the partials are read once, latency-bound), then
+ * row y == 0 adds the 32 lane sums in order. */
+__global__ void __launch_bounds__(32 * kReduceRows)
+    dw_reduce(const float *ws, int64_t nslots, int64_t N, float *dw)
+{
+    __shared__ float part[kReduceRows][33];
+    pdl_wait(); /* the partials come from the kernel launched before us */
+    const int64_t col = (int64_t)blockIdx.x * 32 + threadIdx.x;
+    float s = 0.f;
+    if (col < N) {
+        const float *p = ws + col;
+        float u[kReduceUnroll];
+#pragma unroll
+        for (int j = 0; j < kReduceUnroll; j++) u[j] = 0.f;
+        int64_t k = threadIdx.y;
+        constexpr int64_t S = kReduceRows;
+        for (; k + (kReduceUnroll - 1) * S < nslots; k += kReduceUnroll * S)
+#pragma unroll
+            for (int j = 0; j < kReduceUnroll; j++) u[j] += p[(k + j * S) * N];
+        for (; k < nslots; k += S) u[0] += p[k * N];
+#pragma unroll
+        for (int j = 0; j < kReduceUnroll; j++) s += u[j];
+    }
+    part[threadIdx.y][threadIdx.x] = s;
+    __syncthreads();
+    if (threadIdx.y == 0 && col < N) {
+        float t = 0.f;
+#pragma unroll
+        for (int k = 0; k < kReduceRows; k++) t += part[k][threadIdx.x];
+        dw[col] = t;
+    }
+}
+
+} /* namespace */
+#endif

@@ -1,0 +1,343 @@
+/* Device helpers of the tuned RMSNorm / LayerNorm kernels (norm_tuned.cuh):
+ * 16-byte packs of a row in registers, fp32 conversion, the row reduction
+ * (shuffles, shared memory across warps, distributed shared memory across
+ * a thread-block cluster) and the thread -> columns map.
+ *
+ * Cluster exchange (sm_90): no cluster-wide barrier per reduction round.
+ * Each CTA's lanes 0..cl-1 of warp 0 push the CTA's partial into slot
+ * [rank] of every peer's (and their own) buffer with st.async, which also
+ * counts the bytes on the receiver's mbarrier; each CTA then waits on its
+ * own mbarrier for cl partials and sums the slots in rank order, so every
+ * CTA ends with the same bits. No fence and no L1 invalidation: only the
+ * pushed words are ordered, by the mbarrier's transaction count.
+ * Buffers and mbarriers alternate by round parity. Slot p is rewritten for
+ * round r+2 only by a peer that has received our round r+1 partial, which
+ * warp 0 sends after a point every thread of this CTA reaches only once it
+ * has read round r's slots (the __syncthreads of round r+1 with more than
+ * one warp, the shuffles of round r with one), so no partial overwrites one
+ * still unread and no round's bytes are counted on another's phase. The
+ * mbarriers are initialised, and made visible to the cluster, once per
+ * kernel; the kernel ends with a relaxed cluster barrier. */
+#ifndef KB_NORM_TUNED_DEV_CUH
+#define KB_NORM_TUNED_DEV_CUH
+
+#include <cooperative_groups.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <type_traits>
+
+#include "kb_cuda.cuh"
+
+namespace {
+namespace cg = cooperative_groups;
+
+constexpr int kMaxCluster = 16;
+
+template <typename T> constexpr int vec_of() { return (int)(16 / sizeof(T)); }
+
+/* ---- device helpers --------------------------------------------------------- */
+/* A pack = VEC consecutive elements of a row (16 bytes), held in registers
+ * as one raw uint4 (half the registers of fp32 for 16-bit types) and
+ * converted when used. AL: the pack is 16-byte aligned (one 128-bit
+ * access); otherwise element accesses, of which only the first `valid`
+ * exist (the row's last pack may be partial). */
+template <typename T>
+using bits_t = typename std::conditional<sizeof(T) == 2, uint16_t, uint32_t>::type;
+
+template <typename T, bool AL, bool STREAM>
+__device__ __forceinline__ uint4 ld_pack(const T *p, int valid)
+{
+    if constexpr (AL) {
+        const uint4 *q = reinterpret_cast<const uint4 *>(p);
+        return STREAM ? __ldcs(q) : __ldg(q);
+    } else {
+        constexpr int VEC = vec_of<T>(), PER = 4 / sizeof(T);
+        const bits_t<T> *q = reinterpret_cast<const bits_t<T> *>(p);
+        uint32_t w[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+        for (int j = 0; j < VEC; j++)
+            if (j < valid) {
+                const uint32_t b = STREAM ? __ldcs(q + j) : __ldg(q + j);
+                w[j / PER] |= b << (32 / PER * (j % PER));
+            }
+        return make_uint4(w[0], w[1], w[2], w[3]);
+    }
+}
+
+template <typename T, bool AL> __device__ __forceinline__ void st_pack(T *p, uint4 v, int valid)
+{
+    if constexpr (AL) {
+        __stcs(reinterpret_cast<uint4 *>(p), v);
+    } else {
+        constexpr int VEC = vec_of<T>(), PER = 4 / sizeof(T);
+        bits_t<T> *q = reinterpret_cast<bits_t<T> *>(p);
+        const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int j = 0; j < VEC; j++)
+            if (j < valid) __stcs(q + j, (bits_t<T>)(w[j / PER] >> (32 / PER * (j % PER))));
+    }
+}
+
+/* Two 16-bit values of one 32-bit word <-> fp32 (low half = lower address). */
+template <typename T> __device__ __forceinline__ void unpack2(uint32_t u, float &lo, float &hi)
+{
+    if constexpr (std::is_same<T, kb_bf16>::value) {
+        lo = __uint_as_float(u << 16);
+        hi = __uint_as_float(u & 0xffff0000u);
+    } else {
+        __half2 h;
+        memcpy(&h, &u, 4);
+        const float2 f = __half22float2(h);
+        lo = f.x;
+        hi = f.y;
+    }
+}
+
+template <typename T> __device__ __forceinline__ uint32_t pack2(float lo, float hi)
+{
+    uint32_t u;
+    if constexpr (std::is_same<T, kb_bf16>::value) {
+        const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+        memcpy(&u, &h, 4);
+    } else {
+        const __half2 h = __floats2half2_rn(lo, hi);
+        memcpy(&u, &h, 4);
+    }
+    return u;
+}
+
+template <typename T> __device__ __forceinline__ void unpack(uint4 r, float (&f)[vec_of<T>()])
+{
+    if constexpr (std::is_same<T, float>::value) {
+        f[0] = __uint_as_float(r.x);
+        f[1] = __uint_as_float(r.y);
+        f[2] = __uint_as_float(r.z);
+        f[3] = __uint_as_float(r.w);
+    } else {
+        unpack2<T>(r.x, f[0], f[1]);
+        unpack2<T>(r.y, f[2], f[3]);
+        unpack2<T>(r.z, f[4], f[5]);
+        unpack2<T>(r.w, f[6], f[7]);
+    }
+}
+
+template <typename T> __device__ __forceinline__ uint4 repack(const float (&f)[vec_of<T>()])
+{
+    if constexpr (std::is_same<T, float>::value)
+        return make_uint4(__float_as_uint(f[0]), __float_as_uint(f[1]), __float_as_uint(f[2]),
+                          __float_as_uint(f[3]));
+    else
+        return make_uint4(pack2<T>(f[0], f[1]), pack2<T>(f[2], f[3]), pack2<T>(f[4], f[5]),
+                          pack2<T>(f[6], f[7]));
+}
+
+/* VEC fp32 weights of a pack. A pack starts at a multiple of VEC elements,
+ * so w + start is 16-byte aligned whenever w is (always under AL, see the
+ * launch checks; w16 otherwise); a partial pack is read element-wise. */
+template <int VEC, bool AL>
+__device__ __forceinline__ void ld_w(const float *p, int valid, bool w16, float (&o)[VEC])
+{
+    if (AL || (w16 && valid >= VEC)) {
+#pragma unroll
+        for (int q = 0; q < VEC / 4; q++) {
+            const float4 f = __ldg(reinterpret_cast<const float4 *>(p) + q);
+            o[4 * q] = f.x;
+            o[4 * q + 1] = f.y;
+            o[4 * q + 2] = f.z;
+            o[4 * q + 3] = f.w;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < VEC; j++) o[j] = j < valid ? __ldg(p + j) : 0.f;
+    }
+}
+
+__device__ __forceinline__ void pdl_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void pdl_trigger()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/* Last barrier of a cluster kernel: no CTA may exit while peers may still
+ * touch its shared memory. A relaxed arrive suffices (a release one would
+ * first wait for all our outstanding global stores). */
+__device__ __forceinline__ void cluster_exit_sync()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.relaxed;\n\tbarrier.cluster.wait;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ float butterfly(float v, int width)
+{
+    for (int o = width >> 1; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* ---- mbarrier / st.async (sm_90) ------------------------------------------ */
+__device__ __forceinline__ uint32_t smem_addr(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+/* The address of the same shared variable in cluster CTA `rank`. */
+__device__ __forceinline__ uint32_t peer_addr(uint32_t a, int rank)
+{
+    uint32_t r = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(rank));
+#endif
+    return r;
+}
+
+__device__ __forceinline__ void mbar_init(uint64_t *bar, unsigned count)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count)
+                 : "memory");
+#endif
+}
+
+__device__ __forceinline__ void mbar_arrive_expect(uint64_t *bar, unsigned bytes)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+                 "r"(bytes)
+                 : "memory");
+#endif
+}
+
+__device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned phase)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const uint32_t a = smem_addr(bar);
+    uint32_t done = 0;
+    do {
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(a), "r"(phase)
+                     : "memory");
+    } while (!done);
+#endif
+}
+
+/* One float into a peer's shared memory (address from peer_addr), counted
+ * as 4 bytes on that peer's mbarrier. */
+__device__ __forceinline__ void st_async_f32(uint32_t dst, float v, uint32_t peer_bar)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(
+                     dst),
+                 "r"(__float_as_uint(v)), "r"(peer_bar)
+                 : "memory");
+#endif
+}
+
+/* ---- row reduction ----------------------------------------------------------- */
+/* Shared state of a reduction of V sums per row: cross-warp partials and,
+ * with a cluster, the per-rank slots and their mbarriers, both per parity. */
+template <int V> struct red_smem {
+    float warp[2][32 * V];
+    float slot[2][kMaxCluster * V];
+    uint64_t bar[2];
+};
+
+/* Sum of v over the tpr threads of this row (and the cl CTAs of the
+ * cluster); every participating thread receives the same bits. All threads
+ * of the CTA (cluster) must construct it and call it the same number of
+ * times; finish() before the kernel returns. */
+template <int V> struct row_reducer {
+    red_smem<V> &sm;
+    int tpr, cl, parity;
+    unsigned phase; /* bit p: the phase of bar[p] to wait for */
+
+    __device__ __forceinline__ row_reducer(red_smem<V> &s, int tpr_, int cl_)
+        : sm(s), tpr(tpr_), cl(cl_), parity(0), phase(0)
+    {
+        if (cl > 1) {
+            if (threadIdx.x == 0 && threadIdx.y == 0) {
+                mbar_init(&sm.bar[0], 1);
+                mbar_init(&sm.bar[1], 1);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+                asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+            }
+            cg::this_cluster().sync(); /* peers' mbarriers exist before any push */
+        }
+    }
+
+    __device__ __forceinline__ void operator()(float (&v)[V])
+    {
+#pragma unroll
+        for (int k = 0; k < V; k++) v[k] = butterfly(v[k], tpr < 32 ? tpr : 32);
+        const int lin = (int)(threadIdx.y * blockDim.x + threadIdx.x), lane = lin & 31;
+        if (tpr > 32) {
+            const int nw = tpr >> 5, first = (int)threadIdx.y * nw;
+            float *b = sm.warp[parity];
+            if (lane == 0)
+#pragma unroll
+                for (int k = 0; k < V; k++) b[(lin >> 5) * V + k] = v[k];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k < V; k++)
+                v[k] = butterfly(lane < nw ? b[(first + lane) * V + k] : 0.f, 32);
+        }
+        if (cl > 1) {
+            uint64_t *bar = &sm.bar[parity];
+            float *slot = sm.slot[parity];
+            if (lin < 32) {
+                if (lin == 0) mbar_arrive_expect(bar, (unsigned)(cl * V * 4));
+                if (lin < cl) {
+                    const int rank = (int)cg::this_cluster().block_rank();
+                    const uint32_t pb = peer_addr(smem_addr(bar), lin);
+#pragma unroll
+                    for (int k = 0; k < V; k++)
+                        st_async_f32(peer_addr(smem_addr(slot + rank * V + k), lin), v[k], pb);
+                }
+            }
+            mbar_wait(bar, (phase >> parity) & 1u);
+            phase ^= 1u << parity;
+#pragma unroll
+            for (int k = 0; k < V; k++) v[k] = butterfly(lane < cl ? slot[lane * V + k] : 0.f, 32);
+        }
+        parity ^= 1;
+    }
+
+    __device__ __forceinline__ void finish()
+    {
+        if (cl > 1) cluster_exit_sync();
+    }
+};
+
+/* This thread's packs in a row: pack i starts at element first + i*stride,
+ * for i < mine; valid(i) >= VEC unless it is the row's final, partial pack. */
+struct lane_map {
+    int tpr, cl, first, stride, mine, N;
+    __device__ __forceinline__ lane_map(int64_t N_, int vec, int cl_)
+    {
+        tpr = (int)blockDim.x;
+        cl = cl_;
+        N = (int)N_;
+        const int rank = cl > 1 ? (int)cg::this_cluster().block_rank() : 0;
+        const int G = tpr * cl, npk = (N + vec - 1) / vec, gt = rank * tpr + (int)threadIdx.x;
+        first = gt * vec;
+        stride = G * vec;
+        mine = gt < npk ? (npk - 1 - gt) / G + 1 : 0;
+    }
+    __device__ __forceinline__ int at(int i) const { return first + i * stride; }
+    __device__ __forceinline__ int valid(int i) const { return N - at(i); }
+};
+
+} /* namespace */
+#endif
