@@ -11,16 +11,21 @@
  * branches (and registers). Requires the tensor base pointers to be 16-byte
  * aligned (kb_aligned16); the kernels run V = 1 instantiations otherwise.
  *
- * Registers. Slots are held raw (kb_raw: 32-bit words, two 16-bit elements
- * a word) and converted to fp32 where used; occupancy, i.e. the bytes of
- * loads in flight per SM, is what these kernels live on, and an fp32 or
- * per-element copy of a 16-bit row doubles the registers.
+ * Registers. Occupancy, i.e. the bytes of loads in flight per SM, is what
+ * these kernels live on. Slots are held raw (kb_raw: 32-bit words, two
+ * 16-bit elements a word) and converted to fp32 where used (an fp32 or
+ * per-element copy of a 16-bit row doubles the registers); kb_tie keeps
+ * ptxas from converting a held row ahead of a reduction; offsets within a
+ * CTA's chunk are 32-bit in the vector kernels (kb_chunk_index); and the
+ * kernel files cap registers per instantiation (__maxnreg__).
  *
  * Groups. tpr threads (a power of two, 4..1024) work on one row; a CTA holds
  * rows such groups; a cluster of cs CTAs splits each of its rows into cs
  * contiguous chunks, and partial results are exchanged through distributed
  * shared memory (each CTA pushes its partial into every peer's shared
- * memory, then one cluster barrier), so x is read from HBM once. */
+ * memory, then one cluster barrier): a row too long for one CTA's
+ * registers is still read from HBM once, and a streaming CTA's chunk stays
+ * small enough for its second pass to find it in L2. */
 #ifndef KB_ROWS_CUH
 #define KB_ROWS_CUH
 
@@ -47,6 +52,17 @@ __host__ __device__ __forceinline__ kb_chunk kb_split(int64_t nslots, int parts,
     const int64_t per = kb_cdiv(kb_cdiv(nslots, parts), tpr) * tpr;
     const int64_t b = part * per;
     return kb_chunk{b < nslots ? b : nslots, b + per < nslots ? b + per : nslots};
+}
+
+/* Index type for offsets within a CTA's chunk of a row: 32-bit for the
+ * vector kernels (fewer registers; kb_chunk_fits32 must hold, their callers
+ * check it), 64-bit for the scalar (V = 1) fallback, which must run any
+ * shape. fits32: the chunk of a row of N split in `parts`, plus the two
+ * steps of `step` slots its loop may run past the end, in elements. */
+template <int V> using kb_chunk_index = typename std::conditional<V == 1, int64_t, int>::type;
+static inline bool kb_chunk_fits32(int64_t N, int V, int parts, int step)
+{
+    return (kb_cdiv(N / V, parts) + 2 * (int64_t)step) * V <= INT32_MAX;
 }
 
 /* ---- slots and edges --------------------------------------------------- */
@@ -314,8 +330,12 @@ __device__ __forceinline__ kb_ms kb_shfl_xor(kb_ms v, int o)
 
 /* Reduce over the tpr threads of row group g; every thread gets the result.
  * Groups are aligned to tpr, so xor offsets below tpr stay inside a group.
- * red: shared, blockDim/32 entries. All threads of the block must call it
- * (it may contain __syncthreads). */
+ * Across warps (tpr > 32): the nw warp partials go through shared memory
+ * and every warp combines them with the same log2(nw) butterfly (lane l
+ * takes partial l % nw), so all warps agree bit for bit without a second
+ * barrier; a serial loop over 32 partials would stall a 1024-thread CTA
+ * that is alone on its SM. red: shared, blockDim/32 entries. All threads of
+ * the block must call it (it may contain __syncthreads). */
 template <typename P>
 __device__ __forceinline__ P kb_group_reduce(P v, int tpr, int g, P *red)
 {
@@ -325,8 +345,8 @@ __device__ __forceinline__ P kb_group_reduce(P v, int tpr, int g, P *red)
         const int nw = tpr >> 5, wig = (threadIdx.x & (tpr - 1)) >> 5;
         if ((threadIdx.x & 31) == 0) red[g * nw + wig] = v;
         __syncthreads();
-        v = red[g * nw];
-        for (int i = 1; i < nw; i++) v = kb_combine(v, red[g * nw + i]);
+        v = red[g * nw + (threadIdx.x & (nw - 1))];
+        for (int o = nw >> 1; o > 0; o >>= 1) v = kb_combine(v, kb_shfl_xor(v, o));
     }
     return v;
 }

@@ -64,7 +64,9 @@ ce_fwd(const T *__restrict__ x, const int64_t *__restrict__ target, T *__restric
     const coords c = coords_of(M, tpr_shift, rows, cs);
     const kb_rowgeo geo = kb_row_geo<V>(c.row, N, c.live);
     const kb_chunk ch = kb_split(geo.nfull, cs, c.rank, c.tpr);
-    const int64_t step = (int64_t)c.tpr * U;
+    typedef kb_chunk_index<V> I; /* see ce_bwd */
+    const T *xb = x + geo.first + ch.begin * V;
+    const I n = (I)(ch.end - ch.begin), step = (I)c.tpr * U;
     /* x[target] by one load of the thread that writes the loss, issued
      * before the row streams in: no per-element select on the hot path. */
     const bool writer = c.live && c.t == 0 && c.rank == 0;
@@ -74,13 +76,12 @@ ce_fwd(const T *__restrict__ x, const int64_t *__restrict__ target, T *__restric
 
     kb_ms acc = {-INFINITY, 0.f};
 #pragma unroll 1
-    for (int64_t j = ch.begin + c.t; j < ch.end; j += step) {
-        const T *p = x + geo.first + j * V;
+    for (I j = c.t; j < n; j += step) {
         kb_raw<T, V> r[U];
 #pragma unroll
         for (int u = 0; u < U; u++)
-            r[u] = j + u * c.tpr < ch.end ? kb_ld_raw<T, V, KB_LD_STREAM>(p + u * c.tpr * V, 0)
-                                          : kb_raw_splat<T, V>(-INFINITY);
+            r[u] = j + u * c.tpr < n ? kb_ld_raw<T, V, KB_LD_STREAM>(xb + (j + u * c.tpr) * V, 0)
+                                     : kb_raw_splat<T, V>(-INFINITY);
         float m = acc.m;
 #pragma unroll
         for (int u = 0; u < U; u++)
@@ -115,7 +116,7 @@ __device__ __forceinline__ float ce_prob(float x, float lse, float lseL)
 }
 
 template <typename T, int V, int U>
-__global__ void __maxnreg__(reg_cap(U * 4, (sizeof(T) == 4 ? 48 : 40) + (U >= 8 ? 16 : 0)))
+__global__ void __maxnreg__(reg_cap(U * 4, sizeof(T) == 4 ? 48 : 32))
 ce_bwd(const T *__restrict__ x, const int64_t *__restrict__ target,
        const float *__restrict__ dloss, const float *__restrict__ lse, T *__restrict__ dx,
        int64_t M, int64_t N, int tpr_shift, int rows, int split)
@@ -124,27 +125,32 @@ ce_bwd(const T *__restrict__ x, const int64_t *__restrict__ target,
     if (!c.live) return; /* no barriers below */
     const kb_rowgeo geo = kb_row_geo<V>(c.row, N, true);
     const kb_chunk ch = kb_split(geo.nfull, split, c.rank, c.tpr);
-    const int64_t step = (int64_t)c.tpr * U;
     const int64_t tgt = __ldg(target + c.row);
-    /* The target's interior slot and lane (-1: in an edge or out of range). */
-    const int64_t tj = tgt - geo.e0;
-    const int64_t tslot = tj >= 0 && tj < geo.nfull * V ? tj / V : -1;
-    const int tk = (int)(tj - tslot * V);
+    /* Offsets within this CTA's chunk: 32-bit for the vector kernels (valid()
+     * keeps their chunks under 2^31 slots; fewer registers, more CTAs per
+     * SM), 64-bit for the scalar fallback. */
+    typedef kb_chunk_index<V> I;
+    const T *xb = x + geo.first + ch.begin * V;
+    T *db = dx + geo.first + ch.begin * V;
+    const I n = (I)(ch.end - ch.begin), step = (I)c.tpr * U;
+    /* The target's slot in the chunk and its lane (-1: elsewhere). */
+    const int64_t tj = tgt >= 0 && tgt < N ? tgt - geo.e0 - ch.begin * V : -1;
+    const I ts = tj >= 0 && tj < (int64_t)n * V ? (I)(tj / V) : -1;
+    const int tk = ts >= 0 ? (int)(tj - (int64_t)ts * V) : -1;
     const float dl = __ldg(dloss + c.row), l = __ldg(lse + c.row), lL = l * KB_LOG2E;
 
 #pragma unroll 1
-    for (int64_t j = ch.begin + c.t; j < ch.end; j += step) {
-        const int64_t o = geo.first + j * V;
+    for (I j = c.t; j < n; j += step) {
         kb_raw<T, V> r[U];
 #pragma unroll
         for (int u = 0; u < U; u++)
-            r[u] = j + u * c.tpr < ch.end ? kb_ld_raw<T, V, KB_LD_STREAM>(x + o + u * c.tpr * V, 0)
-                                          : kb_raw_splat<T, V>(0.f);
+            r[u] = j + u * c.tpr < n ? kb_ld_raw<T, V, KB_LD_STREAM>(xb + (j + u * c.tpr) * V, 0)
+                                     : kb_raw_splat<T, V>(0.f);
 #pragma unroll
         for (int u = 0; u < U; u++) {
-            const int64_t ju = j + u * c.tpr;
-            if (ju >= ch.end) continue;
-            const int dd = ju == tslot ? tk : -1;
+            const I ju = j + u * c.tpr;
+            if (ju >= n) continue;
+            const int dd = ju == ts ? tk : -1;
             float f[V];
 #pragma unroll
             for (int k = 0; k < V; k++) {
@@ -152,7 +158,7 @@ ce_bwd(const T *__restrict__ x, const int64_t *__restrict__ target,
                 if (k == dd) p -= 1.f;
                 f[k] = p * dl;
             }
-            kb_st_raw<T, V>(dx + o + u * c.tpr * V, kb_raw_of<T, V>(f));
+            kb_st_raw<T, V>(db + ju * V, kb_raw_of<T, V>(f));
         }
     }
     if (c.rank == 0)
@@ -208,6 +214,13 @@ static launch_shape shape_of(const kb_problem *p, const kb_tune_cfg *c)
     return ls;
 }
 
+/* The vector kernels index a CTA's chunk of a row with 32 bits. */
+static bool chunk_fits(const kb_problem *p, const launch_shape &ls)
+{
+    return kb_chunk_fits32(p->N, (int)(16 / kb_dtype_size(p->dtype)), ls.parts,
+                           ls.tpr * ls.unroll);
+}
+
 template <typename T> static int valid_t(const launch_shape &ls, bool bwd)
 {
     constexpr int V = 16 / sizeof(T);
@@ -228,6 +241,7 @@ static int valid_dir(const kb_problem *p, const kb_tune_cfg *c, bool bwd)
         return 0;
     if (!bwd && (ls.parts > KB_MAX_CLUSTER || (ls.parts > 1 && ls.rows * ls.parts > KB_MAX_PARTS)))
         return 0;
+    if (!chunk_fits(p, ls)) return 0;
     int ok = 0;
     KB_DISPATCH(p->dtype, T, ok = valid_t<T>(ls, bwd));
     return ok;
@@ -253,16 +267,16 @@ static kb_tune_cfg make_cfg(int tpr, int rows, int parts, int unroll)
 }
 
 /* Loads in flight are what these kernels live on (kernels/softmax/tuned.cu):
- * forward 8 slots per thread and step (64 registers: 1024 threads and 128 KB
- * in flight per SM), backward 4 (56 registers; its stores take the other
- * half of the bandwidth). A sub-warp per short row with 128-thread CTAs, up
- * to 256 threads per row forward and 128 backward (no reduction there:
- * smaller CTAs pack the SM more finely, 9 per SM). When the rows alone give
- * fewer than two CTAs per SM, split rows (cluster forward, plain CTAs
- * backward) while each CTA keeps at least two full steps of its threads. */
+ * 8 slots per thread and step, 64 registers: 1024 threads and 128 KB in
+ * flight per SM. A sub-warp per short row with 128-thread CTAs, up to 256
+ * threads per row forward and 128 backward (no reduction there: smaller
+ * CTAs pack the SM as finely). When the rows alone give fewer than two CTAs
+ * per SM, split rows (cluster forward, plain CTAs backward) while each CTA
+ * keeps at least two full steps of its threads; and so that a CTA's chunk
+ * has fewer than 2^31 slots. */
 static void heuristic_dir(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out, bool bwd)
 {
-    const int V = (int)(16 / kb_dtype_size(p->dtype)), U = bwd ? 4 : 8;
+    const int V = (int)(16 / kb_dtype_size(p->dtype)), U = 8;
     const int64_t S = kb_max_slots(p->N, V);
     const int sms = ctx && ctx->sm_count > 0 ? ctx->sm_count : 132;
     const int tmax = bwd ? 128 : 256;
@@ -274,6 +288,7 @@ static void heuristic_dir(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_
     int parts = 1;
     while (blocks * parts < 2 * sms && parts < max_parts && S >= (int64_t)tpr * U * parts * 2)
         parts *= 2;
+    while (!kb_chunk_fits32(p->N, V, parts, tpr * U) && parts < max_parts) parts *= 2;
     const kb_tune_cfg cand[] = {make_cfg(tpr, rows, parts, U), make_cfg(tpr, rows, 1, U),
                                 make_cfg(256, 1, 1, U), make_cfg(32, 32, 1, U)};
     for (const kb_tune_cfg &c : cand)
@@ -301,7 +316,8 @@ static cudaError_t launch_fwd(const kb_problem *p, const kb_tensors *t, const la
     constexpr int V = 16 / sizeof(T);
     const T *x = (const T *)t->x;
     const bool vec = kb_aligned16(x);
-    const fwd_fn<T> k = vec ? fwd_kernel<T, V>(ls.unroll) : fwd_kernel<T, 1>(ls.unroll);
+    const fwd_fn<T> k = !vec ? fwd_kernel<T, 1>(ls.unroll)
+                        : chunk_fits(p, ls) ? fwd_kernel<T, V>(ls.unroll) : nullptr;
     if (!k) return cudaErrorInvalidConfiguration;
     return kb_launch_rows(k, ls.grid, ls.tpr * ls.rows, ls.parts, s, x, t->target, (T *)t->out,
                           p->M, p->N, kb_log2i(ls.tpr), ls.rows, ls.parts);
@@ -315,7 +331,8 @@ static cudaError_t launch_bwd(const kb_problem *p, const kb_tensors *t, const la
     const T *x = (const T *)t->x;
     T *dx = (T *)t->out;
     const bool vec = kb_aligned16(x) && kb_aligned16(dx);
-    const bwd_fn<T> k = vec ? bwd_kernel<T, V>(ls.unroll) : bwd_kernel<T, 1>(ls.unroll);
+    const bwd_fn<T> k = !vec ? bwd_kernel<T, 1>(ls.unroll)
+                        : chunk_fits(p, ls) ? bwd_kernel<T, V>(ls.unroll) : nullptr;
     if (!k) return cudaErrorInvalidConfiguration;
     return kb_launch_rows(k, ls.grid, ls.tpr * ls.rows, 1, s, x, t->target, t->dloss, t->lse, dx,
                           p->M, p->N, kb_log2i(ls.tpr), ls.rows, ls.parts);

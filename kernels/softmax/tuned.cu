@@ -5,8 +5,9 @@
  * 100-128 KB on H200): a CTA loads its share of a row in one burst, and the
  * SM has to keep enough such bursts going while others reduce and store.
  * So the row lives in registers as raw storage words (kernels/common/
- * kb_rows.cuh), converted to fp32 where used, and each design is sized for
- * about 1024 resident threads holding 64-128 bytes each.
+ * kb_rows.cuh), converted to fp32 where used, every kernel's registers are
+ * capped (__maxnreg__, spill-free), and each design is sized for about 1024
+ * resident threads holding 64-128 bytes of loads each.
  *
  * Strategy (see kernels/common/kb_rows.cuh for slots, groups and clusters):
  * - A row is split over `threads` threads (a sub-warp for short rows, up to
@@ -34,10 +35,11 @@
  *   flight when SMs x CTAs per SM x chunk bytes stays well under its size;
  *   the heuristic picks the cluster size (chunk = row / cluster) for that.
  * - 128-bit loads and streaming (__stcs) stores.
- * Limits: any M >= 1, N >= 1 (64-bit offsets; the register kernels hold at
- * most 16 x 1024 x 16 slots, i.e. N < 2^21 x V). Base pointers that are not
- * 16-byte aligned run the streaming kernels with scalar accesses (correct,
- * slower). */
+ * Limits: any M >= 1, N >= 1 (64-bit row offsets; the register kernels hold
+ * at most 16 x 1024 x 16 slots, i.e. N < 2^21 x V; the vector streaming
+ * kernels need a CTA's chunk under 2^31 elements, i.e. a cluster for
+ * N >= 2^31). Base pointers that are not 16-byte aligned run the streaming
+ * kernels with scalar accesses and 64-bit offsets (correct, slower). */
 #include "kb_rows.cuh"
 #include "tuner.h"
 
@@ -254,7 +256,7 @@ template <typename T, int V> constexpr kb_cache first_pass()
 }
 
 template <typename T, int V, int U>
-__global__ void __maxnreg__(reg_cap(U * slot_words<T>(), 40))
+__global__ void __maxnreg__(reg_cap(U * slot_words<T>(), 32))
 sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
                             int tpr_shift, int rows, int cs)
 {
@@ -265,18 +267,22 @@ sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
     const coords c = coords_of(M, tpr_shift, rows, cs);
     const kb_rowgeo geo = kb_row_geo<V>(c.row, N, c.live);
     const kb_chunk ch = kb_split(geo.nfull, cs, c.rank, c.tpr);
-    const int64_t step = (int64_t)c.tpr * U;
+    /* Offsets within the CTA's chunk: 32-bit for the vector kernels (valid()
+     * keeps chunks under 2^31 slots: fewer registers), 64-bit for V = 1. */
+    typedef kb_chunk_index<V> I;
+    const T *xb = x + geo.first + ch.begin * V;
+    T *yb = y + geo.first + ch.begin * V;
+    const I n = (I)(ch.end - ch.begin), step = (I)c.tpr * U;
     const uint64_t pol = FIRST == KB_LD_LAST ? kb_policy_evict_last() : 0;
 
     kb_ms acc = {-INFINITY, 0.f};
 #pragma unroll 1
-    for (int64_t j = ch.begin + c.t; j < ch.end; j += step) {
-        const T *p = x + geo.first + j * V;
+    for (I j = c.t; j < n; j += step) {
         kb_raw<T, V> r[U];
 #pragma unroll
         for (int u = 0; u < U; u++)
-            r[u] = j + u * c.tpr < ch.end ? kb_ld_raw<T, V, FIRST>(p + u * c.tpr * V, pol)
-                                             : kb_raw_splat<T, V>(-INFINITY);
+            r[u] = j + u * c.tpr < n ? kb_ld_raw<T, V, FIRST>(xb + (j + u * c.tpr) * V, pol)
+                                     : kb_raw_splat<T, V>(-INFINITY);
         float m = acc.m;
 #pragma unroll
         for (int u = 0; u < U; u++)
@@ -300,21 +306,20 @@ sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
     const float ML = rs.m == -INFINITY ? 0.f : rs.m * KB_LOG2E;
     const float inv = 1.f / rs.s;
 #pragma unroll 1
-    for (int64_t j = ch.begin + c.t; j < ch.end; j += step) {
-        const T *p = x + geo.first + j * V;
-        T *q = y + geo.first + j * V;
+    for (I j = c.t; j < n; j += step) {
         kb_raw<T, V> r[U];
 #pragma unroll
         for (int u = 0; u < U; u++)
-            r[u] = j + u * c.tpr < ch.end ? kb_ld_raw<T, V, KB_LD_STREAM>(p + u * c.tpr * V, 0)
-                                             : kb_raw_splat<T, V>(0.f);
+            r[u] = j + u * c.tpr < n ? kb_ld_raw<T, V, KB_LD_STREAM>(xb + (j + u * c.tpr) * V, 0)
+                                     : kb_raw_splat<T, V>(0.f);
 #pragma unroll
         for (int u = 0; u < U; u++) {
-            if (j + u * c.tpr >= ch.end) continue;
+            const I ju = j + u * c.tpr;
+            if (ju >= n) continue;
             float o[V];
 #pragma unroll
             for (int k = 0; k < V; k++) o[k] = kb_exp2(fmaf(kb_get(r[u], k), KB_LOG2E, -ML)) * inv;
-            kb_st_raw<T, V>(q + u * c.tpr * V, kb_raw_of<T, V>(o));
+            kb_st_raw<T, V>(yb + ju * V, kb_raw_of<T, V>(o));
             /* One slot at a time (a NaN here makes the row's sum NaN anyway). */
             if (u + 1 < U) kb_tie(r[u + 1 < U ? u + 1 : u], o[V - 1]);
         }
@@ -327,7 +332,7 @@ sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
 }
 
 template <typename T, int V, int U>
-__global__ void __maxnreg__(reg_cap(2 * U * slot_words<T>(), 32))
+__global__ void __maxnreg__(reg_cap(2 * U * slot_words<T>(), 24))
 sm_bwd_loop(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ dx,
                             int64_t M, int64_t N, int tpr_shift, int rows, int cs)
 {
@@ -338,19 +343,23 @@ sm_bwd_loop(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ d
     const coords c = coords_of(M, tpr_shift, rows, cs);
     const kb_rowgeo geo = kb_row_geo<V>(c.row, N, c.live);
     const kb_chunk ch = kb_split(geo.nfull, cs, c.rank, c.tpr);
-    const int64_t step = (int64_t)c.tpr * U;
+    typedef kb_chunk_index<V> I; /* see sm_fwd_loop */
+    const int64_t base = geo.first + ch.begin * V;
+    const T *yb = y + base, *gb = dy + base;
+    T *xb = dx + base;
+    const I n = (I)(ch.end - ch.begin), step = (I)c.tpr * U;
     const uint64_t pol = FIRST == KB_LD_LAST ? kb_policy_evict_last() : 0;
 
     float dot = 0.f;
 #pragma unroll 1
-    for (int64_t j = ch.begin + c.t; j < ch.end; j += step) {
-        const int64_t o = geo.first + j * V;
+    for (I j = c.t; j < n; j += step) {
         kb_raw<T, V> py[U], pd[U];
 #pragma unroll
         for (int u = 0; u < U; u++) {
-            const bool ok = j + u * c.tpr < ch.end;
-            py[u] = ok ? kb_ld_raw<T, V, FIRST>(y + o + u * c.tpr * V, pol) : kb_raw_splat<T, V>(0.f);
-            pd[u] = ok ? kb_ld_raw<T, V, FIRST>(dy + o + u * c.tpr * V, pol) : kb_raw_splat<T, V>(0.f);
+            const I ju = j + u * c.tpr;
+            const bool ok = ju < n;
+            py[u] = ok ? kb_ld_raw<T, V, FIRST>(yb + ju * V, pol) : kb_raw_splat<T, V>(0.f);
+            pd[u] = ok ? kb_ld_raw<T, V, FIRST>(gb + ju * V, pol) : kb_raw_splat<T, V>(0.f);
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
@@ -368,22 +377,23 @@ sm_bwd_loop(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ d
     dot = kb_group_reduce(dot, c.tpr, c.g, red);
     if (cs > 1) dot = kb_cluster_reduce(dot, cs, c.rank, c.g, c.t, c.tpr, part);
 #pragma unroll 1
-    for (int64_t j = ch.begin + c.t; j < ch.end; j += step) {
-        const int64_t o = geo.first + j * V;
+    for (I j = c.t; j < n; j += step) {
         kb_raw<T, V> py[U], pd[U];
 #pragma unroll
         for (int u = 0; u < U; u++) {
-            const bool ok = j + u * c.tpr < ch.end;
-            py[u] = ok ? kb_ld_raw<T, V, KB_LD_STREAM>(y + o + u * c.tpr * V, 0) : kb_raw_splat<T, V>(0.f);
-            pd[u] = ok ? kb_ld_raw<T, V, KB_LD_STREAM>(dy + o + u * c.tpr * V, 0) : kb_raw_splat<T, V>(0.f);
+            const I ju = j + u * c.tpr;
+            const bool ok = ju < n;
+            py[u] = ok ? kb_ld_raw<T, V, KB_LD_STREAM>(yb + ju * V, 0) : kb_raw_splat<T, V>(0.f);
+            pd[u] = ok ? kb_ld_raw<T, V, KB_LD_STREAM>(gb + ju * V, 0) : kb_raw_splat<T, V>(0.f);
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
-            if (j + u * c.tpr >= ch.end) continue;
+            const I ju = j + u * c.tpr;
+            if (ju >= n) continue;
             float out[V];
 #pragma unroll
             for (int k = 0; k < V; k++) out[k] = kb_get(py[u], k) * (kb_get(pd[u], k) - dot);
-            kb_st_raw<T, V>(dx + o + u * c.tpr * V, kb_raw_of<T, V>(out));
+            kb_st_raw<T, V>(xb + ju * V, kb_raw_of<T, V>(out));
             /* One slot at a time (a NaN here makes dot NaN anyway). */
             if (u + 1 < U) {
                 kb_tie(py[u + 1 < U ? u + 1 : u], out[V - 1]);
@@ -405,8 +415,9 @@ using fwd_fn = void (*)(const T *, T *, int64_t, int64_t, int, int, int);
 template <typename T>
 using bwd_fn = void (*)(const T *, const T *, T *, int64_t, int64_t, int, int, int);
 
-/* Largest NV instantiated: beyond it the backward kernel spills (y and dy
- * of 16 slots need 128 registers before any arithmetic). */
+/* Largest NV instantiated. 16-bit backward stops at 12 (y and dy of 12
+ * slots: 96 registers of data): longer rows are better streamed, and each
+ * instantiation costs compile time. */
 template <typename T> constexpr int max_nv(bool bwd) { return bwd && sizeof(T) == 2 ? 12 : 16; }
 
 template <typename T, int NV, bool AL, bool RAW> static fwd_fn<T> fwd_reg_kernel()
@@ -521,10 +532,17 @@ template <typename T> static bwd_fn<T> bwd_kernel_of(const kb_problem *p, const 
     return nv ? bwd_reg<T>(nv, p->N % V == 0) : nullptr;
 }
 
+/* The vector streaming kernels index a CTA's chunk with 32 bits. */
+static bool stream_fits(const kb_problem *p, const launch_shape &ls)
+{
+    return kb_chunk_fits32(p->N, (int)(16 / kb_dtype_size(p->dtype)), ls.cs, ls.tpr * ls.unroll);
+}
+
 template <typename T>
 static int valid_t(const kb_problem *p, const launch_shape &ls, bool bwd)
 {
     const int block = ls.tpr * ls.rows;
+    if (ls.hold == HOLD_STREAM && !stream_fits(p, ls)) return 0;
     if (bwd) {
         const bwd_fn<T> k = bwd_kernel_of<T>(p, ls);
         return k && kb_launchable(k, block, ls.cs) &&
@@ -631,6 +649,7 @@ static void heuristic_dir(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_
         cs *= 2;
     }
     while (p->M * cs < 2 * sms && cs < 8 && S >= (int64_t)ts * U * cs * 2) cs *= 2;
+    while (!kb_chunk_fits32(p->N, V, cs, ts * U) && cs < KB_MAX_CLUSTER) cs *= 2;
     /* Fallbacks, in order: a portable cluster size (a GPU that cannot
      * schedule 16), one CTA per row, 32-row CTAs (M beyond 2^31 rows). */
     cand[n++] = make_cfg(ts, 1, cs, HOLD_STREAM, U);
@@ -668,7 +687,7 @@ static cudaError_t launch_fwd(const kb_problem *p, const kb_tensors *t, const la
     if (!vec)
         k = fwd_loop<T>(kUnroll, false);
     else if (ls.hold == HOLD_STREAM)
-        k = fwd_loop<T>(ls.unroll, true);
+        k = stream_fits(p, ls) ? fwd_loop<T>(ls.unroll, true) : nullptr;
     else
         k = fwd_reg<T>(pick_nv(p->N, V, ls.tpr, ls.cs, max_nv<T>(false)), p->N % V == 0,
                        ls.hold == HOLD_RAW);
@@ -689,7 +708,7 @@ static cudaError_t launch_bwd(const kb_problem *p, const kb_tensors *t, const la
     if (!vec)
         k = bwd_loop<T>(kUnroll, false);
     else if (ls.hold == HOLD_STREAM)
-        k = bwd_loop<T>(ls.unroll, true);
+        k = stream_fits(p, ls) ? bwd_loop<T>(ls.unroll, true) : nullptr;
     else if (ls.hold == HOLD_F32)
         k = bwd_reg<T>(pick_nv(p->N, V, ls.tpr, ls.cs, max_nv<T>(true)), p->N % V == 0);
     if (!k) return cudaErrorInvalidConfiguration;
