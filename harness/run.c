@@ -3,11 +3,13 @@
  * (an unwritten element is NaN and fails). */
 #include "run.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "accuracy.h"
@@ -75,8 +77,22 @@ static void iso_now(char *buf, size_t len)
 
 /* Re-read the file just before writing: another process may have updated
  * other rows since the session started. */
+/* The baselines folder may not exist yet (a fresh checkout of a new GPU). */
+static kb_status make_parent_dir(const char *path, kb_err *e)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return KB_OK;
+    *slash = '\0';
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return KB_FAIL(e, KB_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
+    return KB_OK;
+}
+
 static kb_status update_baseline(kb_session *s, kb_err *e)
 {
+    KB_TRY(make_parent_dir(s->baseline_path, e));
     kb_baseline b;
     kb_baseline_init(&b);
     kb_status st = kb_baseline_read(s->baseline_path, &b, e);

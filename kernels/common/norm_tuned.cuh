@@ -211,7 +211,10 @@ inline cudaError_t nt_prepare(const void *fn, int cl, size_t dyn_smem)
 {
     cudaError_t rc = cudaSuccess;
     if (cl > 8) rc = cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-    if (rc == cudaSuccess && dyn_smem > 48 * 1024)
+    /* Raise the limit whenever dynamic smem is used: static + dynamic above
+     * 48 KB needs it even when the dynamic part alone is below (seen on the
+     * H200: 48 KB dynamic + a few static bytes gave zero resident CTAs). */
+    if (rc == cudaSuccess && dyn_smem > 0)
         rc = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn_smem);
     return rc;
 }
@@ -509,6 +512,15 @@ int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
         bwd_reg_kernel<LN>(p->dtype, nv, p->N % nt_vec(p->dtype) == 0, c->v[P_BWD_ACC]));
     if (!fn || !nt_kernel_fits(fn, tpr * rows, smem, optin)) return 0;
     if (cl > 1 && nt_active_clusters(fn, dim3((unsigned)tpr, 1), smem, cl) < 1) return 0;
+    if (cl == 1) { /* what the launch will ask: at least one resident CTA */
+        int64_t slots = 0;
+        if (nt_persistent_slots(fn, dim3((unsigned)tpr, (unsigned)rows), smem, 1, c->v[P_OCC], 1,
+                                &slots) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return 0;
+        }
+        if (slots < 1) return 0;
+    }
     return 1;
 }
 
