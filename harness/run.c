@@ -125,12 +125,26 @@ static kb_status update_baseline(kb_session *s, kb_err *e)
     return st;
 }
 
+/* Every output is attempted even when one fails: a baseline that cannot be
+ * written must not also lose the results CSV. The first error is returned. */
 kb_status kb_session_finish(kb_session *s, kb_err *e)
 {
-    if (s->o->update_baseline) KB_TRY(update_baseline(s, e));
-    if (s->o->csv) KB_TRY(kb_results_write_csv(&s->results, s->o->csv, e));
-    if (s->o->json) KB_TRY(kb_results_write_json(&s->results, s->o->json, e));
-    return KB_OK;
+    kb_status first = KB_OK, st;
+    kb_err tmp;
+    if (s->o->csv && (st = kb_results_write_csv(&s->results, s->o->csv, &tmp)) != KB_OK) {
+        first = st;
+        *e = tmp;
+    }
+    if (s->o->json && (st = kb_results_write_json(&s->results, s->o->json, &tmp)) != KB_OK &&
+        first == KB_OK) {
+        first = st;
+        *e = tmp;
+    }
+    if (s->o->update_baseline && (st = update_baseline(s, &tmp)) != KB_OK && first == KB_OK) {
+        first = st;
+        *e = tmp;
+    }
+    return first;
 }
 
 /* ---- one case -------------------------------------------------------------- */
