@@ -15,6 +15,9 @@ plot \
   'cross_entropy_backward_bf16.dat' using 1:3 with linespoints lw 2 pt 7 ps 1 dt 1 lc rgb '#1f77b4' title 'eager', \
   'cross_entropy_backward_bf16.dat' using 1:4 with linespoints lw 2 pt 7 ps 1 dt 1 lc rgb '#9467bd' title 'fused', \
   'cross_entropy_backward_bf16.dat' using 1:5 with linespoints lw 2 pt 7 ps 1 dt 1 lc rgb '#2ca02c' title 'tuned', \
+  'cross_entropy_backward_bf16.dat' using 1:6 with linespoints lw 2 pt 7 ps 1 dt 2 lc rgb '#6baed6' title 'torch_eager', \
+  'cross_entropy_backward_bf16.dat' using 1:7 with linespoints lw 2 pt 7 ps 1 dt 2 lc rgb '#ff7f0e' title 'torch_compile', \
+  'cross_entropy_backward_bf16.dat' using 1:8 with linespoints lw 2 pt 7 ps 1 dt 2 lc rgb '#d62728' title 'liger', \
   4199.3 with lines dt 3 lw 2 lc rgb '#000000' title 'SOL 4199 GB/s'
 set terminal svg noenhanced size 1280,720 dynamic font 'sans,11'
 set output 'cross_entropy_backward_bf16.svg'

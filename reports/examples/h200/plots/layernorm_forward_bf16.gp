@@ -16,6 +16,9 @@ plot \
   'layernorm_forward_bf16.dat' using 1:4 with linespoints lw 2 pt 7 ps 1 dt 1 lc rgb '#9467bd' title 'fused', \
   'layernorm_forward_bf16.dat' using 1:5 with linespoints lw 2 pt 7 ps 1 dt 1 lc rgb '#2ca02c' title 'tuned', \
   'layernorm_forward_bf16.dat' using 1:6 with linespoints lw 2 pt 7 ps 1 dt 1 lc rgb '#8c564b' title 'cudnn', \
+  'layernorm_forward_bf16.dat' using 1:7 with linespoints lw 2 pt 7 ps 1 dt 2 lc rgb '#6baed6' title 'torch_eager', \
+  'layernorm_forward_bf16.dat' using 1:8 with linespoints lw 2 pt 7 ps 1 dt 2 lc rgb '#ff7f0e' title 'torch_compile', \
+  'layernorm_forward_bf16.dat' using 1:9 with linespoints lw 2 pt 7 ps 1 dt 2 lc rgb '#d62728' title 'liger', \
   4199.3 with lines dt 3 lw 2 lc rgb '#000000' title 'SOL 4199 GB/s'
 set terminal svg noenhanced size 1280,720 dynamic font 'sans,11'
 set output 'layernorm_forward_bf16.svg'
