@@ -43,7 +43,7 @@ const kb_baseline_row *kb_baseline_find(const kb_baseline *b, const char *benchm
                                         int64_t N);
 /* Insert or replace by key; other rows untouched. */
 kb_status kb_baseline_upsert(kb_baseline *b, const kb_baseline_row *row, kb_err *e);
-/* Sorted by key, written to path.tmp then renamed: a crash never leaves a
+/* Sorted by key, written to <path>.<pid>.tmp then renamed: a crash never leaves a
  * half-written file. */
 kb_status kb_baseline_write(const char *path, const kb_baseline *b, kb_err *e);
 /* "NVIDIA H200" -> "<dir>/NVIDIA_H200.csv" */
