@@ -5,6 +5,7 @@
  * read. Rows are validated the same way when read, upserted and written, so
  * what kbench writes it can always read back. */
 #include "baseline.h"
+#include "files.h"
 
 #include <limits.h>
 #include <math.h>
@@ -329,12 +330,7 @@ void kb_baseline_path(const char *dir, const char *gpu_name, char *buf, size_t l
     } else {
         buf[0] = '\0';
     }
-    const char *g = gpu_name && *gpu_name ? gpu_name : "unknown_gpu";
-    /* The name becomes one path component: no separators, no blanks. */
-    for (; *g && n + 1 < len; g++) {
-        char ch = *g;
-        buf[n++] = (ch == ' ' || ch == '\t' || ch == '/' || ch == '\\') ? '_' : ch;
-    }
-    buf[n] = '\0';
+    kb_gpu_file_name(gpu_name, buf + n, len - n);
+    n += strlen(buf + n);
     if (n + 4 < len) strcpy(buf + n, ".csv");
 }

@@ -1,5 +1,6 @@
 /* Device selection, properties and the speed-of-light measurement. */
 #include "device.h"
+#include "files.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -86,9 +87,7 @@ kb_status kb_device_open(int requested, kb_device *d, kb_err *e)
 static void sol_cache_path(const kb_device *d, const char *dir, char *buf, size_t len)
 {
     char name[256];
-    snprintf(name, sizeof name, "%s", d->name);
-    for (char *c = name; *c; c++)
-        if (*c == ' ' || *c == '/') *c = '_';
+    kb_gpu_file_name(d->name, name, sizeof name);
     snprintf(buf, len, "%s/sol-%s.txt", dir, name);
 }
 

@@ -7,14 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "files.h"
 #include "npy.h"
-
-static kb_status make_dir(const char *path, kb_err *e)
-{
-    if (mkdir(path, 0777) != 0 && errno != EEXIST)
-        return KB_FAIL(e, KB_ERR_IO, "cannot create directory %s: %s", path, strerror(errno));
-    return KB_OK;
-}
 
 /* kind: 'd' dtype tensor, 'f' fp32, 'i' int64. */
 static kb_status dump_one(const char *dir, const char *name, const void *dev, char kind,
@@ -43,9 +37,8 @@ static kb_status dump_one(const char *dir, const char *name, const void *dev, ch
 kb_status kb_dump_case(const char *dir, const char *case_name, const kb_buffers *b, kb_err *e)
 {
     char sub[1100];
-    KB_TRY(make_dir(dir, e));
     snprintf(sub, sizeof sub, "%s/%s", dir, case_name);
-    KB_TRY(make_dir(sub, e));
+    KB_TRY(kb_mkdir_p(sub, e));
     const kb_problem *p = &b->p;
     const int64_t mn[2] = {p->M, p->N}, m[1] = {p->M}, n[1] = {p->N};
     const int out_nd = p->bench == KB_CE_FWD ? 1 : 2;

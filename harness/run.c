@@ -15,15 +15,9 @@
 #include "accuracy.h"
 #include "buffers.h"
 #include "dump.h"
+#include "files.h"
 
 #define KB_SEED 0x6b62656e6368ull /* "kbench" */
-
-static void gpu_file_name(const char *gpu, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s", gpu);
-    for (char *c = buf; *c; c++)
-        if (*c == ' ' || *c == '/') *c = '_';
-}
 
 kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e)
 {
@@ -38,7 +32,7 @@ kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e)
     KB_TRY(kb_knobs_from_env(&s->knobs, e));
     KB_TRY(kb_device_open(o->device, &s->dev, e));
     char gpu[256];
-    gpu_file_name(s->dev.name, gpu, sizeof gpu);
+    kb_gpu_file_name(s->dev.name, gpu, sizeof gpu);
     if (o->baseline)
         snprintf(s->baseline_path, sizeof s->baseline_path, "%s", o->baseline);
     else
@@ -77,22 +71,10 @@ static void iso_now(char *buf, size_t len)
 
 /* Re-read the file just before writing: another process may have updated
  * other rows since the session started. */
-/* The baselines folder may not exist yet (a fresh checkout of a new GPU). */
-static kb_status make_parent_dir(const char *path, kb_err *e)
-{
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir) return KB_OK;
-    *slash = '\0';
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return KB_FAIL(e, KB_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
-    return KB_OK;
-}
-
 static kb_status update_baseline(kb_session *s, kb_err *e)
 {
-    KB_TRY(make_parent_dir(s->baseline_path, e));
+    /* The baselines folder may not exist yet (a fresh checkout of a new GPU). */
+    KB_TRY(kb_mkdir_parent(s->baseline_path, e));
     kb_baseline b;
     kb_baseline_init(&b);
     kb_status st = kb_baseline_read(s->baseline_path, &b, e);

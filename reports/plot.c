@@ -6,6 +6,7 @@
  * script draws the PNG (pngcairo) and then the SVG from the same plot.
  * gnuplot runs through fork/exec with its exit status checked; missing or
  * failing, it is reported, never fatal. */
+#include "files.h"
 #include "report_int.h"
 
 #include <errno.h>
@@ -204,8 +205,7 @@ kb_status kb_report_plots(const kb_report_model *m, const char *dir, const char 
 {
     char pdir[4096], path[4352], stem[160], gp[4096];
     snprintf(pdir, sizeof pdir, "%s/plots", dir);
-    if (mkdir(pdir, 0777) != 0 && errno != EEXIST)
-        return KB_FAIL(e, KB_ERR_IO, "cannot create %s: %s", pdir, strerror(errno));
+    KB_TRY(kb_mkdir_p(pdir, e));
     int have = find_gnuplot(gnuplot, gp, sizeof gp);
     size_t drawn = 0, failed = 0;
     char first_fail[192] = "";

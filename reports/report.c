@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "gate.h"
 #include "registry.h"
 
@@ -430,28 +431,6 @@ kb_status kb_report_judge_all(const kb_report_model *m, const kb_baseline *bl,
 
 /* ---- driver --------------------------------------------------------------- */
 
-static kb_status mkdir_p(const char *path, kb_err *e)
-{
-    char buf[4096];
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-        return KB_FAIL(e, KB_ERR_IO, "output path too long: %s", path);
-    for (char *p = buf + 1;; p++) {
-        int end = *p == '\0';
-        if (*p == '/' || end) {
-            *p = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return KB_FAIL(e, KB_ERR_IO, "cannot create directory %s: %s", buf,
-                               strerror(errno));
-            if (end) break;
-            *p = '/';
-        }
-    }
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return KB_FAIL(e, KB_ERR_IO, "%s is not a directory", path);
-    return KB_OK;
-}
-
 void kb_report_opts_init(kb_report_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -499,7 +478,7 @@ kb_status kb_report_generate(const kb_results *r, const kb_report_opts *o, kb_er
     int bl_missing = o->baseline_path && access(o->baseline_path, F_OK) != 0;
     if (o->baseline_path && !bl_missing) st = kb_baseline_read(o->baseline_path, &bl, e);
     if (st == KB_OK) st = kb_report_judge_all(&m, &bl, &j, e);
-    if (st == KB_OK && files) st = mkdir_p(o->out_dir, e);
+    if (st == KB_OK && files) st = kb_mkdir_p(o->out_dir, e);
     if (st == KB_OK && (o->formats & KB_REPORT_PLOTS)) {
         st = kb_report_plots(&m, o->out_dir, o->gnuplot, &plots, e);
         if (st == KB_OK && plots.state != KB_PLOTS_DRAWN)

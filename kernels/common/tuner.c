@@ -10,6 +10,7 @@
  * of two) while still separating vector-aligned from unaligned widths, whose
  * kernels behave differently. */
 #include "tuner.h"
+#include "files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -287,28 +288,6 @@ kb_status kb_tune_cache_lookup(const char *path, const kb_tune_key *k, char *cfg
     return st;
 }
 
-/* mkdir -p of path's directory. */
-static kb_status make_parent_dirs(const char *path, kb_err *e)
-{
-    char dir[4096];
-    if (strlen(path) >= sizeof dir)
-        return KB_FAIL(e, KB_ERR_IO, "tuning cache path too long: %s", path);
-    strcpy(dir, path);
-    char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir) return KB_OK;
-    *slash = '\0';
-    for (char *p = dir + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-            return KB_FAIL(e, KB_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
-        *p = '/';
-    }
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return KB_FAIL(e, KB_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
-    return KB_OK;
-}
-
 static const char cache_header[] =
     "# kbench tuned-backend launch configurations, written by `kbench --tune`.\n"
     "# One entry per line: gpu|benchmark|dtype|N-bucket|config|GB/s\n"
@@ -382,7 +361,7 @@ kb_status kb_tune_cache_store(const char *path, const kb_tune_key *k, const char
     if (len < 0 || len >= CACHE_LINE_MAX)
         return KB_FAIL(e, KB_ERR_ARG, "tuning-cache entry longer than %d characters",
                        CACHE_LINE_MAX);
-    KB_TRY(make_parent_dirs(path, e));
+    KB_TRY(kb_mkdir_parent(path, e));
 
     /* Serialise concurrent writers (parallel ctest runs of --tune) so that no
      * one's entry is lost between read and rename. */

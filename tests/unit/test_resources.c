@@ -1,8 +1,12 @@
 /* CTest resource-group parsing: which GPU a case runs on. */
 #include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "device.h"
+#include "files.h"
 #include "unit.h"
 
 START_TEST(no_allocation)
@@ -46,6 +50,43 @@ START_TEST(missing_and_malformed)
 }
 END_TEST
 
+START_TEST(gpu_file_names)
+{
+    char buf[64];
+    kb_gpu_file_name("NVIDIA H200", buf, sizeof buf);
+    ck_assert_str_eq(buf, "NVIDIA_H200");
+    kb_gpu_file_name("A/B\\C\tD", buf, sizeof buf);
+    ck_assert_str_eq(buf, "A_B_C_D");
+    kb_gpu_file_name("", buf, sizeof buf);
+    ck_assert_str_eq(buf, "unknown_gpu");
+    kb_gpu_file_name("NVIDIA H200", buf, 7);
+    ck_assert_str_eq(buf, "NVIDIA");
+}
+END_TEST
+
+START_TEST(mkdir_p_makes_parents)
+{
+    char dir[] = "/tmp/kb_mkdir_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[128], file[160];
+    kb_err e;
+    snprintf(path, sizeof path, "%s/a/b/c", dir);
+    ck_assert_int_eq(kb_mkdir_p(path, &e), KB_OK);
+    ck_assert_int_eq(kb_mkdir_p(path, &e), KB_OK); /* existing: fine */
+    snprintf(file, sizeof file, "%s/x/y/f.csv", dir);
+    ck_assert_int_eq(kb_mkdir_parent(file, &e), KB_OK);
+    snprintf(file, sizeof file, "%s/x/y", dir);
+    struct stat st;
+    ck_assert_int_eq(stat(file, &st), 0);
+    snprintf(file, sizeof file, "%s/x/y/f.csv", dir);
+    FILE *f = fopen(file, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    ck_assert_int_eq(kb_mkdir_p(file, &e), KB_ERR_IO); /* a file, not a directory */
+    ck_assert_ptr_nonnull(strstr(e.msg, "not a directory"));
+}
+END_TEST
+
 Suite *kb_suite_resources(void)
 {
     Suite *s = suite_create("resources");
@@ -53,6 +94,8 @@ Suite *kb_suite_resources(void)
     tcase_add_test(t, no_allocation);
     tcase_add_test(t, good_values);
     tcase_add_test(t, missing_and_malformed);
+    tcase_add_test(t, gpu_file_names);
+    tcase_add_test(t, mkdir_p_makes_parents);
     suite_add_tcase(s, t);
     return s;
 }

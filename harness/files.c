@@ -1,0 +1,53 @@
+/* File-system helpers (files.h). */
+#include "files.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+kb_status kb_mkdir_p(const char *path, kb_err *e)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return KB_FAIL(e, KB_ERR_IO, "path too long: %s", path);
+    if (!buf[0]) return KB_FAIL(e, KB_ERR_IO, "empty directory path");
+    for (char *p = buf + 1;; p++) {
+        int end = *p == '\0';
+        if (*p == '/' || end) {
+            *p = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return KB_FAIL(e, KB_ERR_IO, "cannot create directory %s: %s", buf,
+                               strerror(errno));
+            if (end) break;
+            *p = '/';
+        }
+    }
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return KB_FAIL(e, KB_ERR_IO, "%s is not a directory", path);
+    return KB_OK;
+}
+
+kb_status kb_mkdir_parent(const char *path, kb_err *e)
+{
+    char dir[4096];
+    if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
+        return KB_FAIL(e, KB_ERR_IO, "path too long: %s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return KB_OK;
+    *slash = '\0';
+    return kb_mkdir_p(dir, e);
+}
+
+void kb_gpu_file_name(const char *gpu_name, char *buf, size_t len)
+{
+    if (!len) return;
+    const char *g = gpu_name && *gpu_name ? gpu_name : "unknown_gpu";
+    size_t n = 0;
+    for (; *g && n + 1 < len; g++) {
+        char ch = *g;
+        buf[n++] = (ch == ' ' || ch == '\t' || ch == '/' || ch == '\\') ? '_' : ch;
+    }
+    buf[n] = '\0';
+}
