@@ -29,14 +29,20 @@ static kb_status number(const char *var, const char *s, double lo, double hi, do
     return KB_OK;
 }
 
-kb_status kb_knobs_parse(const char *extra, const char *perturb, kb_knobs *k, kb_err *e)
+kb_status kb_knobs_parse(const char *extra_bytes, const char *extra_time, const char *perturb,
+                         kb_knobs *k, kb_err *e)
 {
     memset(k, 0, sizeof *k);
     const char *rest = NULL;
-    if (extra && *extra) {
-        KB_TRY(split("KBENCH_TEST_EXTRA_BYTES", extra, k->extra_backend, sizeof k->extra_backend,
-                      &rest, e));
+    if (extra_bytes && *extra_bytes) {
+        KB_TRY(split("KBENCH_TEST_EXTRA_BYTES", extra_bytes, k->extra_backend,
+                     sizeof k->extra_backend, &rest, e));
         KB_TRY(number("KBENCH_TEST_EXTRA_BYTES", rest, 0.0, 10.0, &k->extra_fraction, e));
+    }
+    if (extra_time && *extra_time) {
+        KB_TRY(split("KBENCH_TEST_EXTRA_TIME", extra_time, k->slow_backend, sizeof k->slow_backend,
+                     &rest, e));
+        KB_TRY(number("KBENCH_TEST_EXTRA_TIME", rest, 0.0, 10.0, &k->slow_fraction, e));
     }
     if (perturb && *perturb) {
         KB_TRY(split("KBENCH_TEST_PERTURB", perturb, k->perturb_backend,
@@ -55,7 +61,8 @@ kb_status kb_knobs_parse(const char *extra, const char *perturb, kb_knobs *k, kb
 
 kb_status kb_knobs_from_env(kb_knobs *k, kb_err *e)
 {
-    return kb_knobs_parse(getenv("KBENCH_TEST_EXTRA_BYTES"), getenv("KBENCH_TEST_PERTURB"), k, e);
+    return kb_knobs_parse(getenv("KBENCH_TEST_EXTRA_BYTES"), getenv("KBENCH_TEST_EXTRA_TIME"),
+                          getenv("KBENCH_TEST_PERTURB"), k, e);
 }
 
 int kb_knob_applies(const char *knob_backend, const char *series)

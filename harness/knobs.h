@@ -5,6 +5,16 @@
  *       after each run of <backend>, write fraction x the case's byte model
  *       more bytes (a memset of a scratch buffer): a bandwidth regression of
  *       known size.
+ *   KBENCH_TEST_EXTRA_TIME=<backend>:<fraction>
+ *       after each timed run of <backend>, hold the stream for fraction x t0,
+ *       t0 the backend's own median time measured by a 20-sample pilot just
+ *       before the case is timed: a slowdown of known size in time, whatever
+ *       the backend's distance from SOL (extra bytes barely cost a backend
+ *       that is far from it). The hold is one thread spinning on
+ *       %globaltimer (kb_spin_ns); its launch adds a kernel-to-kernel gap
+ *       (of the order of 1 us) and the timer ticks coarsely, so on cases of
+ *       a few us the real slowdown is larger than the fraction: read the
+ *       measured GB/s change (ci/gate-quality prints it), not the knob.
  *   KBENCH_TEST_PERTURB=<backend>:<kind>
  *       after each run of <backend>, damage its output:
  *         skip_last   the last element of every row is left unwritten (NaN
@@ -26,13 +36,16 @@ typedef enum { KB_PERTURB_NONE = 0, KB_PERTURB_SKIP_LAST, KB_PERTURB_SCALE } kb_
 typedef struct {
     char extra_backend[48];
     double extra_fraction;   /* 0: off */
+    char slow_backend[48];
+    double slow_fraction;    /* KBENCH_TEST_EXTRA_TIME; 0: off */
     char perturb_backend[48];
     kb_perturb perturb;
     double scale;            /* for KB_PERTURB_SCALE: the f in 1+f */
 } kb_knobs;
 
 /* Pure parser (unit tested); NULL/empty values mean off. */
-kb_status kb_knobs_parse(const char *extra, const char *perturb, kb_knobs *k, kb_err *e);
+kb_status kb_knobs_parse(const char *extra_bytes, const char *extra_time, const char *perturb,
+                         kb_knobs *k, kb_err *e);
 /* From the environment. */
 kb_status kb_knobs_from_env(kb_knobs *k, kb_err *e);
 
@@ -41,6 +54,10 @@ int kb_knob_applies(const char *knob_backend, const char *series);
 
 /* Enqueue the damage on s. */
 kb_status kb_perturb_output(const kb_knobs *k, kb_buffers *b, cudaStream_t s, kb_err *e);
+
+/* Enqueue on s a one-thread kernel that busy-waits ns nanoseconds of
+ * %globaltimer (KBENCH_TEST_EXTRA_TIME); ns == 0 enqueues nothing. */
+kb_status kb_spin_ns(uint64_t ns, cudaStream_t s, kb_err *e);
 
 #ifdef __cplusplus
 }

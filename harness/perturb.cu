@@ -1,4 +1,5 @@
-/* The output damage of KBENCH_TEST_PERTURB (knobs.h). */
+/* The output damage of KBENCH_TEST_PERTURB and the stream hold of
+ * KBENCH_TEST_EXTRA_TIME (knobs.h). */
 #include "kb_cuda.cuh"
 #include "knobs.h"
 
@@ -29,5 +30,25 @@ extern "C" kb_status kb_perturb_output(const kb_knobs *k, kb_buffers *b, cudaStr
             KB_LAUNCHED(e);
         }
     }
+    return KB_OK;
+}
+
+/* One thread: the hold must cost the stream time, not occupy the GPU.
+ * %globaltimer, not clock64(): the hold is in nanoseconds whatever the SM
+ * clock does. */
+__global__ void spin_kernel(uint64_t ns)
+{
+    uint64_t t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
+}
+
+extern "C" kb_status kb_spin_ns(uint64_t ns, cudaStream_t s, kb_err *e)
+{
+    if (ns == 0) return KB_OK;
+    spin_kernel<<<1, 1, 0, s>>>(ns);
+    KB_LAUNCHED(e);
     return KB_OK;
 }

@@ -35,8 +35,13 @@
  * row (the backward's dw accumulators rely on it). Packs sit in registers
  * raw (one uint4: half the registers of fp32 for 16-bit types) and are
  * converted to fp32 where used. AL (N % VEC == 0 and 16-byte aligned base
- * pointers): one 128-bit access per pack; otherwise element accesses, the
- * row's last pack partial (correct for any N, not tuned for speed).
+ * pointers): one 128-bit access per pack. Forward with N % VEC != 0:
+ * shifted slots (norm_tuned_dev.cuh), still 128-bit for x and y, w read at
+ * a per-row column shift. Backward with N % VEC != 0: element accesses, the
+ * row's last pack partial (correct for any N, ~30-40 % of SOL: dw's
+ * per-thread column accumulators need a thread to own the same columns on
+ * every row, which shifted slots do not give). Base pointers not 16-byte
+ * aligned: the element-wise loop kernels.
  *
  * Limits: registers hold up to tpr*CL*NV*VEC elements (bf16: ~1M forward,
  * CL=16 x 512 threads x NV=16; ~512K backward); valid() asks the
@@ -81,8 +86,7 @@ constexpr int kBwdNV[] = {1, 2, 3, 4, 6, 8};
 
 template <typename T, bool LN, bool AL> fwd_fn fwd_reg_for(int nv, bool db)
 {
-    if constexpr (AL) {
-        if (db) switch (nv) {
+    if (db) switch (nv) {
         case 1: return fwd_reg<T, LN, 1, AL, true>();
         case 2: return fwd_reg<T, LN, 2, AL, true>();
         case 3: return fwd_reg<T, LN, 3, AL, true>();
@@ -91,9 +95,6 @@ template <typename T, bool LN, bool AL> fwd_fn fwd_reg_for(int nv, bool db)
         case 8: return fwd_reg<T, LN, 8, AL, true>();
         default: return nullptr;
         }
-    } else {
-        (void)db;
-    }
     switch (nv) {
     case 1: return fwd_reg<T, LN, 1, AL, false>();
     case 2: return fwd_reg<T, LN, 2, AL, false>();
@@ -120,12 +121,12 @@ template <typename T, bool LN, bool AL, bool SACC> bwd_fn bwd_reg_for(int nv)
     }
 }
 
-/* db without 128-bit packs runs the rolling kernel (never more registers). */
+/* vec: N % VEC == 0 (aligned packs), else shifted slots. */
 template <bool LN> fwd_fn fwd_reg_kernel(kb_dtype d, int nv, bool vec, bool db)
 {
     fwd_fn f = nullptr;
     KB_DISPATCH(d, T, {
-        f = vec ? fwd_reg_for<T, LN, true>(nv, db) : fwd_reg_for<T, LN, false>(nv, false);
+        f = vec ? fwd_reg_for<T, LN, true>(nv, db) : fwd_reg_for<T, LN, false>(nv, db);
     });
     return f;
 }
@@ -141,10 +142,14 @@ template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, bool vec, bool sacc
     return f;
 }
 
-template <bool LN> fwd_fn fwd_loop_kernel(kb_dtype d, bool vec)
+/* ptr16: 16-byte aligned base pointers; al: and N % VEC == 0. */
+template <bool LN> fwd_fn fwd_loop_kernel(kb_dtype d, bool ptr16, bool al)
 {
     fwd_fn f = nullptr;
-    KB_DISPATCH(d, T, { f = vec ? fwd_loop<T, LN, true> : fwd_loop<T, LN, false>; });
+    KB_DISPATCH(d, T, {
+        f = al ? fwd_loop<T, LN, LOOP_AL>
+               : ptr16 ? fwd_loop<T, LN, LOOP_SHIFT> : fwd_loop<T, LN, LOOP_ELEM>;
+    });
     return f;
 }
 
@@ -349,6 +354,22 @@ void nt_heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out
                                  {8, 512, 1}, {8, 512, 0}, {8, 1024, 1}, {8, 1024, 0}};
     const int nc = BWD ? (int)(sizeof bwd / sizeof bwd[0]) : (int)(sizeof fwd / sizeof fwd[0]);
     kb_tune_cfg c = {};
+    /* Forward, N % VEC != 0, enough rows to fill the GPU with one CTA per
+     * row: the re-reading loop, whose few registers give full occupancy,
+     * beat the shifted-slot register kernel on the H200 (kbench --tune,
+     * 4096x50257 and 32768x4095: 1.2-1.6x). About 8 slots per thread. */
+    const int sms = ctx && ctx->sm_count > 0 ? ctx->sm_count : 132;
+    if (!BWD && p->N % nt_vec(p->dtype) != 0 && p->N >= 1024 && p->N <= 65536 &&
+        p->M >= 2 * sms) {
+        int64_t t = nt_pow2ceil(kb_cdiv(p->N, 8 * nt_vec(p->dtype)));
+        c.v[P_THREADS] = (int)(t < 64 ? 64 : t > 512 ? 512 : t);
+        c.v[P_ROWS] = c.v[P_CLUSTER] = 1;
+        c.v[P_OCC] = kOccAll;
+        c.v[P_FWD_DB] = 0;
+        c.v[P_RELOAD] = 1;
+        *out = c;
+        return;
+    }
     for (int k = 0; k < nc; k++) {
         const int nvt = BWD ? bwd[k][0] : fwd[k][0], longt = BWD ? bwd[k][1] : fwd[k][2];
         int tpr, rows, cl;
@@ -414,6 +435,10 @@ inline cudaError_t nt_persistent_slots(const void *fn, dim3 block, size_t smem, 
 }
 
 /* ---- forward: valid / launch ------------------------------------------------ */
+/* Elements the slots of a row may cover: a shifted row (N % vec != 0)
+ * spans up to vec - 1 more than N. */
+inline int64_t nt_fwd_span(int64_t N, int vec) { return N % vec ? N + vec - 1 : N; }
+
 template <bool LN>
 int nt_fwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg *c)
 {
@@ -424,9 +449,9 @@ int nt_fwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     if (c->v[P_RELOAD])
         return tpr >= 32 && tpr <= 1024 && rows == 1 && cl == 1;
     if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
-    if (db && p->N % vec != 0) return 0; /* db needs 128-bit packs */
-    const int nv = db ? nt_pick_nv(p->N, tpr, cl, vec, kFwdDbNV)
-                      : nt_pick_nv(p->N, tpr, cl, vec, kFwdNV);
+    const int64_t span = nt_fwd_span(p->N, vec);
+    const int nv = db ? nt_pick_nv(span, tpr, cl, vec, kFwdDbNV)
+                      : nt_pick_nv(span, tpr, cl, vec, kFwdNV);
     if (!nv) return 0;
     const void *fn = reinterpret_cast<const void *>(
         fwd_reg_kernel<LN>(p->dtype, nv, p->N % vec == 0, db));
@@ -444,16 +469,21 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     const int occ = c->v[P_OCC], db = c->v[P_FWD_DB], vec = nt_vec(p->dtype);
     if (!t->x || !t->w || !t->out)
         return NT_FAIL(e, KB_ERR_ARG, p, what, "%s", "x, w and out are required");
-    const bool v16 = p->N % vec == 0 && nt_aligned(t->x) && nt_aligned(t->w) && nt_aligned(t->out);
+    /* The register kernels need 16-byte aligned tensors (cudaMalloc's are);
+     * any other base pointer runs the element-wise loop. */
+    const bool ptr16 = nt_aligned(t->x) && nt_aligned(t->w) && nt_aligned(t->out);
+    const bool v16 = p->N % vec == 0 && ptr16;
     fwd_args a = {t->x, t->w, t->out, p->M, p->N, p->M, 1};
-    if (c->v[P_RELOAD]) {
-        if (tpr < 32 || tpr > 1024 || tpr % 32)
-            return NT_FAIL(e, KB_ERR_ARG, p, what, "reload needs 32..1024 threads, not %d", tpr);
-        return nt_launch(p, what, e, fwd_loop_kernel<LN>(p->dtype, v16), dim3(nt_grid(p->M, 1)),
-                         dim3((unsigned)tpr), 0, 1, false, s, a);
+    if (c->v[P_RELOAD] || !ptr16) {
+        const int lt = c->v[P_RELOAD] ? tpr : 256;
+        if (lt < 32 || lt > 1024 || lt % 32)
+            return NT_FAIL(e, KB_ERR_ARG, p, what, "reload needs 32..1024 threads, not %d", lt);
+        return nt_launch(p, what, e, fwd_loop_kernel<LN>(p->dtype, ptr16, v16), dim3(nt_grid(p->M, 1)),
+                         dim3((unsigned)lt), 0, 1, false, s, a);
     }
-    const int nv = db ? nt_pick_nv(p->N, tpr, cl, vec, kFwdDbNV)
-                      : nt_pick_nv(p->N, tpr, cl, vec, kFwdNV);
+    const int64_t span = nt_fwd_span(p->N, vec);
+    const int nv = db ? nt_pick_nv(span, tpr, cl, vec, kFwdDbNV)
+                      : nt_pick_nv(span, tpr, cl, vec, kFwdNV);
     const fwd_fn fn = nv && occ >= 0 && nt_shape_ok(p, tpr, rows, cl)
                           ? fwd_reg_kernel<LN>(p->dtype, nv, v16, db)
                           : nullptr;

@@ -153,6 +153,66 @@ __device__ __forceinline__ void ld_w(const float *p, int valid, bool w16, float 
     }
 }
 
+/* ---- shifted slots (N % VEC != 0) -------------------------------------------
+ * A row starting at flat index row*N sits sh = (row*N) % VEC elements past a
+ * 16-byte boundary. Its slots are the aligned 16-byte runs from row*N - sh:
+ * slot k holds columns k*VEC - sh + j, valid for j in [lo, hi) with
+ * lo = sh - k*VEC, hi = lo + N. Loads and stores of x and y stay 128-bit
+ * (the edge slots' neighbour elements are read, zeroed, and never written);
+ * only w, small and L1-resident, is read at a per-row column shift. */
+
+/* Zero the elements of v outside [lo, hi). */
+template <typename T> __device__ __forceinline__ uint4 mask_pack(uint4 v, int lo, int hi)
+{
+    constexpr int VEC = vec_of<T>(), PER = 4 / sizeof(T), BITS = 32 / PER;
+    uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int j = 0; j < VEC; j++)
+        if (j < lo || j >= hi) w[j / PER] &= ~((0xffffffffu >> (32 - BITS)) << (BITS * (j % PER)));
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+/* Store the elements [lo, hi) of a pack element by element (edge slots). */
+template <typename T> __device__ __forceinline__ void st_range(T *p, uint4 v, int lo, int hi)
+{
+    constexpr int VEC = vec_of<T>(), PER = 4 / sizeof(T);
+    bits_t<T> *q = reinterpret_cast<bits_t<T> *>(p);
+    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int j = 0; j < VEC; j++)
+        if (j >= lo && j < hi) __stcs(q + j, (bits_t<T>)(w[j / PER] >> (32 / PER * (j % PER))));
+}
+
+/* Weights of columns c0 .. c0+VEC-1 (0 outside [0, N)). Inside the row and
+ * with an aligned w: VEC/4 + 1 aligned float4 loads from c0 rounded down to
+ * a multiple of 4 and a select by c0 % 4 (uniform over a row); else one
+ * load per element. */
+template <int VEC>
+__device__ __forceinline__ void ld_w_at(const float *w, int c0, int N, bool w16, float (&o)[VEC])
+{
+    const int r = c0 & 3, b = c0 - r;
+    if (w16 && c0 >= 0 && b + VEC + 4 <= N) {
+        float W[VEC + 4];
+#pragma unroll
+        for (int q = 0; q <= VEC / 4; q++) {
+            const float4 f = __ldg(reinterpret_cast<const float4 *>(w + b) + q);
+            W[4 * q] = f.x;
+            W[4 * q + 1] = f.y;
+            W[4 * q + 2] = f.z;
+            W[4 * q + 3] = f.w;
+        }
+#pragma unroll
+        for (int j = 0; j < VEC; j++)
+            o[j] = r == 0 ? W[j] : r == 1 ? W[j + 1] : r == 2 ? W[j + 2] : W[j + 3];
+    } else {
+#pragma unroll
+        for (int j = 0; j < VEC; j++) {
+            const int c = c0 + j;
+            o[j] = c >= 0 && c < N ? __ldg(w + c) : 0.f;
+        }
+    }
+}
+
 __device__ __forceinline__ void pdl_wait()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

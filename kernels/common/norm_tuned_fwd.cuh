@@ -20,8 +20,8 @@
  * one __syncthreads only when a row spans several warps, an mbarrier
  * exchange across a cluster.
  *
- * fwd_loop (fallback, any N): one CTA per row, the row re-read per pass
- * (RMS 2, LN 3; L2 serves the re-reads while rows in flight fit in it). */
+ * fwd_loop (any N): one CTA per row, the row re-read per pass (RMS 2,
+ * LN 3; L1/L2 serve the re-reads while rows in flight fit in them). */
 #ifndef KB_NORM_TUNED_FWD_CUH
 #define KB_NORM_TUNED_FWD_CUH
 
@@ -37,7 +37,10 @@ struct fwd_args {
     int cl;
 };
 
-/* The kernel body; fwd_reg below wraps it with or without a register cap. */
+/* The kernel body; fwd_reg below wraps it with or without a register cap.
+ * AL: N % VEC == 0, every row starts 16-byte aligned, a thread's packs are
+ * the same columns on every row. !AL: shifted slots (norm_tuned_dev.cuh):
+ * the thread's packs are memory slots, whose columns move with the row. */
 template <typename T, bool LN, int NV, bool AL, bool DB>
 __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
 {
@@ -46,6 +49,8 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
     const lane_map lm(a.N, VEC, a.cl);
     row_reducer<1> reduce(rsm, lm.tpr, lm.cl);
     const float n = (float)a.N;
+    const int N = (int)a.N, G = lm.stride / VEC, gt = lm.first / VEC;
+    const int64_t total = a.M * a.N;
     const float *wb = a.w + lm.first;
     const bool w16 = (reinterpret_cast<uintptr_t>(a.w) & 15u) == 0;
     const T *x = static_cast<const T *>(a.x);
@@ -53,33 +58,55 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
     const int64_t step = gridDim.x / lm.cl, R = blockDim.y;
     int64_t g = blockIdx.x / lm.cl;
 
-    /* Packs of group gg for this thread: count (lm.mine or 0) and offset. */
-    auto locate = [&](int64_t gg, int &cnt, int64_t &off) {
+    /* Packs of group gg for this thread: count (0 past M), flat offset of
+     * the first, and the row's shift. */
+    auto locate = [&](int64_t gg, int &cnt, int64_t &off, int &sh) {
         const int64_t row = gg * R + threadIdx.y;
         const bool ok = gg < a.ngroups && row < a.M;
-        cnt = ok ? lm.mine : 0;
-        off = (ok ? row : 0) * a.N + lm.first;
+        const int64_t start = (ok ? row : 0) * a.N;
+        if constexpr (AL) {
+            sh = 0;
+            cnt = ok ? lm.mine : 0;
+        } else {
+            sh = (int)(start & (VEC - 1));
+            const int nsl = (N + sh + VEC - 1) / VEC;
+            cnt = ok && gt < nsl ? (nsl - 1 - gt) / G + 1 : 0;
+        }
+        off = start - sh + lm.first;
     };
-    auto load = [&](uint4 &dst, int i, int cnt, int64_t off) {
-        dst = i < cnt ? ld_pack<T, AL, true>(x + off + i * lm.stride, lm.valid(i))
-                      : make_uint4(0u, 0u, 0u, 0u);
+    /* Valid elements [lo, hi) of pack i (shifted slots). */
+    auto lo_of = [&](int i, int sh) { return sh - lm.at(i); };
+    auto load = [&](uint4 &dst, int i, int cnt, int64_t off, int sh) {
+        if (i >= cnt) {
+            dst = make_uint4(0u, 0u, 0u, 0u);
+            return;
+        }
+        const int64_t f0 = off + (int64_t)i * lm.stride;
+        if (AL || f0 + VEC <= total) dst = ld_pack<T, true, true>(x + f0, VEC);
+        else dst = ld_pack<T, false, true>(x + f0, (int)(total - f0)); /* end of x */
+        if constexpr (!AL) {
+            const int lo = lo_of(i, sh);
+            if (lo > 0 || lo + N < VEC) dst = mask_pack<T>(dst, lo, lo + N);
+        }
     };
 
-    int cnt;
+    int cnt, sh;
     int64_t off;
-    locate(g, cnt, off);
+    locate(g, cnt, off, sh);
     uint4 xv[NV], xn[DB ? NV : 1];
 #pragma unroll
-    for (int i = 0; i < NV; i++) load(xv[i], i, cnt, off);
+    for (int i = 0; i < NV; i++) load(xv[i], i, cnt, off, sh);
 
     for (; g < a.ngroups; g += step) {
-        int cntn;
+        int cntn, shn;
         int64_t offn;
-        locate(g + step, cntn, offn);
+        locate(g + step, cntn, offn, shn);
         if constexpr (DB) {
 #pragma unroll
-            for (int i = 0; i < NV; i++) load(xn[i], i, cntn, offn);
+            for (int i = 0; i < NV; i++) load(xn[i], i, cntn, offn, shn);
         }
+        /* Masked elements are zero: they add nothing to the sums below
+         * except (0 - mean)^2, which the centred pass skips. */
         float mean = 0.f, s[1] = {0.f}, f[VEC];
         if constexpr (LN) {
 #pragma unroll
@@ -94,10 +121,11 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
 #pragma unroll
             for (int i = 0; i < NV; i++)
                 if (i < cnt) {
+                    const int lo = AL ? 0 : lo_of(i, sh);
                     unpack<T>(xv[i], f);
 #pragma unroll
                     for (int j = 0; j < VEC; j++)
-                        if (AL || j < lm.valid(i)) s[0] += (f[j] - mean) * (f[j] - mean);
+                        if (AL || (j >= lo && j < lo + N)) s[0] += (f[j] - mean) * (f[j] - mean);
                 }
         } else {
 #pragma unroll
@@ -114,24 +142,29 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
             if (i < cnt) {
                 float wv[VEC];
                 unpack<T>(xv[i], f);
-                ld_w<VEC, AL>(wb + i * lm.stride, lm.valid(i), w16, wv);
+                const int lo = AL ? 0 : lo_of(i, sh);
+                if constexpr (AL) ld_w<VEC, true>(wb + i * lm.stride, VEC, w16, wv);
+                else ld_w_at<VEC>(a.w, -lo, N, w16, wv);
 #pragma unroll
                 for (int j = 0; j < VEC; j++) f[j] = (f[j] - mean) * rstd * wv[j];
-                st_pack<T, AL>(y + off + i * lm.stride, repack<T>(f), lm.valid(i));
+                T *dst = y + off + (int64_t)i * lm.stride;
+                if (AL || (lo <= 0 && lo + N >= VEC)) st_pack<T, true>(dst, repack<T>(f), VEC);
+                else st_range<T>(dst, repack<T>(f), lo, lo + N);
             }
             if constexpr (DB) xv[i] = xn[i];
-            else load(xv[i], i, cntn, offn);
+            else load(xv[i], i, cntn, offn, shn);
         }
         cnt = cntn;
         off = offn;
+        sh = shn;
     }
     reduce.finish();
 }
 
 /* NV <= 4 with 128-bit packs (double-buffered too) fits 64 registers:
- * capped, so 1024-thread blocks run; bigger or element-wise (AL = false,
- * not tuned for speed) kernels are left uncapped (a cap there makes ptxas
- * trade registers for spills). */
+ * capped, so 1024-thread blocks run; bigger or shifted-slot (AL = false:
+ * masks and the w select cost registers) kernels are left uncapped (a cap
+ * there makes ptxas trade registers for spills). */
 template <int NV, bool AL> constexpr bool fwd_capped() { return AL && NV <= 4; }
 
 template <typename T, bool LN, int NV, bool AL, bool DB>
@@ -153,20 +186,52 @@ template <typename T, bool LN, int NV, bool AL, bool DB> constexpr fwd_fn fwd_re
     else return fwd_reg_free<T, LN, NV, AL, DB>;
 }
 
-template <typename T, bool LN, bool AL> __global__ void fwd_loop(const fwd_args a)
+/* fwd_loop: one CTA per row (grid-stride), every pass re-reads the row (L1
+ * and L2 serve the re-reads). Few registers, so full occupancy: the
+ * tuner's pick for mid-length rows. Access modes:
+ *   LOOP_AL     N % VEC == 0, aligned pointers: plain 128-bit packs;
+ *   LOOP_SHIFT  any N, aligned pointers: the shifted slots of
+ *               norm_tuned_dev.cuh (128-bit x and y, masked edge slots);
+ *   LOOP_ELEM   anything else: one element per access. */
+enum { LOOP_ELEM = 0, LOOP_AL, LOOP_SHIFT };
+
+template <typename T, bool LN, int MODE> __global__ void fwd_loop(const fwd_args a)
 {
-    constexpr int VEC = vec_of<T>();
+    constexpr int VEC = MODE == LOOP_ELEM ? 1 : vec_of<T>();
+    constexpr int PV = vec_of<T>();
     __shared__ red_smem<1> rsm;
-    const int tpr = (int)blockDim.x;
+    const int tpr = (int)blockDim.x, N = (int)a.N;
     row_reducer<1> reduce(rsm, tpr, 1);
     const float n = (float)a.N;
+    const int64_t total = a.M * a.N;
     const bool w16 = (reinterpret_cast<uintptr_t>(a.w) & 15u) == 0;
+    const T *x = static_cast<const T *>(a.x);
+    T *y = static_cast<T *>(a.y);
     for (int64_t row = blockIdx.x; row < a.M; row += gridDim.x) {
-        const T *xr = static_cast<const T *>(a.x) + row * a.N;
-        float mean = 0.f, s[1] = {0.f}, f[VEC];
-        for (int64_t e = threadIdx.x * VEC; e < a.N; e += (int64_t)tpr * VEC) {
-            const int valid = (int)(a.N - e < VEC ? a.N - e : VEC);
-            unpack<T>(ld_pack<T, AL, false>(xr + e, valid), f);
+        const int64_t start = row * a.N;
+        const int sh = MODE == LOOP_SHIFT ? (int)(start & (VEC - 1)) : 0;
+        const int nsl = (N + sh + VEC - 1) / VEC;
+        const int64_t base = start - sh;
+        /* Slot k: its elements (zero outside the row) and lo: valid [lo, lo+N). */
+        auto slot = [&](int k, float (&f)[PV], int &lo) {
+            lo = sh - k * VEC;
+            const int64_t f0 = base + (int64_t)k * VEC;
+            uint4 r;
+            if constexpr (MODE == LOOP_AL) {
+                r = ld_pack<T, true, false>(x + f0, VEC);
+            } else if constexpr (MODE == LOOP_SHIFT) {
+                r = f0 + VEC <= total ? ld_pack<T, true, false>(x + f0, VEC)
+                                      : ld_pack<T, false, false>(x + f0, (int)(total - f0));
+                if (lo > 0 || lo + N < VEC) r = mask_pack<T>(r, lo, lo + N);
+            } else {
+                r = ld_pack<T, false, false>(x + f0, 1);
+            }
+            unpack<T>(r, f);
+        };
+        float mean = 0.f, s[1] = {0.f}, f[PV];
+        int lo;
+        for (int k = threadIdx.x; k < nsl; k += tpr) {
+            slot(k, f, lo);
 #pragma unroll
             for (int j = 0; j < VEC; j++) s[0] += LN ? f[j] : f[j] * f[j];
         }
@@ -174,25 +239,29 @@ template <typename T, bool LN, bool AL> __global__ void fwd_loop(const fwd_args 
         if constexpr (LN) {
             mean = s[0] / n;
             s[0] = 0.f;
-            for (int64_t e = threadIdx.x * VEC; e < a.N; e += (int64_t)tpr * VEC) {
-                const int valid = (int)(a.N - e < VEC ? a.N - e : VEC);
-                unpack<T>(ld_pack<T, AL, false>(xr + e, valid), f);
+            for (int k = threadIdx.x; k < nsl; k += tpr) {
+                slot(k, f, lo);
 #pragma unroll
                 for (int j = 0; j < VEC; j++)
-                    if (j < valid) s[0] += (f[j] - mean) * (f[j] - mean);
+                    if (MODE == LOOP_AL || (j >= lo && j < lo + N))
+                        s[0] += (f[j] - mean) * (f[j] - mean);
             }
             reduce(s);
         }
         const float rstd = 1.f / sqrtf(s[0] / n + KB_NORM_EPS);
-        T *yr = static_cast<T *>(a.y) + row * a.N;
-        for (int64_t e = threadIdx.x * VEC; e < a.N; e += (int64_t)tpr * VEC) {
-            const int valid = (int)(a.N - e < VEC ? a.N - e : VEC);
-            float wv[VEC];
-            unpack<T>(ld_pack<T, AL, false>(xr + e, valid), f);
-            ld_w<VEC, AL>(a.w + e, valid, w16, wv);
+        for (int k = threadIdx.x; k < nsl; k += tpr) {
+            slot(k, f, lo);
+            float wv[PV];
+            if constexpr (MODE == LOOP_AL) ld_w<PV, true>(a.w + (int64_t)k * VEC, VEC, w16, wv);
+            else if constexpr (MODE == LOOP_SHIFT) ld_w_at<PV>(a.w, -lo, N, w16, wv);
+            else wv[0] = __ldg(a.w + k);
 #pragma unroll
             for (int j = 0; j < VEC; j++) f[j] = (f[j] - mean) * rstd * wv[j];
-            st_pack<T, AL>(yr + e, repack<T>(f), valid);
+            T *dst = y + base + (int64_t)k * VEC;
+            if constexpr (MODE == LOOP_ELEM) st_pack<T, false>(dst, repack<T>(f), 1);
+            else if (MODE == LOOP_AL || (lo <= 0 && lo + N >= VEC))
+                st_pack<T, true>(dst, repack<T>(f), VEC);
+            else st_range<T>(dst, repack<T>(f), lo, lo + N);
         }
     }
 }

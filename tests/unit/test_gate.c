@@ -1,6 +1,7 @@
 /* The perf verdict on synthetic distributions. */
 #include <check.h>
 #include <math.h>
+#include <string.h>
 
 #include "gate.h"
 #include "knobs.h"
@@ -86,27 +87,83 @@ START_TEST(knobs_parse)
 {
     kb_knobs k;
     kb_err e;
-    ck_assert_int_eq(kb_knobs_parse(NULL, NULL, &k, &e), KB_OK);
+    ck_assert_int_eq(kb_knobs_parse(NULL, NULL, NULL, &k, &e), KB_OK);
     ck_assert_double_eq(k.extra_fraction, 0);
+    ck_assert_double_eq(k.slow_fraction, 0);
     ck_assert_int_eq(k.perturb, KB_PERTURB_NONE);
-    ck_assert_int_eq(kb_knobs_parse("eager:0.10", "tuned:skip_last", &k, &e), KB_OK);
+    ck_assert_int_eq(kb_knobs_parse("eager:0.10", NULL, "tuned:skip_last", &k, &e), KB_OK);
     ck_assert_str_eq(k.extra_backend, "eager");
     ck_assert_double_eq(k.extra_fraction, 0.10);
+    ck_assert_double_eq(k.slow_fraction, 0);
     ck_assert_str_eq(k.perturb_backend, "tuned");
     ck_assert_int_eq(k.perturb, KB_PERTURB_SKIP_LAST);
-    ck_assert_int_eq(kb_knobs_parse("", "fused:scale:0.03", &k, &e), KB_OK);
+    ck_assert_int_eq(kb_knobs_parse("", "", "fused:scale:0.03", &k, &e), KB_OK);
     ck_assert_int_eq(k.perturb, KB_PERTURB_SCALE);
     ck_assert_double_eq(k.scale, 0.03);
-    ck_assert_int_eq(kb_knobs_parse("eager", NULL, &k, &e), KB_ERR_ARG);
-    ck_assert_int_eq(kb_knobs_parse("eager:abc", NULL, &k, &e), KB_ERR_ARG);
-    ck_assert_int_eq(kb_knobs_parse("eager:0", NULL, &k, &e), KB_ERR_ARG);
-    ck_assert_int_eq(kb_knobs_parse(":0.1", NULL, &k, &e), KB_ERR_ARG);
-    ck_assert_int_eq(kb_knobs_parse(NULL, "tuned:explode", &k, &e), KB_ERR_ARG);
-    ck_assert_int_eq(kb_knobs_parse(NULL, "tuned:scale:", &k, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_knobs_parse("eager", NULL, NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_knobs_parse("eager:abc", NULL, NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_knobs_parse("eager:0", NULL, NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_knobs_parse(":0.1", NULL, NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_knobs_parse(NULL, NULL, "tuned:explode", &k, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_knobs_parse(NULL, NULL, "tuned:scale:", &k, &e), KB_ERR_ARG);
     ck_assert(kb_knob_applies("tuned", "tuned"));
     ck_assert(kb_knob_applies("tuned", "tuned:wide"));
     ck_assert(!kb_knob_applies("tuned", "tunedx"));
     ck_assert(!kb_knob_applies("eager", "tuned"));
+}
+END_TEST
+
+START_TEST(knobs_parse_extra_time)
+{
+    kb_knobs k;
+    kb_err e;
+    ck_assert_int_eq(kb_knobs_parse(NULL, "eager:0.10", NULL, &k, &e), KB_OK);
+    ck_assert_str_eq(k.slow_backend, "eager");
+    ck_assert_double_eq(k.slow_fraction, 0.10);
+    ck_assert_double_eq(k.extra_fraction, 0);
+    ck_assert_str_eq(k.extra_backend, "");
+    ck_assert_int_eq(k.perturb, KB_PERTURB_NONE);
+    ck_assert_int_eq(kb_knobs_parse(NULL, "tuned:10", NULL, &k, &e), KB_OK); /* upper bound in */
+    ck_assert_double_eq(k.slow_fraction, 10.0);
+    ck_assert_int_eq(kb_knobs_parse(NULL, "tuned:1e-3", NULL, &k, &e), KB_OK);
+    ck_assert_double_eq(k.slow_fraction, 1e-3);
+
+    /* Malformed: the variable's name and the value are in the message. */
+    ck_assert_int_eq(kb_knobs_parse(NULL, "eager:abc", NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "KBENCH_TEST_EXTRA_TIME"));
+    ck_assert_ptr_nonnull(strstr(e.msg, "'abc'"));
+    ck_assert_int_eq(kb_knobs_parse(NULL, "eager", NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "KBENCH_TEST_EXTRA_TIME='eager': expected <backend>:<value>"));
+    ck_assert_int_eq(kb_knobs_parse(NULL, "eager:", NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_knobs_parse(NULL, ":0.1", NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_knobs_parse(NULL, "eager:0.1x", NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_knobs_parse(NULL, "eager:nan", NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_knobs_parse(NULL, "a-backend-name-far-longer-than-forty-seven-characters:0.1",
+                                    NULL, &k, &e),
+                     KB_ERR_ARG);
+
+    /* Out of range: (0, 10]. */
+    ck_assert_int_eq(kb_knobs_parse(NULL, "eager:0", NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "is not a number in (0, 10]"));
+    ck_assert_int_eq(kb_knobs_parse(NULL, "eager:-0.1", NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_knobs_parse(NULL, "eager:10.5", NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_knobs_parse(NULL, "eager:inf", NULL, &k, &e), KB_ERR_ARG);
+
+    /* Both knobs (and a perturbation) together, on different backends. */
+    ck_assert_int_eq(kb_knobs_parse("tuned:0.20", "eager:0.05", "fused:skip_last", &k, &e), KB_OK);
+    ck_assert_str_eq(k.extra_backend, "tuned");
+    ck_assert_double_eq(k.extra_fraction, 0.20);
+    ck_assert_str_eq(k.slow_backend, "eager");
+    ck_assert_double_eq(k.slow_fraction, 0.05);
+    ck_assert_str_eq(k.perturb_backend, "fused");
+    ck_assert_int_eq(k.perturb, KB_PERTURB_SKIP_LAST);
+    /* A bad time knob fails the parse even when the bytes knob is good, and
+     * the message names the bad one. */
+    ck_assert_int_eq(kb_knobs_parse("eager:0.1", "eager:2O", NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "KBENCH_TEST_EXTRA_TIME"));
+    ck_assert_ptr_null(strstr(e.msg, "KBENCH_TEST_EXTRA_BYTES"));
+    ck_assert_int_eq(kb_knobs_parse("eager:abc", "eager:0.1", NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "KBENCH_TEST_EXTRA_BYTES"));
 }
 END_TEST
 
@@ -122,6 +179,7 @@ Suite *kb_suite_gate(void)
     tcase_add_test(t, missing_baseline);
     tcase_add_test(t, names_round_trip);
     tcase_add_test(t, knobs_parse);
+    tcase_add_test(t, knobs_parse_extra_time);
     suite_add_tcase(s, t);
     return s;
 }
