@@ -216,3 +216,9 @@ kb_status kb_cli_parse(int argc, char **argv, kb_options *o, kb_err *e)
     }
     return KB_OK;
 }
+
+kb_status kb_cli_env(const char *perf_tolerance, kb_options *o, kb_err *e)
+{
+    if (!perf_tolerance || !*perf_tolerance || !isnan(o->perf_tolerance)) return KB_OK;
+    return parse_double("KBENCH_PERF_TOLERANCE", perf_tolerance, 0.0, 10.0, &o->perf_tolerance, e);
+}

@@ -46,6 +46,10 @@ typedef struct {
  * and exits 2. */
 kb_status kb_cli_parse(int argc, char **argv, kb_options *o, kb_err *e);
 void kb_cli_usage(FILE *f);
+/* KBENCH_PERF_TOLERANCE (value passed in, NULL/empty: unset) sets the
+ * --perf-tolerance default, so ci/gate can give every CTest case its
+ * tolerance; the command-line flag wins. Malformed: KB_ERR_ARG. */
+kb_status kb_cli_env(const char *perf_tolerance, kb_options *o, kb_err *e);
 
 #ifdef __cplusplus
 }

@@ -225,7 +225,8 @@ int main(int argc, char **argv)
         kb_cli_usage(stderr);
         return EXIT_USAGE;
     }
-    if (kb_cli_parse(argc, argv, &o, &e) != KB_OK) {
+    if (kb_cli_parse(argc, argv, &o, &e) != KB_OK ||
+        kb_cli_env(getenv("KBENCH_PERF_TOLERANCE"), &o, &e) != KB_OK) {
         fprintf(stderr, "Error: %s\n", kb_err_text(&e));
         if (!strstr(e.msg, "--list")) fprintf(stderr, "Run 'kbench --help' for usage.\n");
         return EXIT_USAGE;

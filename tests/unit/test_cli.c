@@ -137,6 +137,29 @@ START_TEST(tuned_configs)
 }
 END_TEST
 
+START_TEST(perf_tolerance_env)
+{
+    kb_options o;
+    kb_err e;
+    ck_assert_int_eq(PARSE(&o, &e, "--all"), KB_OK);
+    ck_assert_int_eq(kb_cli_env(NULL, &o, &e), KB_OK);
+    ck_assert(isnan(o.perf_tolerance));
+    ck_assert_int_eq(kb_cli_env("", &o, &e), KB_OK);
+    ck_assert(isnan(o.perf_tolerance));
+    ck_assert_int_eq(kb_cli_env("0.05", &o, &e), KB_OK);
+    ck_assert_double_eq(o.perf_tolerance, 0.05);
+    /* the flag wins over the environment */
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--perf-tolerance", "0.2"), KB_OK);
+    ck_assert_int_eq(kb_cli_env("0.05", &o, &e), KB_OK);
+    ck_assert_double_eq(o.perf_tolerance, 0.2);
+    ck_assert_int_eq(PARSE(&o, &e, "--all"), KB_OK);
+    ck_assert_int_eq(kb_cli_env("5%", &o, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "KBENCH_PERF_TOLERANCE"));
+    ck_assert_int_eq(kb_cli_env("-0.1", &o, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_cli_env("nan", &o, &e), KB_ERR_ARG);
+}
+END_TEST
+
 Suite *kb_suite_cli(void)
 {
     Suite *s = suite_create("cli");
@@ -148,6 +171,7 @@ Suite *kb_suite_cli(void)
     tcase_add_test(t, modes);
     tcase_add_test(t, bad_values);
     tcase_add_test(t, tuned_configs);
+    tcase_add_test(t, perf_tolerance_env);
     suite_add_tcase(s, t);
     return s;
 }
