@@ -142,12 +142,13 @@ void kb_tune_format(const kb_tune_space *sp, const kb_tune_cfg *c, char *buf, si
 
 /* ---- keys ------------------------------------------------------------------- */
 
-void kb_tune_bucket(kb_dtype dtype, int64_t N, char *buf, size_t len)
+void kb_tune_bucket(kb_dtype dtype, int64_t M, int64_t N, char *buf, size_t len)
 {
     int64_t p2 = 1;
     while (p2 < N && p2 < ((int64_t)1 << 62)) p2 <<= 1;
     const int64_t vec = 16 / (int64_t)kb_dtype_size(dtype);
-    snprintf(buf, len, "N<=%lld%s", (long long)p2, N % vec == 0 ? "" : ",unaligned");
+    snprintf(buf, len, "N<=%lld%s%s", (long long)p2, N % vec == 0 ? "" : ",unaligned",
+             M >= KB_TUNE_TALL_M ? ",tall" : "");
 }
 
 static int field_ok(const char *s)
@@ -292,7 +293,8 @@ static const char cache_header[] =
     "# kbench tuned-backend launch configurations, written by `kbench --tune`.\n"
     "# One entry per line: gpu|benchmark|dtype|N-bucket|config|GB/s\n"
     "#   N-bucket: N rounded up to a power of two; \",unaligned\" when N is not a\n"
-    "#   multiple of the 16-byte vector width. GB/s: measured when tuned.\n"
+    "#   multiple of the 16-byte vector width; \",tall\" when M >= 262144 (without\n"
+    "#   such an entry a tall problem uses the plain one). GB/s: measured when tuned.\n"
     "# Edit freely: '#' comments and blank lines are kept; a malformed line is an error.\n";
 
 /* Copies src (may be NULL) into dst replacing k's entry with new_line;
@@ -728,13 +730,12 @@ static kb_status run_search(const kb_tune_space *sp, const kb_problem *p,
 }
 
 static kb_status from_cache(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx,
-                            const kb_tune_key *k, tuned_state *st, kb_err *e)
+                            const kb_tune_key *k, tuned_state *st, int *found, kb_err *e)
 {
     char cfg[CACHE_LINE_MAX];
     double gbps;
-    int found;
-    KB_TRY(kb_tune_cache_lookup(ctx->tune_cache, k, cfg, sizeof cfg, &gbps, &found, e));
-    if (!found) return KB_OK;
+    KB_TRY(kb_tune_cache_lookup(ctx->tune_cache, k, cfg, sizeof cfg, &gbps, found, e));
+    if (!*found) return KB_OK;
     kb_tune_cfg c;
     kb_err pe;
     /* A stale entry (the kernel's parameters changed since it was written)
@@ -786,7 +787,7 @@ kb_status kb_tuned_setup(const kb_tune_space *sp, const kb_problem *p, const kb_
 
     char gpu[256], bucket[64];
     sanitize_gpu(ctx->gpu_name, gpu, sizeof gpu);
-    kb_tune_bucket(p->dtype, p->N, bucket, sizeof bucket);
+    kb_tune_bucket(p->dtype, p->M, p->N, bucket, sizeof bucket);
     const kb_tune_key k = {gpu, sp->op, kb_dtype_name(p->dtype), bucket};
     if (ctx->tune) {
         kb_tune_cfg best;
@@ -803,7 +804,12 @@ kb_status kb_tuned_setup(const kb_tune_space *sp, const kb_problem *p, const kb_
             snprintf(st->source, sizeof st->source, "tuned");
         }
     } else if (ctx->tune_cache) {
-        rc = from_cache(sp, p, ctx, &k, st, e);
+        int found = 0;
+        rc = from_cache(sp, p, ctx, &k, st, &found, e);
+        if (rc == KB_OK && !found && p->M >= KB_TUNE_TALL_M) { /* the plain entry */
+            kb_tune_bucket(p->dtype, 1, p->N, bucket, sizeof bucket);
+            rc = from_cache(sp, p, ctx, &k, st, &found, e);
+        }
     }
 out:
     if (rc != KB_OK) {

@@ -150,10 +150,18 @@ START_TEST(bucket_rounds_up_and_flags_unaligned)
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         char buf[64];
-        kb_tune_bucket(t[i].d, t[i].N, buf, sizeof buf);
+        kb_tune_bucket(t[i].d, 32768, t[i].N, buf, sizeof buf);
         ck_assert_msg(strcmp(buf, t[i].want) == 0, "N=%lld: got %s, want %s", (long long)t[i].N,
                       buf, t[i].want);
     }
+    /* tall problems get their own bucket */
+    char buf[64];
+    kb_tune_bucket(KB_BF16, KB_TUNE_TALL_M - 1, 384, buf, sizeof buf);
+    ck_assert_str_eq(buf, "N<=512");
+    kb_tune_bucket(KB_BF16, KB_TUNE_TALL_M, 384, buf, sizeof buf);
+    ck_assert_str_eq(buf, "N<=512,tall");
+    kb_tune_bucket(KB_BF16, 1152000, 4095, buf, sizeof buf);
+    ck_assert_str_eq(buf, "N<=4096,unaligned,tall");
 }
 END_TEST
 
