@@ -1,6 +1,8 @@
 /* Baseline files: strict reading with file:line errors, upsert, sorted atomic
  * writes, path naming. Fixtures in tests/fixtures/baseline. */
 #include <check.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -384,6 +386,31 @@ START_TEST(path_naming)
 }
 END_TEST
 
+/* Every committed baseline file parses and has rows. */
+START_TEST(committed_baselines_parse)
+{
+    DIR *d = opendir(KB_REPO_BASELINES);
+    ck_assert_msg(d != NULL, "cannot open %s", KB_REPO_BASELINES);
+    int files = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        const size_t n = strlen(de->d_name);
+        if (n < 5 || strcmp(de->d_name + n - 4, ".csv") != 0) continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", KB_REPO_BASELINES, de->d_name);
+        kb_baseline b;
+        kb_baseline_init(&b);
+        kb_err e = {{0}};
+        ck_assert_msg(kb_baseline_read(path, &b, &e) == KB_OK, "%s", e.msg);
+        ck_assert_msg(b.n > 0, "%s has no rows", path);
+        kb_baseline_free(&b);
+        files++;
+    }
+    closedir(d);
+    ck_assert_int_ge(files, 1);
+}
+END_TEST
+
 Suite *kb_suite_baseline(void)
 {
     Suite *s = suite_create("baseline");
@@ -406,6 +433,7 @@ Suite *kb_suite_baseline(void)
     tcase_add_test(t, write_failure_leaves_original);
     tcase_add_test(t, write_empty_then_read);
     tcase_add_test(t, path_naming);
+    tcase_add_test(t, committed_baselines_parse);
     suite_add_tcase(s, t);
     return s;
 }

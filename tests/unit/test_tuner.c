@@ -535,6 +535,34 @@ START_TEST(setup_chooses_custom_cache_heuristic)
 }
 END_TEST
 
+/* Every committed tuning cache parses: a hand edit that breaks a line would
+ * otherwise surface only on a GPU, as every tuned case failing setup. */
+START_TEST(committed_caches_parse)
+{
+    const char *dir = KB_REPO_BASELINES "/tuning";
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "cannot open %s", dir);
+    int files = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        const size_t n = strlen(de->d_name);
+        if (n < 5 || strcmp(de->d_name + n - 4, ".txt") != 0) continue;
+        char path[1024], cfg[256];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        const kb_tune_key k = {"no such gpu", "softmax_forward", "bf16", "N<=1024"};
+        double gbps = 0;
+        int found = 1;
+        kb_err e = {{0}};
+        ck_assert_msg(kb_tune_cache_lookup(path, &k, cfg, sizeof cfg, &gbps, &found, &e) == KB_OK,
+                      "%s", e.msg);
+        ck_assert_int_eq(found, 0);
+        files++;
+    }
+    closedir(d);
+    ck_assert_int_ge(files, 1);
+}
+END_TEST
+
 Suite *kb_suite_tuner(void)
 {
     Suite *s = suite_create("tuner");
@@ -543,6 +571,7 @@ Suite *kb_suite_tuner(void)
     tcase_add_loop_test(tc, parse_rejects_bad_text, 0, (int)(sizeof bad_texts / sizeof bad_texts[0]));
     tcase_add_test(tc, parse_without_base_needs_every_key);
     tcase_add_test(tc, bucket_rounds_up_and_flags_unaligned);
+    tcase_add_test(tc, committed_caches_parse);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("cache");
