@@ -111,23 +111,9 @@ static kb_status get_text(read_ctx *c, char *const *f, int col, long line, char 
     return KB_OK;
 }
 
-/* Optional numeric columns: absent or empty gives *out unchanged. */
-static kb_status get_double(read_ctx *c, char *const *f, int col, long line, double *out,
-                            kb_err *e)
-{
-    const char *s = c->idx[col] >= 0 ? f[c->idx[col]] : "";
-    if (!*s) {
-        if (col < NREQUIRED)
-            return BAD("%s:%ld: column '%s' is empty", c->path, line, col_names[col]);
-        return KB_OK;
-    }
-    if (kb_parse_double(s, out) != 0)
-        return BAD("%s:%ld: column '%s': '%.40s' is not a finite number", c->path, line,
-                   col_names[col], s);
-    return KB_OK;
-}
-
-static kb_status get_int(read_ctx *c, char *const *f, int col, long line, int64_t *out,
+/* Numeric columns: exactly one of d (finite double) and i (integer) is
+ * non-NULL. An optional column absent or empty leaves it unchanged. */
+static kb_status get_num(read_ctx *c, char *const *f, int col, long line, double *d, int64_t *i,
                          kb_err *e)
 {
     const char *s = c->idx[col] >= 0 ? f[c->idx[col]] : "";
@@ -136,11 +122,13 @@ static kb_status get_int(read_ctx *c, char *const *f, int col, long line, int64_
             return BAD("%s:%ld: column '%s' is empty", c->path, line, col_names[col]);
         return KB_OK;
     }
-    if (kb_parse_int64(s, out) != 0)
-        return BAD("%s:%ld: column '%s': '%.40s' is not an integer", c->path, line,
-                   col_names[col], s);
+    if (d ? kb_parse_double(s, d) != 0 : kb_parse_int64(s, i) != 0)
+        return BAD("%s:%ld: column '%s': '%.40s' is not %s", c->path, line, col_names[col], s,
+                   d ? "a finite number" : "an integer");
     return KB_OK;
 }
+#define get_double(c, f, col, line, out, e) get_num(c, f, col, line, out, NULL, e)
+#define get_int(c, f, col, line, out, e) get_num(c, f, col, line, NULL, out, e)
 
 static kb_status on_row(void *ctx, size_t row, char *const *f, size_t n, long line, kb_err *e)
 {

@@ -1,8 +1,6 @@
 /* Baseline files: strict reading with file:line errors, upsert, sorted atomic
  * writes, path naming. Fixtures in tests/fixtures/baseline. */
 #include <check.h>
-#include <dirent.h>
-#include <stdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -387,27 +385,19 @@ START_TEST(path_naming)
 END_TEST
 
 /* Every committed baseline file parses and has rows. */
+static void check_baseline_file(const char *path, void *arg)
+{
+    kb_baseline b;
+    kb_baseline_init(&b);
+    kb_err e = {{0}};
+    ck_assert_msg(kb_baseline_read(path, &b, &e) == KB_OK, "%s", e.msg);
+    ck_assert_msg(b.n > 0, "%s has no rows", path);
+    kb_baseline_free(&b);
+}
+
 START_TEST(committed_baselines_parse)
 {
-    DIR *d = opendir(KB_REPO_BASELINES);
-    ck_assert_msg(d != NULL, "cannot open %s", KB_REPO_BASELINES);
-    int files = 0;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        const size_t n = strlen(de->d_name);
-        if (n < 5 || strcmp(de->d_name + n - 4, ".csv") != 0) continue;
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", KB_REPO_BASELINES, de->d_name);
-        kb_baseline b;
-        kb_baseline_init(&b);
-        kb_err e = {{0}};
-        ck_assert_msg(kb_baseline_read(path, &b, &e) == KB_OK, "%s", e.msg);
-        ck_assert_msg(b.n > 0, "%s has no rows", path);
-        kb_baseline_free(&b);
-        files++;
-    }
-    closedir(d);
-    ck_assert_int_ge(files, 1);
+    ck_assert_int_ge(kbt_for_files(KB_REPO_BASELINES, ".csv", check_baseline_file, NULL), 1);
 }
 END_TEST
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tmpfiles.h"
 #include "tuner.h"
 #include "unit.h"
 
@@ -168,25 +169,9 @@ END_TEST
 /* ---- cache file --------------------------------------------------------------- */
 static char tmpdir[256];
 
-/* rm -r of the test's directory (depth two at most here). */
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
-        char p[1024];
-        snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
-        if (unlink(p) != 0) remove_tree(p);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
 static void cleanup_tmpdir(void)
 {
-    if (tmpdir[0]) remove_tree(tmpdir);
+    if (tmpdir[0]) kbt_rm_rf(tmpdir);
     tmpdir[0] = '\0';
 }
 
@@ -194,14 +179,6 @@ static void make_tmpdir(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/kbench_tuner_XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
 }
 
 static char *slurp(const char *path)
@@ -310,7 +287,7 @@ START_TEST(cache_malformed_line_names_file_and_line)
     snprintf(text, sizeof text,
              "# header\n\nNVIDIA H200|softmax_forward|bf16|N<=1|threads=32|1.5\n%s\n",
              bad_lines[_i].line);
-    write_file(path, text);
+    kbt_write(path, text);
     kb_err e = {""};
     const kb_tune_key k = {"NVIDIA H200", "softmax_forward", "bf16", "N<=1"};
     char cfg[128], want[600];
@@ -529,7 +506,7 @@ START_TEST(setup_chooses_custom_cache_heuristic)
     ctx.custom_config = NULL;
 
     /* A malformed cache is an error, never silently ignored. */
-    write_file(path, "NVIDIA H200|softmax_forward|bf16\n");
+    kbt_write(path, "NVIDIA H200|softmax_forward|bf16\n");
     describe_of(&ctx, &prob, KB_ERR_PARSE, buf, sizeof buf, &e);
     ck_assert_ptr_nonnull(strstr(e.msg, ":1: malformed"));
 }
@@ -537,29 +514,21 @@ END_TEST
 
 /* Every committed tuning cache parses: a hand edit that breaks a line would
  * otherwise surface only on a GPU, as every tuned case failing setup. */
+static void check_cache_file(const char *path, void *arg)
+{
+    const kb_tune_key k = {"no such gpu", "softmax_forward", "bf16", "N<=1024"};
+    char cfg[256];
+    double gbps = 0;
+    int found = 1;
+    kb_err e = {{0}};
+    ck_assert_msg(kb_tune_cache_lookup(path, &k, cfg, sizeof cfg, &gbps, &found, &e) == KB_OK,
+                  "%s", e.msg);
+    ck_assert_int_eq(found, 0);
+}
+
 START_TEST(committed_caches_parse)
 {
-    const char *dir = KB_REPO_BASELINES "/tuning";
-    DIR *d = opendir(dir);
-    ck_assert_msg(d != NULL, "cannot open %s", dir);
-    int files = 0;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        const size_t n = strlen(de->d_name);
-        if (n < 5 || strcmp(de->d_name + n - 4, ".txt") != 0) continue;
-        char path[1024], cfg[256];
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        const kb_tune_key k = {"no such gpu", "softmax_forward", "bf16", "N<=1024"};
-        double gbps = 0;
-        int found = 1;
-        kb_err e = {{0}};
-        ck_assert_msg(kb_tune_cache_lookup(path, &k, cfg, sizeof cfg, &gbps, &found, &e) == KB_OK,
-                      "%s", e.msg);
-        ck_assert_int_eq(found, 0);
-        files++;
-    }
-    closedir(d);
-    ck_assert_int_ge(files, 1);
+    ck_assert_int_ge(kbt_for_files(KB_REPO_BASELINES "/tuning", ".txt", check_cache_file, NULL), 1);
 }
 END_TEST
 

@@ -32,6 +32,28 @@ static inline void kbt_rm_rf(const char *path)
     }
 }
 
+/* fn(path, arg) for every file in dir whose name ends in suffix; returns how
+ * many (fails the test when dir cannot be opened). */
+static inline int kbt_for_files(const char *dir, const char *suffix,
+                                void (*fn)(const char *path, void *arg), void *arg)
+{
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "cannot open %s", dir);
+    const size_t ls = strlen(suffix);
+    int count = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        const size_t n = strlen(de->d_name);
+        if (n <= ls || strcmp(de->d_name + n - ls, suffix) != 0) continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        fn(path, arg);
+        count++;
+    }
+    closedir(d);
+    return count;
+}
+
 /* mkdtemp under TMPDIR (or /tmp); dir must hold 4096 bytes. */
 static inline void kbt_tmpdir(char *dir)
 {
