@@ -80,8 +80,10 @@ typedef kb_status (*kb_tune_cost_fn)(void *arg, const kb_tune_cfg *c, double *co
 /* Coordinate descent from start (which must be valid): for each parameter in
  * turn evaluate the nearest valid choice below and above the current value,
  * move to the better one if it beats the best cost by more than 1 %; repeat
- * until a full pass makes no move or max_evals distinct configurations have
- * been evaluated. best/best_cost receive the winner; *evals (may be NULL)
+ * until a full pass makes no move. Then try each parameter's first and last
+ * choice (others unchanged); one that beats the best by more than 1 % is
+ * taken and the descent restarts from it. All of it stops once max_evals
+ * distinct configurations have been evaluated. best/best_cost receive the winner; *evals (may be NULL)
  * the number of evaluations. */
 kb_status kb_tune_search(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx,
                          const kb_tune_cfg *start, kb_tune_cost_fn cost, void *arg,

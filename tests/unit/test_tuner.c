@@ -390,6 +390,43 @@ START_TEST(search_caps_evaluations)
 }
 END_TEST
 
+/* A far choice behind worse neighbours: threads=32 is best, but every step
+ * down from 512 costs more, so one-step moves stay at 512; the end-choice
+ * probe finds 32 and the descent goes on from there (rows to 4). */
+static kb_status ridge(void *arg, const kb_tune_cfg *c, double *cost, kb_err *e)
+{
+    synth *s = (synth *)arg;
+    s->calls++;
+    const double t = c->v[0] == 32 ? 50.0 : 100.0 + (512 - c->v[0]) / 8.0;
+    *cost = t - (c->v[1] == 2 ? 5.0 : c->v[1] == 4 ? 10.0 : c->v[1] == 8 ? 8.0 : 0.0);
+    return KB_OK;
+}
+
+START_TEST(search_reaches_far_choice)
+{
+    synth s = {0, {0, 0, 0}, 0, 0};
+    kb_tune_cfg start = cfg3(512, 1, 1), best;
+    double cost;
+    int evals;
+    kb_err e = {""};
+    ck_assert_int_eq(kb_tune_search(&space, &prob, NULL, &start, ridge, &s, 100, &best, &cost,
+                                    &evals, &e),
+                     KB_OK);
+    ck_assert_int_eq(best.v[0], 32);
+    ck_assert_int_eq(best.v[1], 4);
+    ck_assert_double_eq_tol(cost, 40.0, 1e-12);
+    ck_assert_int_eq(evals, s.calls);
+
+    /* Without the budget for the probe, the local minimum is what comes back. */
+    s.calls = 0;
+    ck_assert_int_eq(kb_tune_search(&space, &prob, NULL, &start, ridge, &s, 4, &best, &cost,
+                                    &evals, &e),
+                     KB_OK);
+    ck_assert_int_eq(evals, 4);
+    ck_assert_int_ne(best.v[0], 32);
+}
+END_TEST
+
 /* Moves that gain 1 % or less are noise and are not taken. */
 static kb_status flat(void *arg, const kb_tune_cfg *c, double *cost, kb_err *e)
 {
@@ -554,6 +591,7 @@ Suite *kb_suite_tuner(void)
     tc = tcase_create("search");
     tcase_add_test(tc, search_finds_bowl_minimum);
     tcase_add_test(tc, search_respects_validity);
+    tcase_add_test(tc, search_reaches_far_choice);
     tcase_add_test(tc, search_caps_evaluations);
     tcase_add_test(tc, search_ignores_gains_within_noise);
     tcase_add_test(tc, search_propagates_cost_errors);
