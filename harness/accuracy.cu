@@ -8,6 +8,7 @@
 
 #include "accuracy.h"
 #include "kb_cuda.cuh"
+#include "kb_dsum.cuh"
 
 #define CMP_THREADS 256
 #define CMP_BLOCKS 1024
@@ -187,31 +188,178 @@ static kb_status compare(kb_dtype d, const void *out, const void *gold, const fl
     return st;
 }
 
+/* ---- normwise criterion (tolerance.h) ---------------------------------------
+ * One CTA per row sums (out-gold)^2, gold^2 and s^2 in double; the host
+ * judges each row with kb_normwise_excess. s is the magnitude of the terms
+ * the fp32 evaluation combines at each element (tolerance.h):
+ *   cross-entropy fwd  |loss| + 2|x[target]|     (loss = lse - x[target])
+ *   cross-entropy bwd  |dloss| * (p + [j = target])
+ *   softmax bwd        y * (|dy| + sum_k |dy_k| y_k)
+ *   norm bwd dx        rstd * (|g| + mean|g| + |xh| * mean|g xh|)
+ *   dw                 sum over rows of |dy * xh|
+ *   forwards           |gold|                   (no cancellation) */
+template <typename T> struct nw_ctx {
+    kb_bench_id bench;
+    const T *x, *dy, *y;
+    const int64_t *target;
+    const float *dloss, *lse, *w, *mean, *rstd, *A, *B, *abs_sum;
+    int64_t N;
+};
+
+template <typename T>
+__device__ __forceinline__ double nw_scale(const nw_ctx<T> &c, int64_t r, int64_t j, double g,
+                                           double dot)
+{
+    const int64_t i = r * c.N + j;
+    switch (c.bench) {
+    case KB_CE_FWD: /* one row of M losses: j is the problem's row */
+        return fabs(g) + 2.0 * fabs((double)kb_to_float(c.x[j * c.N + c.target[j]]));
+    case KB_CE_BWD:
+        return fabs((double)c.dloss[r]) *
+               (exp((double)kb_to_float(c.x[i]) - (double)c.lse[r]) + (j == c.target[r] ? 1.0 : 0.0));
+    case KB_SOFTMAX_BWD:
+        return (double)kb_to_float(c.y[i]) * (fabs((double)kb_to_float(c.dy[i])) + dot);
+    case KB_RMSNORM_BWD:
+    case KB_LAYERNORM_BWD: {
+        if (c.abs_sum) return c.abs_sum[j]; /* dw */
+        const double mu = c.mean ? c.mean[r] : 0.0, rs = c.rstd[r];
+        const double gg = fabs((double)kb_to_float(c.dy[i]) * c.w[j]);
+        const double xh = fabs(((double)kb_to_float(c.x[i]) - mu) * rs);
+        return rs * (gg + c.A[r] + xh * c.B[r]);
+    }
+    default: return fabs(g);
+    }
+}
+
+template <typename T, typename G>
+__global__ void normwise_kernel(const G *out, const G *gold, nw_ctx<T> c, int64_t rows,
+                                int64_t cols, double *sums)
+{
+    __shared__ double sh[32];
+    for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+        double dot = 0.0;
+        if (c.bench == KB_SOFTMAX_BWD) {
+            for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
+                dot += fabs((double)kb_to_float(c.dy[r * c.N + j])) *
+                       (double)kb_to_float(c.y[r * c.N + j]);
+            dot = kb_block_sum_d(dot, sh);
+        }
+        double e2 = 0.0, g2 = 0.0, s2 = 0.0;
+        for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
+            const double o = kb_to_float(out[r * cols + j]), g = kb_to_float(gold[r * cols + j]);
+            if (!isfinite(o) || !isfinite(g)) continue; /* assert_close's business */
+            const double sc = nw_scale(c, r, j, g, dot);
+            e2 += (o - g) * (o - g);
+            g2 += g * g;
+            s2 += sc * sc;
+        }
+        e2 = kb_block_sum_d(e2, sh);
+        g2 = kb_block_sum_d(g2, sh);
+        s2 = kb_block_sum_d(s2, sh);
+        if (threadIdx.x == 0) {
+            sums[3 * r] = e2;
+            sums[3 * r + 1] = g2;
+            sums[3 * r + 2] = s2;
+        }
+    }
+}
+
+/* Judges every row on the host (kb_normwise_excess, unit tested). */
+static void normwise_judge(const double *sums, int64_t rows, kb_dtype d, kb_accuracy *acc)
+{
+    acc->nw_rows = rows;
+    acc->nw_zero_rows = acc->nw_bad_rows = 0;
+    acc->nw_worst_row = -1;
+    acc->nw_worst_excess = 0.0;
+    acc->nw_worst_rel = 0.0;
+    acc->nw_bound = kb_normwise_bound(d);
+    for (int64_t r = 0; r < rows; r++) {
+        const double *v = sums + 3 * r;
+        const double x = kb_normwise_excess(v[0], v[1], v[2], d);
+        if (isnan(x)) {
+            acc->nw_zero_rows++;
+            continue;
+        }
+        if (x > 1.0) acc->nw_bad_rows++;
+        if (acc->nw_worst_row < 0 || x > acc->nw_worst_excess) {
+            acc->nw_worst_row = r;
+            acc->nw_worst_excess = x;
+            acc->nw_worst_rel = sqrt(v[0] / v[1]);
+        }
+    }
+}
+
+/* d: dtype of out/gold (fp32 for dw); c in the case's dtype. rows x cols. */
+static kb_status normwise(kb_dtype d, const void *out, const void *gold, kb_dtype cd,
+                          const nw_ctx<char> &cc, int64_t rows, int64_t cols, cudaStream_t s,
+                          kb_accuracy *acc, kb_err *e)
+{
+    double *dev = NULL;
+    const size_t bytes = 3 * (size_t)rows * sizeof(double);
+    double *host = (double *)malloc(bytes);
+    if (!host) return KB_FAIL(e, KB_ERR_NOMEM, "normwise check: host malloc of %zu bytes", bytes);
+    cudaError_t rc = cudaMalloc(&dev, bytes);
+    if (rc == cudaSuccess) {
+        const unsigned grid = (unsigned)(rows < 65536 ? rows : 65536);
+        KB_DISPATCH(cd, T, {
+            const nw_ctx<T> c = {cc.bench, (const T *)cc.x, (const T *)cc.dy, (const T *)cc.y,
+                                 cc.target, cc.dloss, cc.lse, cc.w, cc.mean, cc.rstd, cc.A, cc.B,
+                                 cc.abs_sum, cc.N};
+            KB_DISPATCH(d, G, normwise_kernel<T, G><<<grid, 256, 0, s>>>(
+                                  (const G *)out, (const G *)gold, c, rows, cols, dev));
+        });
+        rc = cudaGetLastError();
+    }
+    if (rc == cudaSuccess) rc = cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s);
+    if (rc == cudaSuccess) rc = cudaStreamSynchronize(s);
+    cudaFree(dev);
+    if (rc == cudaSuccess) normwise_judge(host, rows, d, acc);
+    free(host);
+    if (rc != cudaSuccess)
+        return KB_FAIL(e, KB_ERR_CUDA, "normwise check: %s", cudaGetErrorString(rc));
+    return KB_OK;
+}
+
+static nw_ctx<char> nw_of(const kb_buffers *b, const float *A, const float *B, const float *abs_sum)
+{
+    const kb_tensors *t = &b->t;
+    return {b->p.bench, (const char *)t->x, (const char *)t->dy, (const char *)t->y, t->target,
+            t->dloss, t->lse, t->w, t->mean, t->rstd, A, B, abs_sum, b->p.N};
+}
+
 extern "C" kb_status kb_check_output(const kb_buffers *b, kb_tol tol, cudaStream_t s,
                                      kb_accuracy *acc, kb_err *e)
 {
     const kb_problem *p = &b->p;
     norm_scale<char> ns = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, p->N};
     const int norm_bwd = p->bench == KB_RMSNORM_BWD || p->bench == KB_LAYERNORM_BWD;
-    if (!norm_bwd)
-        return compare(p->dtype, b->t.out, b->gold, NULL, p->dtype, &ns, kb_out_elems(p), tol, s,
-                       acc, e);
-    float *rows = NULL;
-    KB_CUDA(e, cudaMalloc(&rows, 2 * (size_t)p->M * sizeof(float)));
-    ns = {(const char *)b->t.x, (const char *)b->t.dy, b->t.w, b->t.mean, b->t.rstd, rows,
-          rows + p->M, p->N};
+    /* The loss vector is judged as one: a row's loss alone is one number. */
+    const int64_t rows = p->bench == KB_CE_FWD ? 1 : p->M, cols = kb_out_elems(p) / rows;
+    if (!norm_bwd) {
+        KB_TRY(compare(p->dtype, b->t.out, b->gold, NULL, p->dtype, &ns, kb_out_elems(p), tol, s,
+                       acc, e));
+        return normwise(p->dtype, b->t.out, b->gold, p->dtype, nw_of(b, NULL, NULL, NULL), rows,
+                        cols, s, acc, e);
+    }
+    float *rs = NULL;
+    KB_CUDA(e, cudaMalloc(&rs, 2 * (size_t)p->M * sizeof(float)));
+    ns = {(const char *)b->t.x, (const char *)b->t.dy, b->t.w, b->t.mean, b->t.rstd, rs,
+          rs + p->M, p->N};
     const unsigned grid = (unsigned)(p->M < 65536 ? p->M : 65536);
     KB_DISPATCH(p->dtype, T, {
         const norm_scale<T> nst = {(const T *)ns.x, (const T *)ns.dy, ns.w, ns.mean, ns.rstd,
                                    NULL, NULL, p->N};
-        row_scale_kernel<T><<<grid, 256, 0, s>>>(nst, p->M, rows, rows + p->M);
+        row_scale_kernel<T><<<grid, 256, 0, s>>>(nst, p->M, rs, rs + p->M);
     });
     cudaError_t rc = cudaGetLastError();
     kb_status st = rc == cudaSuccess
                        ? compare(p->dtype, b->t.out, b->gold, NULL, p->dtype, &ns,
                                  kb_out_elems(p), tol, s, acc, e)
                        : KB_FAIL(e, KB_ERR_CUDA, "dx tolerance scale: %s", cudaGetErrorString(rc));
-    cudaFree(rows);
+    if (st == KB_OK)
+        st = normwise(p->dtype, b->t.out, b->gold, p->dtype, nw_of(b, rs, rs + p->M, NULL), rows,
+                      cols, s, acc, e);
+    cudaFree(rs);
     return st;
 }
 
@@ -235,6 +383,9 @@ extern "C" kb_status kb_check_dw(const kb_buffers *b, kb_tol tol, cudaStream_t s
                        ? compare(KB_FP32, b->t.dw, b->gold_dw, abs_sum, p->dtype, &none, p->N,
                                  tol, s, acc, e)
                        : KB_FAIL(e, KB_ERR_CUDA, "dw tolerance scale: %s", cudaGetErrorString(rc));
+    if (st == KB_OK)
+        st = normwise(KB_FP32, b->t.dw, b->gold_dw, p->dtype, nw_of(b, NULL, NULL, abs_sum), 1,
+                      p->N, s, acc, e);
     cudaFree(abs_sum);
     return st;
 }
@@ -253,4 +404,15 @@ extern "C" void kb_accuracy_describe(const kb_accuracy *a, int64_t N, const char
              what, a->mismatches, a->n, a->tol.atol, a->tol.rtol, a->worst_index,
              a->worst_index / N, a->worst_index % N, a->worst_out, a->worst_gold,
              a->worst_excess);
+}
+
+extern "C" void kb_normwise_describe(const kb_accuracy *a, const char *what, char *buf,
+                                     size_t len)
+{
+    snprintf(buf, len,
+             "%s: normwise error exceeds its bound in %" PRId64 " of %" PRId64 " rows; worst row "
+             "%" PRId64 ": ||out-gold||/||gold|| = %.3g against %g (%g x unit roundoff, plus the "
+             "fp32 allowance), %.3gx the allowed norm",
+             what, a->nw_bad_rows, a->nw_rows, a->nw_worst_row, a->nw_worst_rel, a->nw_bound,
+             KB_NORMWISE_C, a->nw_worst_excess);
 }

@@ -1,4 +1,5 @@
-/* One allocation per case, carved into 256-byte aligned tensors. */
+/* One allocation per case, carved into 256-byte aligned tensors; outputs and
+ * the workspace sit between guard bands (guard.h). */
 #include "buffers.h"
 
 #include <inttypes.h>
@@ -46,13 +47,33 @@ static layout sizes(const kb_problem *p, size_t ws)
     return l;
 }
 
+/* Guarded tensors: a band before, the tensor, its alignment padding and a
+ * band after. */
+static size_t guarded(size_t bytes) { return bytes ? up(bytes) + 2 * KB_GUARD_BYTES : 0; }
+
 size_t kb_buffers_bytes(const kb_problem *p, size_t ws)
 {
     layout l = sizes(p, ws);
     const size_t *f = &l.x;
     size_t total = 0;
     for (size_t i = 0; i < sizeof l / sizeof *f; i++) total += up(f[i]);
-    return total;
+    return total - up(l.out) - up(l.dw) - up(l.ws) + guarded(l.out) + guarded(l.dw) +
+           guarded(l.ws);
+}
+
+/* The tensor of `bytes` inside its bands at *cur; records the guard. */
+static void *take_guarded(kb_buffers *b, char **cur, size_t bytes, size_t elem, const char *name)
+{
+    if (!bytes) return NULL;
+    char *t = *cur + KB_GUARD_BYTES;
+    kb_guard *g = &b->guards[b->nguards++];
+    g->name = name;
+    g->before = *cur;
+    g->after = t + bytes;
+    g->after_bytes = up(bytes) - bytes + KB_GUARD_BYTES;
+    g->elem_bytes = elem;
+    *cur += guarded(bytes);
+    return t;
 }
 
 kb_status kb_buffers_alloc(const kb_problem *p, size_t ws, kb_buffers *b, kb_err *e)
@@ -89,11 +110,11 @@ kb_status kb_buffers_alloc(const kb_problem *p, size_t ws, kb_buffers *b, kb_err
     b->t.lse = (const float *)TAKE(lse);
     b->t.mean = (const float *)TAKE(mean);
     b->t.rstd = (const float *)TAKE(rstd);
-    b->t.out = TAKE(out);
-    b->t.dw = (float *)TAKE(dw);
+    b->t.out = take_guarded(b, &cur, l.out, kb_dtype_size(p->dtype), "output");
+    b->t.dw = (float *)take_guarded(b, &cur, l.dw, 4, "dw");
     b->gold = TAKE(gold);
     b->gold_dw = (float *)TAKE(gold_dw);
-    b->t.workspace = TAKE(ws);
+    b->t.workspace = take_guarded(b, &cur, l.ws, 1, "workspace");
     b->t.workspace_bytes = ws;
 #undef TAKE
     return KB_OK;
@@ -120,5 +141,29 @@ kb_status kb_buffers_poison(kb_buffers *b, cudaStream_t s, kb_err *e)
     const size_t out_bytes = (size_t)kb_out_elems(&b->p) * kb_dtype_size(b->p.dtype);
     KB_CUDA(e, cudaMemsetAsync(b->t.out, 0xff, out_bytes, s));
     if (b->t.dw) KB_CUDA(e, cudaMemsetAsync(b->t.dw, 0xff, (size_t)b->p.N * 4, s));
+    for (int i = 0; i < b->nguards; i++) {
+        const kb_guard *g = &b->guards[i];
+        KB_CUDA(e, cudaMemsetAsync(g->before, KB_GUARD_PATTERN, KB_GUARD_BYTES, s));
+        KB_CUDA(e, cudaMemsetAsync(g->after, KB_GUARD_PATTERN, g->after_bytes, s));
+    }
     return KB_OK;
+}
+
+int kb_buffers_guards_broken(const kb_buffers *b, char *msg, size_t len, kb_status *st,
+                             kb_err *e)
+{
+    unsigned char before[KB_GUARD_BYTES], after[KB_GUARD_BYTES + ALIGN];
+    *st = KB_OK;
+    for (int i = 0; i < b->nguards; i++) {
+        const kb_guard *g = &b->guards[i];
+        cudaError_t rc = cudaMemcpy(before, g->before, KB_GUARD_BYTES, cudaMemcpyDeviceToHost);
+        if (rc == cudaSuccess) rc = cudaMemcpy(after, g->after, g->after_bytes, cudaMemcpyDeviceToHost);
+        if (rc != cudaSuccess) {
+            *st = KB_FAIL(e, KB_ERR_CUDA, "reading the guard bands of %s: %s", g->name,
+                          cudaGetErrorString(rc));
+            return 0;
+        }
+        if (kb_guard_judge(g, before, after, msg, len)) return 1;
+    }
+    return 0;
 }

@@ -4,6 +4,7 @@
 #ifndef KB_BUFFERS_H
 #define KB_BUFFERS_H
 
+#include "guard.h"
 #include "kbench.h"
 
 #ifdef __cplusplus
@@ -17,6 +18,8 @@ typedef struct {
     float *gold_dw;     /* reference dw [N] (norm backward)                 */
     void *block;        /* one cudaMalloc holding everything                */
     size_t bytes;
+    kb_guard guards[3]; /* around out, dw, workspace (those that exist)     */
+    int nguards;
 } kb_buffers;
 
 /* Bytes kb_buffers_alloc would take for p with ws bytes of workspace. */
@@ -30,8 +33,14 @@ int64_t kb_out_elems(const kb_problem *p);
 /* Inputs from the fixed seed (see kernels/reference/inputs.cu), then the
  * saved forward statistics, then the gold outputs; all on stream s. */
 kb_status kb_buffers_prepare(kb_buffers *b, uint64_t seed, cudaStream_t s, kb_err *e);
-/* Fill outputs (out, dw) with NaN so unwritten elements fail accuracy. */
+/* Fill outputs (out, dw) with NaN so unwritten elements fail accuracy, and
+ * every guard band with its pattern. */
 kb_status kb_buffers_poison(kb_buffers *b, cudaStream_t s, kb_err *e);
+/* After the checked run (stream synchronised): 0 when every guard band is
+ * intact, 1 with the damage described in msg (guard.h); KB_ERR_CUDA through
+ * *st when the bands cannot be read. */
+int kb_buffers_guards_broken(const kb_buffers *b, char *msg, size_t len, kb_status *st,
+                             kb_err *e);
 
 #ifdef __cplusplus
 }

@@ -180,6 +180,10 @@ static int check_accuracy(kb_session *s, const kb_buffers *b, kb_result *r, kb_e
         kb_accuracy_describe(&acc, cols, "output", r->message, sizeof r->message);
         return 0;
     }
+    if (acc.nw_bad_rows) {
+        kb_normwise_describe(&acc, "output", r->message, sizeof r->message);
+        return 0;
+    }
     if (b->t.dw) {
         kb_accuracy dw;
         *st = kb_check_dw(b, tol, s->stream, &dw, e);
@@ -188,6 +192,10 @@ static int check_accuracy(kb_session *s, const kb_buffers *b, kb_result *r, kb_e
         if (dw.worst_excess > r->max_err) r->max_err = dw.worst_excess;
         if (dw.mismatches) {
             kb_accuracy_describe(&dw, b->p.N, "dw", r->message, sizeof r->message);
+            return 0;
+        }
+        if (dw.nw_bad_rows) {
+            kb_normwise_describe(&dw, "dw", r->message, sizeof r->message);
             return 0;
         }
     }
@@ -299,6 +307,11 @@ static kb_outcome run_buffers(kb_session *s, const kb_case *c, const char *case_
         cudaError_t rc = cudaStreamSynchronize(s->stream);
         if (rc != cudaSuccess)
             st = KB_FAIL(e, KB_ERR_CUDA, "%s: %s", case_name, cudaGetErrorString(rc));
+    }
+    if (st != KB_OK) return KB_CASE_FAIL;
+    if (kb_buffers_guards_broken(b, r->message, sizeof r->message, &st, e)) {
+        snprintf(r->accuracy, sizeof r->accuracy, "FAIL");
+        return KB_CASE_FAIL;
     }
     if (st != KB_OK) return KB_CASE_FAIL;
     int ok = check_accuracy(s, b, r, e, &st);

@@ -19,6 +19,7 @@
 #include <limits.h>
 
 #include "kb_cuda.cuh"
+#include "kb_dsum.cuh"
 #include "reference.h"
 #include "registry.h"
 
@@ -35,27 +36,11 @@ template <typename T> static __device__ __forceinline__ T st(double v)
     return kb_from_float<T>((float)v);
 }
 
-/* Every thread gets the block's sum; all warps add sh[] in the same order,
- * so they agree bit for bit. blockDim.x is a multiple of 32. */
-static __device__ double block_sum_d(double v, double *sh)
-{
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-    __syncthreads(); /* sh may still be read by the previous call */
-    if (lane == 0) sh[warp] = v;
-    __syncthreads();
-    v = lane < nw ? sh[lane] : 0.0;
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-    return v;
-}
-
 template <typename F> static __device__ double row_sum(int64_t N, double *sh, F f)
 {
     double s = 0.0;
     for (int64_t j = threadIdx.x; j < N; j += blockDim.x) s += f(j);
-    return block_sum_d(s, sh);
+    return kb_block_sum_d(s, sh);
 }
 
 template <typename T> static __device__ double row_max(const T *r, int64_t N, float *sh)

@@ -18,6 +18,7 @@ KB_SUITE(report)
 KB_SUITE(gate)
 KB_SUITE(tuner)
 KB_SUITE(resources)
+KB_SUITE(accuracy)
 #undef KB_SUITE
 
 #endif
