@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "csvio.h"
 
@@ -321,4 +324,27 @@ void kb_baseline_path(const char *dir, const char *gpu_name, char *buf, size_t l
     kb_gpu_file_name(gpu_name, buf + n, len - n);
     n += strlen(buf + n);
     if (n + 4 < len) strcpy(buf + n, ".csv");
+}
+
+kb_status kb_baseline_check_path(const char *path, int explicit_path, int will_write,
+                                 int *missing, kb_err *e)
+{
+    struct stat st;
+    *missing = 0;
+    if (stat(path, &st) != 0) {
+        if (errno != ENOENT)
+            return KB_FAIL(e, KB_ERR_IO, "baseline file %s: %s", path, strerror(errno));
+        *missing = 1;
+        if (explicit_path && !will_write)
+            return KB_FAIL(e, KB_ERR_ARG,
+                           "baseline file %s does not exist (--baseline names the file to gate "
+                           "against; add --update-baseline to start a new one)",
+                           path);
+        return KB_OK;
+    }
+    if (S_ISDIR(st.st_mode))
+        return KB_FAIL(e, KB_ERR_ARG, "baseline path %s is a directory, not a CSV file", path);
+    if (access(path, R_OK) != 0)
+        return KB_FAIL(e, KB_ERR_IO, "baseline file %s is not readable: %s", path, strerror(errno));
+    return KB_OK;
 }

@@ -37,6 +37,14 @@ void kb_baseline_free(kb_baseline *b);
  * wrong field count, non-numeric number, unterminated quote, truncated last
  * row, duplicate key) is KB_ERR_PARSE naming file and line. */
 kb_status kb_baseline_read(const char *path, kb_baseline *b, kb_err *e);
+/* Whether a baseline path may be used, before any GPU work. A path the user
+ * typed (explicit) must exist unless the run will write it (will_write:
+ * --update-baseline starts a new file); the default per-GPU file may be
+ * absent (a GPU model with no baseline yet). *missing = 1 when it does not
+ * exist (the caller warns: nothing will be gated). A directory or an
+ * unreadable file is an error. */
+kb_status kb_baseline_check_path(const char *path, int explicit_path, int will_write,
+                                 int *missing, kb_err *e);
 /* Row for the key or NULL. */
 const kb_baseline_row *kb_baseline_find(const kb_baseline *b, const char *benchmark,
                                         const char *backend, const char *dtype, int64_t M,

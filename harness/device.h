@@ -4,6 +4,7 @@
 #define KB_DEVICE_H
 
 #include "kbench.h"
+#include "timing.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,10 +29,24 @@ kb_status kb_resource_parse(const char *count, const char *gpus, int *ordinal, k
  * a device is missing (the caller exits with KB_EXIT_SKIP). */
 kb_status kb_device_open(int requested, kb_device *d, kb_err *e);
 
-/* Device-to-device copy bandwidth (read+write bytes / time, GB/s) on a
- * buffer far larger than L2; measured once per GPU model and cached in
- * cache_dir ("sol-<gpu>.txt"). */
-kb_status kb_sol_gbps(const kb_device *d, const char *cache_dir, double *gbps, kb_err *e);
+/* What a GPU model can do, measured once and cached in cache_dir
+ * ("sol-<gpu>.txt"):
+ *   sol_gbps     device-to-device copy bandwidth (read+write bytes / time)
+ *                on a buffer far larger than L2;
+ *   floor_ms     the verdict's time floor: the launch-to-launch spread
+ *                (p99 - p1) of an empty kernel timed as cases are timed;
+ *   overhead_ms  that empty kernel's median (what timing adds to any case). */
+typedef struct {
+    double sol_gbps, floor_ms, overhead_ms;
+} kb_gpu_limits;
+
+/* Reads the cache; 1 when it holds every field, else 0 (missing, old or
+ * unreadable: measure). */
+int kb_gpu_limits_cached(const kb_device *d, const char *cache_dir, kb_gpu_limits *l);
+/* Measures what the cache lacks (the GPU must be idle: take the GPU lock
+ * first) and writes the cache. flusher/stream: those cases are timed with. */
+kb_status kb_gpu_limits_measure(const kb_device *d, const char *cache_dir, kb_flusher *flusher,
+                                cudaStream_t s, kb_gpu_limits *l, kb_err *e);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@ void kb_gate_defaults(kb_gate_opts *o)
     o->tolerance = 0.10;
     o->noise_k = 2.0;
     o->noise_limit = 0.05;
+    o->floor_ms = 0;
 }
 
 static const char *const names[] = {"", "NO_BASELINE", "SAME", "FASTER", "SLOWER", "NOISY"};
@@ -28,17 +29,21 @@ kb_status kb_verdict_parse(const char *s, kb_verdict *v, kb_err *e)
     return KB_FAIL(e, KB_ERR_PARSE, "unknown verdict '%s'", s);
 }
 
-kb_verdict kb_verdict_decide(const kb_gate_opts *o, double base_gbps, double base_noise,
-                             double now_gbps, double now_noise, double *change, double *band)
+kb_verdict kb_verdict_decide(const kb_gate_opts *o, const kb_perf *base, const kb_perf *now,
+                             double *change, double *band)
 {
     *change = NAN;
     *band = NAN;
-    if (!(base_gbps > 0)) return KB_VERDICT_NO_BASELINE;
-    if (!(now_gbps > 0)) return KB_VERDICT_NONE;
-    const double nb = isnan(base_noise) ? 0 : base_noise;
-    const double nn = isnan(now_noise) ? 0 : now_noise;
-    *change = now_gbps / base_gbps - 1.0;
+    if (!(base->gbps > 0)) return KB_VERDICT_NO_BASELINE;
+    if (!(now->gbps > 0)) return KB_VERDICT_NONE;
+    const double nb = isnan(base->noise) ? 0 : base->noise;
+    const double nn = isnan(now->noise) ? 0 : now->noise;
+    *change = now->gbps / base->gbps - 1.0;
     *band = o->tolerance + o->noise_k * sqrt(nb * nb + nn * nn);
+    /* Below the floor the GB/s change is launch jitter, whatever its size. */
+    if (o->floor_ms > 0 && base->median_ms > 0 && now->median_ms > 0 &&
+        fabs(now->median_ms - base->median_ms) <= o->floor_ms)
+        return KB_VERDICT_SAME;
     if (nn > o->noise_limit) return KB_VERDICT_NOISY;
     if (*change < -*band) return KB_VERDICT_SLOWER;
     if (*change > *band) return KB_VERDICT_FASTER;

@@ -6,12 +6,19 @@
  *     band = tolerance + k * sqrt(noise_now^2 + noise_base^2)
  * (tolerance default 10 %, k = 2: about two standard deviations of the
  * difference of two noisy measurements).
+ *     |median_now - median_base| <= floor_ms -> SAME  (launch jitter explains it)
  *     noise_now > noise_limit (default 5 %)  -> NOISY  (re-measured once with a
  *                                              longer budget by the runner)
  *     change < -band                         -> SLOWER (the case fails)
  *     change > +band                         -> FASTER (passes; refresh candidate)
  *     otherwise                              -> SAME
- * No baseline row -> NO_BASELINE (passes; accuracy is still checked). */
+ * No baseline row -> NO_BASELINE (passes; accuracy is still checked).
+ *
+ * The floor is an absolute time: cases of a few microseconds move by a
+ * microsecond of launch jitter, which is 15 % of their GB/s. It is derived
+ * per GPU from the launch-to-launch spread of an empty kernel timed the way
+ * cases are timed (device.h), like nvbench's compare script's absolute
+ * noise threshold; 0 disables it. */
 #ifndef KB_GATE_H
 #define KB_GATE_H
 
@@ -34,16 +41,23 @@ typedef struct {
     double tolerance;   /* relative, 0.10 = 10 %          */
     double noise_k;     /* widening per unit of noise     */
     double noise_limit; /* above: NOISY                   */
+    double floor_ms;    /* time changes within: SAME      */
 } kb_gate_opts;
+
+/* One measurement as the verdict sees it. NaN noise counts as 0; NaN
+ * median_ms disables the floor for this comparison. */
+typedef struct {
+    double gbps, noise, median_ms;
+} kb_perf;
 
 void kb_gate_defaults(kb_gate_opts *o);
 const char *kb_verdict_name(kb_verdict v);
 kb_status kb_verdict_parse(const char *s, kb_verdict *v, kb_err *e);
 
-/* base_gbps <= 0 or NaN: NO_BASELINE. NaN noise counts as 0. *change gets
- * the relative change (NaN without baseline), *band the band used. */
-kb_verdict kb_verdict_decide(const kb_gate_opts *o, double base_gbps, double base_noise,
-                             double now_gbps, double now_noise, double *change, double *band);
+/* base->gbps <= 0 or NaN: NO_BASELINE. *change gets the relative GB/s
+ * change (NaN without baseline), *band the band used. */
+kb_verdict kb_verdict_decide(const kb_gate_opts *o, const kb_perf *base, const kb_perf *now,
+                             double *change, double *band);
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,10 @@
 
 enum { EXIT_PASS = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
-static int exit_for(kb_status st) { return st == KB_ERR_NODEV ? KB_EXIT_SKIP : EXIT_FAILED; }
+static int exit_for(kb_status st)
+{
+    return st == KB_ERR_NODEV ? KB_EXIT_SKIP : st == KB_ERR_ARG ? EXIT_USAGE : EXIT_FAILED;
+}
 
 static void print_list(void)
 {
@@ -50,6 +53,12 @@ static void report_case(run_state *rs, const kb_result *r, kb_outcome oc)
 {
     const int verbose = rs->s->o->print_result || rs->s->o->mode == KB_MODE_CASE;
     if (verbose || oc != KB_CASE_PASS) kb_result_print(stdout, r);
+    if (verbose) {
+        const kb_phases *ph = &rs->s->phases;
+        printf("  wall %.0f ms: lock wait %.0f, setup %.0f, alloc %.0f, inputs+accuracy %.0f, "
+               "timing %.0f, teardown %.0f\n",
+               ph->total, ph->lock, ph->setup, ph->alloc, ph->check, ph->timing, ph->teardown);
+    }
     else
         printf("%s %s %s %" PRId64 "x%" PRId64 ": %.1f GB/s (%.1f%% SOL) %s\n", r->benchmark,
                r->backend, r->dtype, r->M, r->N, r->gbps, r->sol_pct, r->verdict);
@@ -182,15 +191,24 @@ static int run_cases(const kb_options *o)
         return EXIT_USAGE;
     }
     kb_session s;
+    const double t_open = wall_s();
     kb_status st = kb_session_open(&s, o, &e);
     if (st != KB_OK) {
         fprintf(stderr, "%s: %s\n", st == KB_ERR_NODEV ? "SKIP" : "Error", e.msg);
         kb_session_close(&s);
         return exit_for(st);
     }
-    printf("device %d: %s (PCI %s, %d SMs, sm_%d%d), SOL %.0f GB/s, baseline %s\n",
+    printf("device %d: %s (PCI %s, %d SMs, sm_%d%d), SOL %.0f GB/s, time floor %.2f us, "
+           "baseline %s\n",
            s.dev.ordinal, s.dev.name, s.dev.pci, s.dev.sm_count, s.dev.cc_major, s.dev.cc_minor,
-           s.sol_gbps, s.baseline_path);
+           s.sol_gbps, 1e3 * s.gate.floor_ms, s.baseline_path);
+    printf("session ready in %.0f ms (CUDA context, baseline, SOL cache, L2 flush buffer)\n",
+           1e3 * (wall_s() - t_open));
+    if (s.baseline_missing && !o->no_timing)
+        printf("WARNING: no baseline file for %s (%s): every case is NO_BASELINE, its speed is "
+               "not gated%s\n",
+               s.dev.name, s.baseline_path,
+               o->update_baseline ? "; this run writes it" : " (record one with --update-baseline)");
     run_state rs = {&s, 0, 0, 0, 0};
     /* Wall-clock span of the timed work, so a scheduler's serialisation of
      * cases on one GPU can be checked from the logs (ci/resource-check). */

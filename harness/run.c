@@ -19,25 +19,58 @@
 
 #define KB_SEED 0x6b62656e6368ull /* "kbench" */
 
+/* The baseline file, checked before any GPU work: a path the user typed must
+ * exist (else nothing would be gated and every case would pass). */
+kb_status kb_session_baseline_path(const kb_options *o, const char *gpu_name, char *path,
+                                   size_t len, int *missing, kb_err *e)
+{
+    if (o->baseline)
+        snprintf(path, len, "%s", o->baseline);
+    else
+        kb_baseline_path(KBENCH_BASELINE_DIR, gpu_name, path, len);
+    return kb_baseline_check_path(path, o->baseline != NULL, o->update_baseline, missing, e);
+}
+
+/* SOL and the time floor come from the per-GPU cache; measuring them needs
+ * the GPU to itself, so a cache miss takes the GPU lock first. */
+static kb_status gpu_limits(kb_session *s, kb_err *e)
+{
+    if (!kb_gpu_limits_cached(&s->dev, KBENCH_STATE_DIR, &s->limits)) {
+        KB_TRY(kb_gpu_lock_acquire(&s->lock, s->lock_path, "kbench (measuring SOL and launch "
+                                   "jitter)", stdout, e));
+        kb_status st = kb_gpu_limits_measure(&s->dev, KBENCH_STATE_DIR, &s->flusher, s->stream,
+                                             &s->limits, e);
+        kb_gpu_lock_release(&s->lock);
+        KB_TRY(st);
+    }
+    s->sol_gbps = s->limits.sol_gbps;
+    s->gate.floor_ms = s->limits.floor_ms;
+    return KB_OK;
+}
+
 kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e)
 {
     memset(s, 0, sizeof *s);
     s->o = o;
     kb_results_init(&s->results);
     kb_baseline_init(&s->baseline);
+    kb_gpu_lock_init(&s->lock);
     kb_timing_defaults(&s->timing);
     if (!isnan(o->budget_ms)) s->timing.max_ms = o->budget_ms;
     kb_gate_defaults(&s->gate);
     if (!isnan(o->perf_tolerance)) s->gate.tolerance = o->perf_tolerance;
     KB_TRY(kb_knobs_from_env(&s->knobs, e));
+    /* An explicit --baseline is checked before the device: a mistyped path
+     * is an error on every machine, GPU or not. */
+    if (o->baseline)
+        KB_TRY(kb_session_baseline_path(o, "", s->baseline_path, sizeof s->baseline_path,
+                                        &s->baseline_missing, e));
     KB_TRY(kb_device_open(o->device, &s->dev, e));
+    kb_gpu_lock_path(NULL, s->dev.pci, s->lock_path, sizeof s->lock_path);
     char gpu[256];
     kb_gpu_file_name(s->dev.name, gpu, sizeof gpu);
-    if (o->baseline)
-        snprintf(s->baseline_path, sizeof s->baseline_path, "%s", o->baseline);
-    else
-        kb_baseline_path(KBENCH_BASELINE_DIR, s->dev.name, s->baseline_path,
-                         sizeof s->baseline_path);
+    KB_TRY(kb_session_baseline_path(o, s->dev.name, s->baseline_path, sizeof s->baseline_path,
+                                    &s->baseline_missing, e));
     KB_TRY(kb_baseline_read(s->baseline_path, &s->baseline, e));
     const char *env_cache = getenv("KBENCH_TUNE_CACHE");
     if (o->tune_cache)
@@ -46,19 +79,27 @@ kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e)
         snprintf(s->tune_cache, sizeof s->tune_cache, "%s", env_cache);
     else
         snprintf(s->tune_cache, sizeof s->tune_cache, "%s/%s.txt", KBENCH_TUNE_DIR, gpu);
-    KB_TRY(kb_sol_gbps(&s->dev, KBENCH_STATE_DIR, &s->sol_gbps, e));
     KB_TRY(kb_flusher_init(&s->flusher, e));
     KB_CUDA(e, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+    KB_TRY(gpu_limits(s, e));
     return KB_OK;
 }
 
 void kb_session_close(kb_session *s)
 {
+    kb_gpu_lock_release(&s->lock);
     kb_flusher_free(&s->flusher);
     if (s->stream) cudaStreamDestroy(s->stream);
     kb_baseline_free(&s->baseline);
     kb_results_free(&s->results);
     s->stream = NULL;
+}
+
+static double mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
 static void iso_now(char *buf, size_t len)
@@ -249,8 +290,9 @@ static kb_verdict verdict(kb_session *s, kb_result *r)
         kb_baseline_find(&s->baseline, r->benchmark, r->backend, r->dtype, r->M, r->N);
     double change, band;
     r->baseline_gbps = row ? row->gbps : NAN;
-    kb_verdict v = kb_verdict_decide(&s->gate, row ? row->gbps : NAN, row ? row->noise : NAN,
-                                     r->gbps, r->noise, &change, &band);
+    kb_perf base = {row ? row->gbps : NAN, row ? row->noise : NAN, row ? row->median_ms : NAN};
+    kb_perf now = {r->gbps, r->noise, r->median_ms};
+    kb_verdict v = kb_verdict_decide(&s->gate, &base, &now, &change, &band);
     snprintf(r->verdict, sizeof r->verdict, "%s", kb_verdict_name(v));
     if (v == KB_VERDICT_SLOWER || v == KB_VERDICT_FASTER || v == KB_VERDICT_NOISY)
         snprintf(r->message, sizeof r->message,
@@ -258,6 +300,15 @@ static kb_verdict verdict(kb_session *s, kb_result *r)
                  "%.1f%% baseline)",
                  kb_verdict_name(v), r->gbps, row->gbps, 100 * change, 100 * band, 100 * r->noise,
                  100 * row->noise);
+    else if (v == KB_VERDICT_SAME && isfinite(change) && fabs(change) > band)
+        snprintf(r->message, sizeof r->message,
+                 "SAME: %.2f us vs baseline %.2f us, within the %.2f us launch-jitter floor "
+                 "(%+.1f%% GB/s)",
+                 1e3 * r->median_ms, 1e3 * row->median_ms, 1e3 * s->gate.floor_ms, 100 * change);
+    else if (v == KB_VERDICT_NO_BASELINE)
+        snprintf(r->message, sizeof r->message,
+                 "NO_BASELINE: %s has no row for this case: its speed is not gated",
+                 s->baseline_path);
     return v;
 }
 
@@ -320,6 +371,7 @@ static kb_outcome run_buffers(kb_session *s, const kb_case *c, const char *case_
     if (s->o->dump_dir && kb_dump_case(s->o->dump_dir, case_name, b, e) != KB_OK)
         return KB_CASE_FAIL;
     if (!ok) return KB_CASE_FAIL;
+    s->phases.check = mono_ms();
     if (s->o->no_timing) return KB_CASE_PASS;
 
     timed_arg arg = {c->impl, &c->p, &b->t, state, NULL, 0, 0};
@@ -335,6 +387,7 @@ static kb_outcome run_buffers(kb_session *s, const kb_case *c, const char *case_
         }
     }
     kb_outcome oc = time_and_judge(s, c, &arg, r, e);
+    s->phases.timing = mono_ms();
     cudaFree(arg.extra);
     return oc;
 }
@@ -360,6 +413,9 @@ static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg
     return v == KB_VERDICT_SLOWER ? KB_CASE_FAIL : KB_CASE_PASS;
 }
 
+static kb_outcome run_locked(kb_session *s, const kb_case *c, const kb_custom_config *custom,
+                             const char *name, kb_result *r, kb_err *ep);
+
 kb_outcome kb_run_case(kb_session *s, const kb_case *c, const kb_custom_config *custom,
                        kb_result *r)
 {
@@ -381,20 +437,57 @@ kb_outcome kb_run_case(kb_session *s, const kb_case *c, const kb_custom_config *
     iso_now(r->date, sizeof r->date);
     snprintf(r->accuracy, sizeof r->accuracy, "SKIP");
 
+    /* The whole GPU part of the case holds the GPU lock: another process's
+     * accuracy run or allocation would disturb this timing as much as its
+     * timing would. */
+    kb_phases *ph = &s->phases;
+    memset(ph, 0, sizeof *ph);
+    const double t0 = mono_ms();
+    if (kb_gpu_lock_acquire(&s->lock, s->lock_path, name, stdout, &e) != KB_OK) {
+        snprintf(r->accuracy, sizeof r->accuracy, "FAIL");
+        return finish(KB_CASE_FAIL, s, r, &e);
+    }
+    ph->lock = mono_ms();
+    kb_outcome oc = run_locked(s, c, custom, name, r, &e);
+    kb_gpu_lock_release(&s->lock);
+    /* Each phase's end stamp becomes its duration; phases not reached are 0. */
+    double prev = t0, *stamps[] = {&ph->lock, &ph->setup, &ph->alloc, &ph->check, &ph->timing,
+                                   &ph->teardown};
+    for (size_t i = 0; i < sizeof stamps / sizeof *stamps; i++) {
+        if (*stamps[i] <= 0) continue;
+        const double end = *stamps[i];
+        *stamps[i] = end - prev;
+        prev = end;
+    }
+    ph->total = prev - t0;
+    return finish(oc, s, r, &e);
+}
+
+static kb_outcome run_locked(kb_session *s, const kb_case *c, const kb_custom_config *custom,
+                             const char *name, kb_result *r, kb_err *ep)
+{
+    kb_err e = {{0}};
+    kb_phases *ph = &s->phases;
     kb_setup_ctx ctx = {s->dev.ordinal, s->dev.sm_count, s->dev.l2_bytes, s->dev.smem_optin,
                         s->dev.name, s->tune_cache, custom ? custom->text : NULL, s->o->tune};
     void *state = NULL;
     size_t ws = 0;
     kb_status st = c->impl->setup ? c->impl->setup(&c->p, &ctx, &state, &ws, &e) : KB_OK;
-    if (st == KB_ERR_UNSUPPORTED) return finish(KB_CASE_SKIP, s, r, &e);
+    ph->setup = mono_ms();
+    if (st == KB_ERR_UNSUPPORTED) {
+        *ep = e;
+        return KB_CASE_SKIP;
+    }
     if (st != KB_OK) {
         snprintf(r->accuracy, sizeof r->accuracy, "FAIL");
-        return finish(KB_CASE_FAIL, s, r, &e);
+        *ep = e;
+        return KB_CASE_FAIL;
     }
     if (c->impl->describe) c->impl->describe(state, r->config, sizeof r->config);
     kb_buffers b;
     kb_outcome oc;
     st = kb_buffers_alloc(&c->p, ws, &b, &e);
+    ph->alloc = mono_ms();
     if (st == KB_ERR_NOMEM)
         oc = KB_CASE_SKIP;
     else if (st != KB_OK)
@@ -412,5 +505,7 @@ kb_outcome kb_run_case(kb_session *s, const kb_case *c, const kb_custom_config *
         KB_FAIL(&e, KB_ERR_CUDA, "%s: %s", name, cudaGetErrorString(rc));
         oc = KB_CASE_FAIL;
     }
-    return finish(oc, s, r, &e);
+    ph->teardown = mono_ms();
+    *ep = e;
+    return oc;
 }

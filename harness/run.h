@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "device.h"
 #include "gate.h"
+#include "gpulock.h"
 #include "knobs.h"
 #include "results.h"
 #include "timing.h"
@@ -16,11 +17,21 @@
 extern "C" {
 #endif
 
+/* Where one case's wall time went (ms), printed with verbose results: the
+ * suite's own speed is measured, not guessed. */
+typedef struct {
+    double lock, setup, alloc, check, timing, teardown, total;
+} kb_phases;
+
 typedef struct {
     const kb_options *o;
     kb_device dev;
     double sol_gbps;
+    kb_gpu_limits limits;
+    kb_gpu_lock lock;       /* held while a case uses the GPU (gpulock.h) */
+    char lock_path[512];
     char baseline_path[1024];
+    int baseline_missing;   /* no file: every case is NO_BASELINE */
     kb_baseline baseline;
     char tune_cache[1024];
     kb_flusher flusher;
@@ -29,11 +40,17 @@ typedef struct {
     cudaStream_t stream;
     kb_results results;
     kb_knobs knobs; /* test-only (knobs.h); all off in real runs */
+    kb_phases phases; /* of the last case */
 } kb_session;
 
 typedef enum { KB_CASE_PASS = 0, KB_CASE_FAIL, KB_CASE_SKIP } kb_outcome;
 
 kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e);
+/* The baseline file a run gates against (--baseline or the GPU's default
+ * file) and whether it is missing; KB_ERR_ARG for an explicit path that does
+ * not exist (unless --update-baseline will create it). */
+kb_status kb_session_baseline_path(const kb_options *o, const char *gpu_name, char *path,
+                                   size_t len, int *missing, kb_err *e);
 /* Writes --update-baseline, --csv, --json outputs; frees everything. */
 kb_status kb_session_finish(kb_session *s, kb_err *e);
 void kb_session_close(kb_session *s);

@@ -141,6 +141,52 @@ extern "C" kb_status kb_time_fn(kb_timed_fn fn, void *arg, const kb_timing_opts 
     return st;
 }
 
+__global__ void empty_kernel(void) {}
+
+static kb_status launch_empty(void *arg, cudaStream_t s, kb_err *e)
+{
+    (void)arg;
+    empty_kernel<<<1, 1, 0, s>>>();
+    KB_LAUNCHED(e);
+    return KB_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+extern "C" kb_status kb_launch_jitter(kb_flusher *f, cudaStream_t s, int samples,
+                                      double *spread_ms, double *overhead_ms, kb_err *e)
+{
+    if (samples < 20) samples = 20;
+    timer_res r = {NULL, NULL, NULL, NULL};
+    double *v = (double *)malloc(sizeof(double) * (size_t)samples);
+    if (!v) return KB_FAIL(e, KB_ERR_NOMEM, "out of host memory for launch-jitter samples");
+    kb_status st = KB_OK;
+    cudaError_t rc = cudaEventCreate(&r.start);
+    if (rc == cudaSuccess) rc = cudaEventCreate(&r.stop);
+    if (rc == cudaSuccess) rc = cudaHostAlloc((void **)&r.flag_host, sizeof(int), cudaHostAllocMapped);
+    if (rc == cudaSuccess) rc = cudaHostGetDevicePointer((void **)&r.flag_dev, r.flag_host, 0);
+    if (rc != cudaSuccess)
+        st = KB_FAIL(e, KB_ERR_CUDA, "launch-jitter timer setup: %s", cudaGetErrorString(rc));
+    float ms = 0;
+    for (int i = -5; st == KB_OK && i < samples; i++) {
+        st = one_sample(launch_empty, NULL, f, s, &r, &ms, e);
+        if (i >= 0) v[i] = ms;
+    }
+    if (st == KB_OK) {
+        qsort(v, (size_t)samples, sizeof *v, cmp_double);
+        const int lo = samples / 100, hi = samples - 1 - samples / 100;
+        *spread_ms = v[hi] - v[lo];
+        *overhead_ms = v[samples / 2];
+    }
+    timer_free(&r);
+    free(v);
+    return st;
+}
+
 /* ~50 us of spinning: long enough to dwarf %globaltimer's coarse ticks
  * (1 us on current GPUs), short enough to leave the clock as it was. */
 __global__ void clock_probe(unsigned long long *out)

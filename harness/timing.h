@@ -46,6 +46,13 @@ void kb_flusher_free(kb_flusher *f);
 kb_status kb_time_fn(kb_timed_fn fn, void *arg, const kb_timing_opts *o, kb_flusher *f,
                      cudaStream_t s, kb_timing *out, kb_err *e);
 
+/* The launch-to-launch spread of an empty kernel timed exactly as cases are
+ * (L2 flush, stream held, events around it), over `samples` samples:
+ * *spread_ms = p99 - p1, *overhead_ms = the median (what an event pair
+ * around nothing reads). The verdict's time floor is derived from it. */
+kb_status kb_launch_jitter(kb_flusher *f, cudaStream_t s, int samples, double *spread_ms,
+                           double *overhead_ms, kb_err *e);
+
 /* SM clock of the current device in MHz, measured by a short kernel that
  * counts clock64() cycles against %globaltimer nanoseconds; *max_mhz is the
  * device's peak clock. A reading far below the peak right after timing means

@@ -21,7 +21,13 @@ kb_status kb_baseline_diff(FILE *f, const char *old_path, const char *new_path, 
     kb_baseline o, n;
     kb_baseline_init(&o);
     kb_baseline_init(&n);
-    kb_status st = kb_baseline_read(old_path, &o, e);
+    /* Both files are named by the user: a missing one is an error, not an
+     * empty baseline ("0 before, 0 after" would hide a wrong path). */
+    int missing = 0;
+    kb_status st = kb_baseline_check_path(old_path, 1, 0, &missing, e);
+    if (st == KB_OK) st = kb_baseline_check_path(new_path, 1, 0, &missing, e);
+    if (st != KB_OK) return st;
+    st = kb_baseline_read(old_path, &o, e);
     if (st == KB_OK) st = kb_baseline_read(new_path, &n, e);
     moved *m = st == KB_OK ? calloc(n.n + 1, sizeof *m) : NULL;
     if (st == KB_OK && !m) st = KB_FAIL(e, KB_ERR_IO, "out of memory");

@@ -17,7 +17,8 @@ static void usage(FILE *f)
             "ci/peers/torch_peers.py) into one report. A row given twice keeps the later.\n"
             "\n"
             "  --out DIR          write report.md, summary.csv and plots/ there (default: report)\n"
-            "  --baseline FILE    judge rows without a verdict against this baseline CSV\n"
+            "  --baseline FILE    judge rows without a verdict, or with NO_BASELINE, against\n"
+            "                     this baseline CSV (it must exist)\n"
             "  --tolerance T      regression threshold as a fraction (default 0.10, widened by noise)\n"
             "  --title NAME       GPU name for titles (default: the results' gpu column)\n"
             "  --sol GBPS         speed of light in GB/s (default: the results' sol_gbps)\n"
@@ -28,7 +29,9 @@ static void usage(FILE *f)
             "       kbench-report --baseline-diff OLD.csv NEW.csv\n"
             "  summarises what a baseline refresh changed.\n"
             "\n"
-            "Exit status: 0 report written, 1 error, 2 usage.\n");
+            "Exit status: 0 report written and no regression; 4 report written and a kbench\n"
+            "row is SLOWER (recorded, or judged against --baseline) or failed accuracy;\n"
+            "1 error (unreadable input, missing --baseline or --baseline-diff file); 2 usage.\n");
 }
 
 /* "--opt VALUE" or "--opt=VALUE"; NULL when the option is not `name`. */
@@ -137,12 +140,17 @@ int main(int argc, char **argv)
     kb_err e = {""};
     kb_status st = KB_OK;
     for (size_t k = 0; k < nfiles && st == KB_OK; k++) st = kb_results_read_csv(files[k], &r, &e);
+    size_t regressions = 0;
+    o.regressions = &regressions;
     if (st == KB_OK) st = kb_report_generate(&r, &o, &e);
     if (st != KB_OK) fprintf(stderr, "kbench-report: %s\n", kb_err_text(&e));
     else if (o.formats & (KB_REPORT_MD | KB_REPORT_CSV))
         fprintf(stderr, "kbench-report: wrote %s/report.md and %s/summary.csv\n", o.out_dir,
                 o.out_dir);
+    if (st == KB_OK && regressions)
+        fprintf(stderr, "kbench-report: %zu regression(s): SLOWER or accuracy FAIL rows\n",
+                regressions);
     kb_results_free(&r);
     free(files);
-    return st == KB_OK ? 0 : 1;
+    return st != KB_OK ? 1 : regressions ? 4 : 0;
 }

@@ -30,17 +30,12 @@ static const char *num(char *b, size_t n, const char *fmt, double v)
 
 static int is_fail(const kb_result *x) { return strcmp(x->accuracy, "FAIL") == 0; }
 
-/* Peers are series measured outside kbench (torch_*, liger, quack, ...). */
-static int is_peer(const char *backend)
-{
-    return kb_backend_index(backend) < 0 && strncmp(backend, "tuned:", 6) != 0;
-}
 
 static void list_series(FILE *f, const kb_report_model *m, int peers)
 {
     int first = 1;
     for (size_t s = 0; s < m->series.n; s++) {
-        if (is_peer(m->series.v[s]) != peers) continue;
+        if (kb_report_is_peer(m->series.v[s]) != peers) continue;
         fputs(first ? "" : ", ", f);
         md_text(f, m->series.v[s]);
         first = 0;
@@ -62,7 +57,7 @@ static counts count_all(const kb_report_model *m, const kb_report_judged *j)
         if (kb_report_timed(x)) c.timed++;
         else c.untimed++;
         if (is_fail(x)) {
-            if (is_peer(x->backend)) c.peer_fails++;
+            if (kb_report_is_peer(x->backend)) c.peer_fails++;
             else c.fails++;
         }
         if (x->verdict[0]) c.verdicts++;
@@ -104,7 +99,7 @@ static void write_overview(FILE *f, const kb_report_model *m, const counts *c,
     fprintf(f, "- **Cases:** %zu (%zu timed, %zu skipped or not timed) over %zu benchmark%s.\n",
             c->rows, c->timed, c->untimed, m->benches.n, m->benches.n == 1 ? "" : "s");
     size_t peers = 0;
-    for (size_t s = 0; s < m->series.n; s++) peers += (size_t)is_peer(m->series.v[s]);
+    for (size_t s = 0; s < m->series.n; s++) peers += (size_t)kb_report_is_peer(m->series.v[s]);
     fprintf(f, "- **Series:** ");
     if (peers < m->series.n) list_series(f, m, 0);
     if (peers) {
@@ -130,7 +125,7 @@ static void write_overview(FILE *f, const kb_report_model *m, const counts *c,
         const kb_result *x = &m->rows.v[i];
         if (x->date[0] && (!lo || strcmp(x->date, lo) < 0)) lo = x->date;
         if (x->date[0] && (!hi || strcmp(x->date, hi) > 0)) hi = x->date;
-        if (!ver && x->version[0] && !is_peer(x->backend)) ver = x->version;
+        if (!ver && x->version[0] && !kb_report_is_peer(x->backend)) ver = x->version;
     }
     if (lo || ver) {
         fprintf(f, "- **Input:** ");
@@ -400,7 +395,7 @@ static void write_accuracy(FILE *f, const kb_report_model *m, const counts *c)
             fprintf(f, " | %s | %s | ",
                     num(b2, sizeof b2, "%.0f", x->mismatches >= 0 ? (double)x->mismatches : NAN),
                     num(b1, sizeof b1, "%.3g", x->max_err));
-            md_text(f, x->message[0] ? x->message : is_peer(x->backend) ? "peer" : DASH);
+            md_text(f, x->message[0] ? x->message : kb_report_is_peer(x->backend) ? "peer" : DASH);
             fprintf(f, " |\n");
         }
         fprintf(f, "\n");

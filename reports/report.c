@@ -105,7 +105,8 @@ const char *kb_report_judge(double now_gbps, double now_noise, double base_gbps,
     kb_gate_defaults(&g);
     g.tolerance = tol;
     double c, band;
-    kb_verdict v = kb_verdict_decide(&g, base_gbps, base_noise, now_gbps, now_noise, &c, &band);
+    kb_perf base = {base_gbps, base_noise, NAN}, now = {now_gbps, now_noise, NAN};
+    kb_verdict v = kb_verdict_decide(&g, &base, &now, &c, &band);
     if (change) *change = c;
     return v == KB_VERDICT_NONE ? NULL : kb_verdict_name(v);
 }
@@ -397,6 +398,11 @@ void kb_report_cell_get(const kb_report_model *m, const char *bench, const char 
                                    &c->speedup_points);
 }
 
+int kb_report_is_peer(const char *backend)
+{
+    return kb_backend_index(backend) < 0 && strncmp(backend, "tuned:", 6) != 0;
+}
+
 void kb_report_case_name(const kb_result *x, char *buf, size_t len)
 {
     snprintf(buf, len, "%s.%s.%s.%" PRId64 "x%" PRId64, x->benchmark, x->backend, x->dtype,
@@ -423,7 +429,11 @@ kb_status kb_report_judge_all(const kb_report_model *m, const kb_baseline *bl,
                                 &j[i].change);
         else
             j[i].change = NAN;
-        j[i].verdict = x->verdict[0] ? x->verdict : v;
+        /* A recorded verdict stands, except NO_BASELINE: the run had no row,
+         * but the baseline given here may have one, and a row judged by
+         * nobody must not pass as "not checked". */
+        const int recorded = x->verdict[0] && strcmp(x->verdict, "NO_BASELINE") != 0;
+        j[i].verdict = recorded ? x->verdict : v ? v : x->verdict[0] ? x->verdict : NULL;
     }
     *out = j;
     return KB_OK;
@@ -478,6 +488,16 @@ kb_status kb_report_generate(const kb_results *r, const kb_report_opts *o, kb_er
     int bl_missing = o->baseline_path && access(o->baseline_path, F_OK) != 0;
     if (o->baseline_path && !bl_missing) st = kb_baseline_read(o->baseline_path, &bl, e);
     if (st == KB_OK) st = kb_report_judge_all(&m, &bl, &j, e);
+    if (st == KB_OK && o->regressions) {
+        *o->regressions = 0;
+        for (size_t i = 0; i < m.rows.n; i++) {
+            const kb_result *x = &m.rows.v[i];
+            if (kb_report_is_peer(x->backend)) continue;
+            if (strcmp(x->accuracy, "FAIL") == 0 ||
+                (j[i].verdict && strcmp(j[i].verdict, "SLOWER") == 0))
+                ++*o->regressions;
+        }
+    }
     if (st == KB_OK && files) st = kb_mkdir_p(o->out_dir, e);
     if (st == KB_OK && (o->formats & KB_REPORT_PLOTS)) {
         st = kb_report_plots(&m, o->out_dir, o->gnuplot, &plots, e);

@@ -106,4 +106,7 @@ kb_status kb_report_write_markdown(FILE *f, const kb_report_model *m,
                                    kb_err *e);
 kb_status kb_report_write_summary_csv(const char *path, const kb_report_model *m, kb_err *e);
 
+/* Peers are series measured outside kbench (torch_*, liger, quack, ...). */
+int kb_report_is_peer(const char *backend);
+
 #endif

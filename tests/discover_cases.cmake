@@ -23,7 +23,7 @@ foreach(line IN LISTS lines)
   string(APPEND script
     "add_test([=[${name}]=] \"${KBENCH}\" --case [=[${name}]=])\n"
     "set_tests_properties([=[${name}]=] PROPERTIES LABELS \"${labels}\" "
-    "SKIP_RETURN_CODE 77 RESOURCE_GROUPS \"gpus:1\" TIMEOUT 900)\n")
+    "SKIP_RETURN_CODE 77 RESOURCE_GROUPS \"gpus:1\" FIXTURES_REQUIRED kb_gpus TIMEOUT 900)\n")
   math(EXPR count "${count} + 1")
 endforeach()
 file(WRITE "${OUT}.tmp" "${script}")

@@ -17,6 +17,7 @@ static const struct {
     {"report", kb_suite_report}, {"gate", kb_suite_gate},
     {"tuner", kb_suite_tuner}, {"resources", kb_suite_resources},
     {"accuracy", kb_suite_accuracy},
+    {"gpulock", kb_suite_gpulock}, {"gpuspec", kb_suite_gpuspec},
 };
 
 int main(int argc, char **argv)

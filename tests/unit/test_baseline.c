@@ -401,6 +401,32 @@ START_TEST(committed_baselines_parse)
 }
 END_TEST
 
+/* A baseline path the user typed must exist (else nothing is gated); the
+ * default per-GPU file may be absent; --update-baseline may start a file. */
+START_TEST(missing_path_rules)
+{
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/NVIDIA_H200.csv", dir);
+    kb_err e;
+    int missing = -1;
+    ck_assert_int_eq(kb_baseline_check_path(path, 1, 0, &missing, &e), KB_ERR_ARG);
+    ck_assert_int_eq(missing, 1);
+    ck_assert_ptr_nonnull(strstr(e.msg, path));
+    ck_assert_ptr_nonnull(strstr(e.msg, "does not exist"));
+    ck_assert_int_eq(kb_baseline_check_path(path, 1, 1, &missing, &e), KB_OK);
+    ck_assert_int_eq(missing, 1);
+    ck_assert_int_eq(kb_baseline_check_path(path, 0, 0, &missing, &e), KB_OK);
+    ck_assert_int_eq(missing, 1);
+    kbt_write(path, "benchmark,backend,dtype,M,N,median_ms,gbps,noise\n");
+    ck_assert_int_eq(kb_baseline_check_path(path, 1, 0, &missing, &e), KB_OK);
+    ck_assert_int_eq(missing, 0);
+    ck_assert_int_eq(kb_baseline_check_path(dir, 1, 0, &missing, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "directory"));
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 Suite *kb_suite_baseline(void)
 {
     Suite *s = suite_create("baseline");
@@ -424,6 +450,7 @@ Suite *kb_suite_baseline(void)
     tcase_add_test(t, write_empty_then_read);
     tcase_add_test(t, path_naming);
     tcase_add_test(t, committed_baselines_parse);
+    tcase_add_test(t, missing_path_rules);
     suite_add_tcase(s, t);
     return s;
 }

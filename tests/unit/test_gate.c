@@ -12,7 +12,8 @@ static kb_verdict decide(double base, double base_noise, double now, double now_
     kb_gate_opts o;
     kb_gate_defaults(&o);
     double change, band;
-    return kb_verdict_decide(&o, base, base_noise, now, now_noise, &change, &band);
+    kb_perf b = {base, base_noise, NAN}, n = {now, now_noise, NAN};
+    return kb_verdict_decide(&o, &b, &n, &change, &band);
 }
 
 START_TEST(identical_is_same)
@@ -41,7 +42,8 @@ START_TEST(ten_percent_beyond_band)
     kb_gate_defaults(&o);
     o.tolerance = 0.05;
     double c, b;
-    ck_assert_int_eq(kb_verdict_decide(&o, 3000, 0.002, 2730, 0.002, &c, &b), KB_VERDICT_SLOWER);
+    kb_perf pb = {3000, 0.002, NAN}, pn = {2730, 0.002, NAN};
+    ck_assert_int_eq(kb_verdict_decide(&o, &pb, &pn, &c, &b), KB_VERDICT_SLOWER);
     ck_assert_double_eq_tol(c, -0.09, 1e-12);
     ck_assert_double_eq_tol(b, 0.05 + 2 * sqrt(2) * 0.002, 1e-12);
 }
@@ -66,6 +68,44 @@ START_TEST(missing_baseline)
     ck_assert_int_eq(decide(NAN, NAN, 3000, 0.003), KB_VERDICT_NO_BASELINE);
     ck_assert_int_eq(decide(0, 0, 3000, 0.003), KB_VERDICT_NO_BASELINE);
     ck_assert_int_eq(decide(3000, 0.01, NAN, NAN), KB_VERDICT_NONE);
+}
+END_TEST
+
+/* A 5 us case that lost 1 us of launch jitter: -17 % GB/s, but the time
+ * change is inside a 1.2 us floor: SAME. Just past the floor: SLOWER. */
+START_TEST(time_floor_for_launch_bound_cases)
+{
+    kb_gate_opts o;
+    kb_gate_defaults(&o);
+    o.tolerance = 0.05;
+    o.floor_ms = 0.0012;
+    double c, b;
+    const double bytes = 40e3; /* 40 KB: 8 GB/s at 5 us */
+    kb_perf base = {bytes / 5e-6 / 1e9, 0.01, 0.005};
+    kb_perf now = {bytes / 6e-6 / 1e9, 0.01, 0.006};
+    ck_assert_int_eq(kb_verdict_decide(&o, &base, &now, &c, &b), KB_VERDICT_SAME);
+    ck_assert(c < -0.16);
+    /* Exactly at the floor is still SAME; beyond it the GB/s rule decides. */
+    now.median_ms = base.median_ms + o.floor_ms;
+    ck_assert_int_eq(kb_verdict_decide(&o, &base, &now, &c, &b), KB_VERDICT_SAME);
+    now.median_ms = 0.0063;
+    now.gbps = bytes / 6.3e-6 / 1e9;
+    ck_assert_int_eq(kb_verdict_decide(&o, &base, &now, &c, &b), KB_VERDICT_SLOWER);
+    /* Faster within the floor is SAME too (no refresh candidate from jitter). */
+    now.median_ms = 0.004;
+    now.gbps = bytes / 4e-6 / 1e9;
+    ck_assert_int_eq(kb_verdict_decide(&o, &base, &now, &c, &b), KB_VERDICT_SAME);
+    /* A long case is judged on GB/s alone: 10 % of 2 ms is far above it. */
+    kb_perf big_b = {3000, 0.002, 2.0}, big_n = {2700, 0.002, 2.2};
+    ck_assert_int_eq(kb_verdict_decide(&o, &big_b, &big_n, &c, &b), KB_VERDICT_SLOWER);
+    /* Floor 0 (not measured) or an unknown time: the GB/s rule alone. */
+    o.floor_ms = 0;
+    now.median_ms = 0.006;
+    now.gbps = bytes / 6e-6 / 1e9;
+    ck_assert_int_eq(kb_verdict_decide(&o, &base, &now, &c, &b), KB_VERDICT_SLOWER);
+    o.floor_ms = 0.0012;
+    now.median_ms = NAN;
+    ck_assert_int_eq(kb_verdict_decide(&o, &base, &now, &c, &b), KB_VERDICT_SLOWER);
 }
 END_TEST
 
@@ -177,6 +217,7 @@ Suite *kb_suite_gate(void)
     tcase_add_test(t, noise_widens_the_band);
     tcase_add_test(t, bimodal_is_noisy);
     tcase_add_test(t, missing_baseline);
+    tcase_add_test(t, time_floor_for_launch_bound_cases);
     tcase_add_test(t, names_round_trip);
     tcase_add_test(t, knobs_parse);
     tcase_add_test(t, knobs_parse_extra_time);

@@ -317,6 +317,80 @@ START_TEST(test_regressions_from_baseline)
 }
 END_TEST
 
+/* A row the run could not judge (NO_BASELINE: its baseline had no row) is
+ * judged against the baseline given to the report; a slower one counts as a
+ * regression (kbench-report exits 4 on it). A row without any baseline row
+ * stays NO_BASELINE and is no regression. */
+START_TEST(test_no_baseline_rows_are_judged)
+{
+    kb_results r;
+    kb_results_init(&r);
+    kb_result slow = mk("softmax_forward", "tuned", "bf16", 32768, 1024, 0.1);
+    slow.gbps = 2400;
+    slow.noise = 0.005;
+    snprintf(slow.verdict, sizeof slow.verdict, "NO_BASELINE");
+    kb_result same = mk("softmax_forward", "eager", "bf16", 32768, 1024, 0.1);
+    same.gbps = 3000;
+    same.noise = 0.005;
+    snprintf(same.verdict, sizeof same.verdict, "NO_BASELINE");
+    kb_result lone = mk("softmax_forward", "fused", "bf16", 32768, 1024, 0.1);
+    lone.gbps = 1000;
+    lone.noise = 0.005;
+    snprintf(lone.verdict, sizeof lone.verdict, "NO_BASELINE");
+    push(&r, slow);
+    push(&r, same);
+    push(&r, lone);
+    kb_baseline bl;
+    kb_baseline_init(&bl);
+    kb_err e = {""};
+    kb_baseline_row row;
+    memset(&row, 0, sizeof row);
+    snprintf(row.benchmark, sizeof row.benchmark, "softmax_forward");
+    snprintf(row.dtype, sizeof row.dtype, "bf16");
+    row.M = 32768;
+    row.N = 1024;
+    row.gbps = 3000;
+    row.noise = 0.005;
+    row.median_ms = 0.08;
+    snprintf(row.backend, sizeof row.backend, "tuned");
+    ck_assert_int_eq(kb_baseline_upsert(&bl, &row, &e), KB_OK);
+    snprintf(row.backend, sizeof row.backend, "eager");
+    ck_assert_int_eq(kb_baseline_upsert(&bl, &row, &e), KB_OK);
+
+    kb_report_opts o;
+    kb_report_opts_init(&o);
+    kb_report_model m;
+    ck_assert_int_eq(kb_report_model_build(&m, &r, &o, &e), KB_OK);
+    kb_report_judged *j;
+    ck_assert_int_eq(kb_report_judge_all(&m, &bl, &j, &e), KB_OK);
+    ck_assert_str_eq(judged_for(j, m.rows.n, "tuned", 1024)->verdict, "SLOWER");
+    ck_assert_str_eq(judged_for(j, m.rows.n, "eager", 1024)->verdict, "SAME");
+    ck_assert_str_eq(judged_for(j, m.rows.n, "fused", 1024)->verdict, "NO_BASELINE");
+    free(j);
+    kb_report_model_free(&m);
+
+    /* Through kb_report_generate: the regression is counted. */
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/b.csv", dir);
+    ck_assert_int_eq(kb_baseline_write(path, &bl, &e), KB_OK);
+    size_t nreg = 99;
+    o.out_dir = dir;
+    o.baseline_path = path;
+    o.formats = KB_REPORT_MD;
+    o.regressions = &nreg;
+    ck_assert_int_eq(kb_report_generate(&r, &o, &e), KB_OK);
+    ck_assert_int_eq(nreg, 1);
+    /* Without a baseline nothing can be judged: no regression is claimed. */
+    o.baseline_path = NULL;
+    ck_assert_int_eq(kb_report_generate(&r, &o, &e), KB_OK);
+    ck_assert_int_eq(nreg, 0);
+    kbt_rm_rf(dir);
+    kb_baseline_free(&bl);
+    kb_results_free(&r);
+}
+END_TEST
+
 /* The run's verdict column is what its gate decided; a baseline file given
  * to the report does not overrule it. */
 START_TEST(test_verdict_column_wins)
@@ -575,6 +649,7 @@ Suite *kb_suite_report(void)
     t = tcase_create("regressions");
     tcase_add_test(t, test_regressions_from_baseline);
     tcase_add_test(t, test_verdict_column_wins);
+    tcase_add_test(t, test_no_baseline_rows_are_judged);
     suite_add_tcase(s, t);
     t = tcase_create("output");
     tcase_set_timeout(t, 60);

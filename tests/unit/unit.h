@@ -19,6 +19,8 @@ KB_SUITE(gate)
 KB_SUITE(tuner)
 KB_SUITE(resources)
 KB_SUITE(accuracy)
+KB_SUITE(gpulock)
+KB_SUITE(gpuspec)
 #undef KB_SUITE
 
 #endif

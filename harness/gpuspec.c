@@ -1,0 +1,57 @@
+/* CTest resource spec writer; see gpuspec.h. */
+#include "gpuspec.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static int append(char *buf, size_t len, size_t *at, const char *fmt, const char *id, int slots)
+{
+    int n = snprintf(buf + *at, len - *at, fmt, id, slots);
+    if (n < 0 || (size_t)n >= len - *at) return 0;
+    *at += (size_t)n;
+    return 1;
+}
+
+kb_status kb_gpuspec_format(int ngpu, char *buf, size_t len, kb_err *e)
+{
+    if (ngpu < 0) return KB_FAIL(e, KB_ERR_ARG, "GPU count %d is negative", ngpu);
+    size_t at = 0;
+    int ok = len > 0;
+    if (ok) buf[0] = '\0';
+    ok = ok && append(buf, len, &at, "{\n  \"version\": {\"major\": 1, \"minor\": 0},%s\n"
+                      "  \"local\": [\n    {\n      \"gpus\": [\n", "", 0);
+    if (ngpu == 0)
+        ok = ok && append(buf, len, &at, "        {\"id\": \"%s\", \"slots\": %d}\n", "nogpu",
+                          KB_GPUSPEC_NOGPU_SLOTS);
+    for (int i = 0; ok && i < ngpu; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "%d", i);
+        ok = append(buf, len, &at, i + 1 < ngpu ? "        {\"id\": \"%s\", \"slots\": %d},\n"
+                                                : "        {\"id\": \"%s\", \"slots\": %d}\n",
+                    id, 1);
+    }
+    ok = ok && append(buf, len, &at, "      ]\n    }\n  ]\n}\n%s", "", 0);
+    if (!ok) return KB_FAIL(e, KB_ERR_IO, "resource spec for %d GPUs does not fit in %zu bytes",
+                            ngpu, len);
+    return KB_OK;
+}
+
+kb_status kb_gpuspec_write(const char *path, int ngpu, kb_err *e)
+{
+    char json[16384];
+    KB_TRY(kb_gpuspec_format(ngpu, json, sizeof json, e));
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) return KB_FAIL(e, KB_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+    int bad = fputs(json, f) < 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        int err = errno;
+        remove(tmp);
+        return KB_FAIL(e, KB_ERR_IO, "cannot write %s: %s", path, strerror(err));
+    }
+    return KB_OK;
+}

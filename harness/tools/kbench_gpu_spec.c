@@ -1,0 +1,28 @@
+/* kbench-gpu-spec FILE: the test CTest runs first (fixture kb_gpus) to write
+ * the resource spec for the GPUs this process sees. A separate small program
+ * so that it starts in milliseconds: it loads no kernel. */
+#include <stdio.h>
+
+#include "gpuspec.h"
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: kbench-gpu-spec FILE\n");
+        return 2;
+    }
+    int n = 0;
+    cudaError_t rc = cudaGetDeviceCount(&n);
+    if (rc != cudaSuccess) n = 0;
+    kb_err e = {{0}};
+    if (kb_gpuspec_write(argv[1], n, &e) != KB_OK) {
+        fprintf(stderr, "Error: %s\n", kb_err_text(&e));
+        return 1;
+    }
+    if (n == 0)
+        printf("no GPU visible (%s): GPU cases will report SKIP; wrote %s\n",
+               rc != cudaSuccess ? cudaGetErrorString(rc) : "device count is 0", argv[1]);
+    else
+        printf("%d GPU(s): one timed case per GPU at a time; wrote %s\n", n, argv[1]);
+    return 0;
+}

@@ -1,0 +1,85 @@
+/* The resource spec the build hands to ctest: no GPU, one, several. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuspec.h"
+#include "tmpfiles.h"
+#include "unit.h"
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
+START_TEST(no_gpu_is_a_placeholder_that_never_blocks)
+{
+    char buf[4096];
+    kb_err e;
+    ck_assert_int_eq(kb_gpuspec_format(0, buf, sizeof buf, &e), KB_OK);
+    ck_assert_ptr_nonnull(strstr(buf, "\"version\": {\"major\": 1, \"minor\": 0}"));
+    ck_assert_ptr_nonnull(strstr(buf, "\"gpus\": ["));
+    /* One resource with many slots: skipping cases may run side by side, and
+     * none is left "Not Run" for want of a GPU. */
+    ck_assert_int_eq(count(buf, "\"id\""), 1);
+    ck_assert_ptr_nonnull(strstr(buf, "{\"id\": \"nogpu\", \"slots\": 4096}"));
+}
+END_TEST
+
+START_TEST(one_gpu_one_slot)
+{
+    char buf[4096];
+    kb_err e;
+    ck_assert_int_eq(kb_gpuspec_format(1, buf, sizeof buf, &e), KB_OK);
+    ck_assert_int_eq(count(buf, "\"id\""), 1);
+    ck_assert_ptr_nonnull(strstr(buf, "{\"id\": \"0\", \"slots\": 1}\n"));
+}
+END_TEST
+
+START_TEST(several_gpus_each_one_slot)
+{
+    char buf[4096];
+    kb_err e;
+    ck_assert_int_eq(kb_gpuspec_format(8, buf, sizeof buf, &e), KB_OK);
+    ck_assert_int_eq(count(buf, "\"slots\": 1}"), 8);
+    ck_assert_int_eq(count(buf, "\"slots\": 1},\n"), 7); /* valid JSON: no trailing comma */
+    for (int i = 0; i < 8; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "{\"id\": \"%d\", \"slots\": 1}", i);
+        ck_assert_ptr_nonnull(strstr(buf, want));
+    }
+    ck_assert_int_eq(kb_gpuspec_format(-1, buf, sizeof buf, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_gpuspec_format(8, buf, 40, &e), KB_ERR_IO);
+}
+END_TEST
+
+START_TEST(written_atomically)
+{
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/gpus.json", dir);
+    kb_err e;
+    ck_assert_int_eq(kb_gpuspec_write(path, 2, &e), KB_OK);
+    char *text = kbt_read(path, NULL);
+    ck_assert_int_eq(count(text, "\"slots\": 1}"), 2);
+    free(text);
+    ck_assert_int_eq(kb_gpuspec_write("/nonexistent-dir/gpus.json", 1, &e), KB_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(e.msg, "/nonexistent-dir/gpus.json"));
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+Suite *kb_suite_gpuspec(void)
+{
+    Suite *s = suite_create("gpuspec");
+    TCase *t = tcase_create("spec");
+    tcase_add_test(t, no_gpu_is_a_placeholder_that_never_blocks);
+    tcase_add_test(t, one_gpu_one_slot);
+    tcase_add_test(t, several_gpus_each_one_slot);
+    tcase_add_test(t, written_atomically);
+    suite_add_tcase(s, t);
+    return s;
+}
