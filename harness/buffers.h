@@ -18,6 +18,7 @@ typedef struct {
     float *gold_dw;     /* reference dw [N] (norm backward)                 */
     void *block;        /* one cudaMalloc holding everything                */
     size_t bytes;
+    int inputs;         /* kb_inputs (registry.h) the generator draws x from */
     kb_guard guards[3]; /* around out, dw, workspace (those that exist)     */
     int nguards;
 } kb_buffers;

@@ -19,6 +19,9 @@ void kb_cli_usage(FILE *f)
           "  --shape MxN                run this shape (repeatable) instead of the sweep\n"
           "  --dtype D[,D]              bf16, fp16, fp32 (default bf16)\n"
           "  --sweep default|odd|short|all  registered shape lists to run (default: default)\n"
+          "  --inputs K[,K]             input kinds: randn (default), shifted, wide, masked,\n"
+          "                             constant, small (a kind runs its registered shapes\n"
+          "                             and dtypes unless --shape/--dtype say otherwise)\n"
           "accuracy and output:\n"
           "  --tolerance T              atol = rtol = T instead of the per-dtype defaults\n"
           "  --exit-on-accuracy-failure stop at the first accuracy failure (exit 1)\n"
@@ -39,7 +42,7 @@ void kb_cli_usage(FILE *f)
           "  --device N                 CUDA device (default: CTest's allocation, else 0)\n"
           "  --budget-ms MS             wall-clock timing budget per case (default 1500)\n"
           "  --no-timing                check accuracy only\n"
-          "  --case NAME                run one CTest case <bench>.<backend>.<dtype>.<M>x<N>\n"
+          "  --case NAME                run one CTest case <bench>.<backend>.<dtype>.<M>x<N>[.<inputs>]\n"
           "  --list-cases               print every CTest case with its labels\n"
           "  --self-test                check the GPU reference against the CPU reference\n"
           "exit: 0 pass, 1 failure, 2 usage error, 77 skipped (no GPU)\n",
@@ -123,6 +126,14 @@ static kb_status add_custom(const char *s, kb_options *o, kb_err *e)
     return KB_OK;
 }
 
+static kb_status add_inputs(const char *s, kb_options *o, kb_err *e)
+{
+    kb_inputs k;
+    KB_TRY(kb_inputs_parse(s, &k, e));
+    o->inputs[k] = 1;
+    return KB_OK;
+}
+
 static kb_status set_sweep(const char *s, kb_options *o, kb_err *e)
 {
     if (strcmp(s, "default") == 0) return KB_OK;
@@ -163,6 +174,9 @@ kb_status kb_cli_parse(int argc, char **argv, kb_options *o, kb_err *e)
                 return KB_FAIL(e, KB_ERR_ARG, "at most %d --shape options", KB_MAX_SHAPES);
             KB_TRY(kb_shape_parse(v, &o->shapes[o->nshapes], e));
             o->nshapes++;
+        } else if (strcmp(a, "--inputs") == 0) {
+            KB_TRY(need_value(argc, argv, &i, &v, e));
+            KB_TRY(each_item(v, add_inputs, o, e));
         } else if (strcmp(a, "--sweep") == 0) {
             KB_TRY(need_value(argc, argv, &i, &v, e));
             KB_TRY(set_sweep(v, o, e));

@@ -30,6 +30,7 @@ typedef struct {
     kb_shape shapes[KB_MAX_SHAPES];
     int nshapes;                      /* 0 = registered shapes            */
     int sweep_odd, sweep_short;       /* --sweep: add odd / short lists   */
+    int inputs[KB_NUM_INPUTS];        /* --inputs; all 0 = randn only     */
     double tolerance;                 /* NaN = per-dtype defaults         */
     double perf_tolerance;            /* NaN = gate default               */
     double budget_ms;                 /* NaN = default timing budget      */

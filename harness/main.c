@@ -92,9 +92,27 @@ static void run_shapes(run_state *rs, kb_case c, const kb_shape *shapes, size_t 
     }
 }
 
+/* A non-randn input kind: its registered shapes and dtypes, unless --shape
+ * or --dtype choose; benchmarks it does not apply to are passed over. */
+static void run_kind(run_state *rs, kb_case c, int any_dtype)
+{
+    const kb_options *o = rs->s->o;
+    if (!kb_inputs_apply(c.inputs, c.p.bench)) return;
+    c.set = KB_SHAPES_INPUTS;
+    for (int d = 0; d < KB_NUM_DTYPES; d++) {
+        if (any_dtype ? !o->dtype[d] : !kb_inputs_dtype(c.inputs, (kb_dtype)d)) continue;
+        const kb_shape *list = o->shapes;
+        size_t n = (size_t)o->nshapes;
+        if (!n) n = kb_shapes(c.p.bench, KB_SHAPES_INPUTS, &list);
+        run_shapes(rs, c, list, n, (kb_dtype)d);
+    }
+}
+
 static void run_selection(run_state *rs)
 {
     const kb_options *o = rs->s->o;
+    int any_inputs = 0;
+    for (int k = 1; k < KB_NUM_INPUTS; k++) any_inputs |= o->inputs[k];
     int any_backend = 0, any_dtype = 0;
     for (int i = 0; i < KB_NUM_BACKENDS; i++) any_backend |= o->backend[i];
     for (int i = 0; i < KB_NUM_DTYPES; i++) any_dtype |= o->dtype[i];
@@ -103,8 +121,15 @@ static void run_selection(run_state *rs)
         for (int be = 0; be < KB_NUM_BACKENDS; be++) {
             if (any_backend && !o->backend[be]) continue;
             kb_case c = {{(kb_bench_id)b, KB_BF16, 0, 0}, kb_impl_get((kb_bench_id)b, kb_backend_name(be)),
-                         kb_backend_name(be), KB_SHAPES_DEFAULT};
+                         kb_backend_name(be), KB_SHAPES_DEFAULT, KB_INPUTS_RANDN};
             if (!c.impl) continue;
+            for (int k = 1; k < KB_NUM_INPUTS; k++) {
+                if (!o->inputs[k]) continue;
+                c.inputs = (kb_inputs)k;
+                run_kind(rs, c, any_dtype);
+            }
+            c.inputs = KB_INPUTS_RANDN;
+            if (any_inputs && !o->inputs[KB_INPUTS_RANDN]) continue;
             for (int d = 0; d < KB_NUM_DTYPES; d++) {
                 if (any_dtype ? !o->dtype[d] : d != KB_BF16) continue;
                 const kb_shape *list;

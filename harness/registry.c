@@ -68,6 +68,9 @@ static const kb_shape odd[] = {
 };
 /* fp16 and fp32: one aligned and one odd width. */
 static const kb_shape short_list[] = {{32768, 1024}, {4096, 50257}};
+/* Input kinds: a short row (one warp or a few per row in most kernels) and a
+ * long odd row (a vocabulary size: the looping, re-reading and tail paths). */
+static const kb_shape inputs_list[] = {{4096, 1000}, {512, 50257}};
 
 size_t kb_shapes(kb_bench_id id, kb_shape_set set, const kb_shape **out)
 {
@@ -77,8 +80,46 @@ size_t kb_shapes(kb_bench_id id, kb_shape_set set, const kb_shape **out)
         return benches[id].norm ? SWEEP_NORM : SWEEP_COMMON;
     case KB_SHAPES_ODD: *out = odd; return sizeof odd / sizeof odd[0];
     case KB_SHAPES_SHORT: *out = short_list; return sizeof short_list / sizeof short_list[0];
+    case KB_SHAPES_INPUTS: *out = inputs_list; return sizeof inputs_list / sizeof inputs_list[0];
     }
     *out = NULL;
+    return 0;
+}
+
+/* ---- input kinds --------------------------------------------------------- */
+static const char *const inputs_names[KB_NUM_INPUTS] = {"randn",  "shifted",  "wide",
+                                                        "masked", "constant", "small"};
+
+const char *kb_inputs_name(kb_inputs k)
+{
+    return (unsigned)k < KB_NUM_INPUTS ? inputs_names[k] : "?";
+}
+
+kb_status kb_inputs_parse(const char *s, kb_inputs *out, kb_err *e)
+{
+    for (int k = 0; k < KB_NUM_INPUTS; k++)
+        if (strcmp(s, inputs_names[k]) == 0) {
+            *out = (kb_inputs)k;
+            return KB_OK;
+        }
+    return KB_FAIL(e, KB_ERR_ARG,
+                   "unknown input kind '%s' (expected randn, shifted, wide, masked, constant or "
+                   "small)",
+                   s);
+}
+
+int kb_inputs_apply(kb_inputs k, kb_bench_id b)
+{
+    const int norm = benches[b].norm;
+    switch (k) {
+    case KB_INPUTS_RANDN:
+    case KB_INPUTS_WIDE: return 1;
+    case KB_INPUTS_SHIFTED:
+    case KB_INPUTS_MASKED: return !norm;
+    case KB_INPUTS_CONSTANT:
+    case KB_INPUTS_SMALL: return norm;
+    case KB_NUM_INPUTS: break;
+    }
     return 0;
 }
 
@@ -144,6 +185,11 @@ static const struct {
     {KB_FP32, KB_SHAPES_SHORT},
 };
 
+int kb_inputs_dtype(kb_inputs k, kb_dtype d)
+{
+    return d == KB_BF16 || (k == KB_INPUTS_WIDE && d == KB_FP16);
+}
+
 kb_status kb_cases_foreach(kb_status (*fn)(const kb_case *c, void *arg), void *arg)
 {
     for (int b = 0; b < KB_NUM_BENCH; b++)
@@ -155,9 +201,22 @@ kb_status kb_cases_foreach(kb_status (*fn)(const kb_case *c, void *arg), void *a
                 size_t n = kb_shapes((kb_bench_id)b, sweeps[s].set, &shapes);
                 for (size_t i = 0; i < n; i++) {
                     kb_case c = {{(kb_bench_id)b, sweeps[s].dtype, shapes[i].M, shapes[i].N},
-                                 impl, backend_names[be], sweeps[s].set};
+                                 impl, backend_names[be], sweeps[s].set, KB_INPUTS_RANDN};
                     kb_status st = fn(&c, arg);
                     if (st != KB_OK) return st;
+                }
+            }
+            for (int k = 1; k < KB_NUM_INPUTS; k++) {
+                if (!kb_inputs_apply((kb_inputs)k, (kb_bench_id)b)) continue;
+                for (int d = 0; d < KB_NUM_DTYPES; d++) {
+                    if (!kb_inputs_dtype((kb_inputs)k, (kb_dtype)d)) continue;
+                    for (size_t i = 0; i < sizeof inputs_list / sizeof inputs_list[0]; i++) {
+                        kb_case c = {{(kb_bench_id)b, (kb_dtype)d, inputs_list[i].M,
+                                      inputs_list[i].N},
+                                     impl, backend_names[be], KB_SHAPES_INPUTS, (kb_inputs)k};
+                        kb_status st = fn(&c, arg);
+                        if (st != KB_OK) return st;
+                    }
                 }
             }
         }
@@ -166,16 +225,18 @@ kb_status kb_cases_foreach(kb_status (*fn)(const kb_case *c, void *arg), void *a
 
 void kb_case_name(const kb_case *c, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s.%s.%s.%" PRId64 "x%" PRId64, benches[c->p.bench].name, c->backend,
-             kb_dtype_name(c->p.dtype), c->p.M, c->p.N);
+    snprintf(buf, len, "%s.%s.%s.%" PRId64 "x%" PRId64 "%s%s", benches[c->p.bench].name,
+             c->backend, kb_dtype_name(c->p.dtype), c->p.M, c->p.N, c->inputs ? "." : "",
+             c->inputs ? kb_inputs_name(c->inputs) : "");
 }
 
 void kb_case_labels(const kb_case *c, char *buf, size_t len)
 {
     const kb_bench_info *bi = &benches[c->p.bench];
-    snprintf(buf, len, "%s,%s,%s,%s,%s,gpu%s", bi->family, bi->name,
+    snprintf(buf, len, "%s,%s,%s,%s,%s,gpu%s%s%s", bi->family, bi->name,
              bi->backward ? "backward" : "forward", c->backend, kb_dtype_name(c->p.dtype),
-             c->set == KB_SHAPES_ODD ? ",odd" : "");
+             c->set == KB_SHAPES_ODD ? ",odd" : "", c->inputs ? ",inputs," : "",
+             c->inputs ? kb_inputs_name(c->inputs) : "");
 }
 
 static kb_status parse_dim(const char *s, const char *end, const char *whole, int64_t *out,
@@ -221,7 +282,7 @@ kb_status kb_case_parse(const char *name, kb_case *out, kb_err *e)
         char *dot = strchr(p, '.');
         if (!dot)
             return KB_FAIL(e, KB_ERR_ARG,
-                           "malformed case name '%s': expected <benchmark>.<backend>.<dtype>.<M>x<N>",
+                           "malformed case name '%s': expected <benchmark>.<backend>.<dtype>.<M>x<N>[.<inputs>]",
                            name);
         *dot = '\0';
         part[i] = p;
@@ -230,6 +291,13 @@ kb_status kb_case_parse(const char *name, kb_case *out, kb_err *e)
     part[3] = p;
     kb_case c;
     memset(&c, 0, sizeof c);
+    char *kind = strchr(p, '.');
+    if (kind) {
+        *kind++ = '\0';
+        KB_TRY(kb_inputs_parse(kind, &c.inputs, e));
+        if (c.inputs == KB_INPUTS_RANDN)
+            return KB_FAIL(e, KB_ERR_ARG, "case '%s': randn cases carry no input suffix", name);
+    }
     KB_TRY(kb_bench_find(part[0], &c.p.bench, e));
     int be = kb_backend_index(part[1]);
     if (be < 0) return KB_FAIL(e, KB_ERR_ARG, "unknown backend '%s' in case '%s'", part[1], name);
@@ -249,6 +317,12 @@ kb_status kb_case_parse(const char *name, kb_case *out, kb_err *e)
     size_t n = kb_shapes(c.p.bench, KB_SHAPES_ODD, &odd_shapes);
     for (size_t i = 0; i < n && c.p.dtype == KB_BF16; i++)
         if (odd_shapes[i].M == sh.M && odd_shapes[i].N == sh.N) c.set = KB_SHAPES_ODD;
+    if (c.inputs) {
+        if (!kb_inputs_apply(c.inputs, c.p.bench))
+            return KB_FAIL(e, KB_ERR_ARG, "case '%s': input kind %s does not apply to %s", name,
+                           kind, part[0]);
+        c.set = KB_SHAPES_INPUTS;
+    }
     *out = c;
     return KB_OK;
 }

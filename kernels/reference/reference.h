@@ -23,6 +23,7 @@
 
 #include "buffers.h"
 #include "kbench.h"
+#include "registry.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,6 +46,11 @@ void kb_ref_cpu_saved(kb_bench_id b, int64_t M, int64_t N, const float *x,
                       float *lse, float *mean, float *rstd, float *y);
 kb_status kb_ref_cpu(kb_bench_id b, int64_t M, int64_t N, const kb_ref_in *in,
                      kb_ref_out *out, kb_err *e);
+
+/* Host copy of the generator (unit tests): x [M,N] of the input kind,
+ * rounded to d and returned as float, and target [M] (either may be NULL). */
+void kb_inputs_host(kb_inputs kind, kb_bench_id b, kb_dtype d, uint64_t seed, int64_t M,
+                    int64_t N, float *x, int64_t *target);
 
 /* ---- GPU (device buffers of a case) ---------------------------------------- */
 /* Inputs from the fixed seed: x, target, dloss, dy, w as SPEC says; a

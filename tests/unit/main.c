@@ -16,7 +16,7 @@ static const struct {
     {"results", kb_suite_results}, {"npy", kb_suite_npy},
     {"report", kb_suite_report}, {"gate", kb_suite_gate},
     {"tuner", kb_suite_tuner}, {"resources", kb_suite_resources},
-    {"accuracy", kb_suite_accuracy},
+    {"accuracy", kb_suite_accuracy}, {"inputs", kb_suite_inputs},
     {"gpulock", kb_suite_gpulock}, {"gpuspec", kb_suite_gpuspec},
 };
 

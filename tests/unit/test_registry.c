@@ -101,6 +101,7 @@ static kb_status count_case(const kb_case *c, void *arg)
     ck_assert_int_eq(back.p.N, c->p.N);
     ck_assert_str_eq(back.backend, c->backend);
     ck_assert_int_eq(back.set == KB_SHAPES_ODD, c->set == KB_SHAPES_ODD);
+    ck_assert_int_eq(back.inputs, c->inputs);
     (*n)++;
     return KB_OK;
 }
@@ -117,7 +118,7 @@ END_TEST
 START_TEST(case_name_and_labels)
 {
     kb_case c = {{KB_SOFTMAX_FWD, KB_BF16, 32768, 4096}, kb_impl_get(KB_SOFTMAX_FWD, "eager"),
-                 "eager", KB_SHAPES_DEFAULT};
+                 "eager", KB_SHAPES_DEFAULT, KB_INPUTS_RANDN};
     char buf[256];
     kb_case_name(&c, buf, sizeof buf);
     ck_assert_str_eq(buf, "softmax_forward.eager.bf16.32768x4096");
@@ -127,6 +128,77 @@ START_TEST(case_name_and_labels)
     c.set = KB_SHAPES_ODD;
     kb_case_labels(&c, buf, sizeof buf);
     ck_assert_str_eq(buf, "layernorm,layernorm_backward,backward,eager,bf16,gpu,odd");
+    /* an input kind: suffix and labels */
+    c.p.bench = KB_SOFTMAX_FWD;
+    c.p.M = 512;
+    c.p.N = 50257;
+    c.set = KB_SHAPES_INPUTS;
+    c.inputs = KB_INPUTS_MASKED;
+    kb_case_name(&c, buf, sizeof buf);
+    ck_assert_str_eq(buf, "softmax_forward.eager.bf16.512x50257.masked");
+    kb_case_labels(&c, buf, sizeof buf);
+    ck_assert_str_eq(buf, "softmax,softmax_forward,forward,eager,bf16,gpu,inputs,masked");
+    kb_case back;
+    kb_err e;
+    ck_assert_int_eq(kb_case_parse("softmax_forward.eager.bf16.512x50257.masked", &back, &e),
+                     KB_OK);
+    ck_assert_int_eq(back.inputs, KB_INPUTS_MASKED);
+    ck_assert_int_eq(back.set, KB_SHAPES_INPUTS);
+    ck_assert_int_eq(back.p.N, 50257);
+}
+END_TEST
+
+/* Every kind where it applies, at two shapes (one of them a long odd row),
+ * bf16 and fp16 for wide; nowhere else. */
+static kb_status count_kinds(const kb_case *c, void *arg)
+{
+    int(*n)[KB_NUM_INPUTS] = arg;
+    ck_assert(kb_inputs_apply(c->inputs, c->p.bench));
+    if (c->inputs) {
+        ck_assert(c->p.dtype == KB_BF16 || (c->inputs == KB_INPUTS_WIDE && c->p.dtype == KB_FP16));
+        ck_assert_int_eq(c->set, KB_SHAPES_INPUTS);
+    }
+    n[c->p.bench][c->inputs]++;
+    return KB_OK;
+}
+
+START_TEST(input_kinds_registered)
+{
+    int n[KB_NUM_BENCH][KB_NUM_INPUTS];
+    memset(n, 0, sizeof n);
+    ck_assert_int_eq(kb_cases_foreach(count_kinds, n), KB_OK);
+    const kb_shape *s;
+    ck_assert_uint_eq(kb_shapes(KB_SOFTMAX_FWD, KB_SHAPES_INPUTS, &s), 2);
+    ck_assert(s[0].N <= 1024 && s[1].N > 16384 && s[1].N % 2 == 1);
+    for (int b = 0; b < KB_NUM_BENCH; b++) {
+        int backends = 0;
+        for (int be = 0; be < KB_NUM_BACKENDS; be++)
+            backends += kb_impl_get((kb_bench_id)b, kb_backend_name(be)) != NULL;
+        const int norm = kb_bench_info_get((kb_bench_id)b)->norm;
+        ck_assert_int_eq(n[b][KB_INPUTS_WIDE], backends * 2 * 2);
+        ck_assert_int_eq(n[b][KB_INPUTS_SHIFTED], norm ? 0 : backends * 2);
+        ck_assert_int_eq(n[b][KB_INPUTS_MASKED], norm ? 0 : backends * 2);
+        ck_assert_int_eq(n[b][KB_INPUTS_CONSTANT], norm ? backends * 2 : 0);
+        ck_assert_int_eq(n[b][KB_INPUTS_SMALL], norm ? backends * 2 : 0);
+    }
+}
+END_TEST
+
+START_TEST(bad_input_kinds)
+{
+    kb_case c;
+    kb_err e;
+    kb_inputs k;
+    ck_assert_int_eq(kb_inputs_parse("wide", &k, &e), KB_OK);
+    ck_assert_int_eq(k, KB_INPUTS_WIDE);
+    ck_assert_int_eq(kb_inputs_parse("Wide", &k, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "unknown input kind 'Wide'"));
+    ck_assert_int_eq(kb_case_parse("softmax_forward.eager.bf16.4x4.loud", &c, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_case_parse("softmax_forward.eager.bf16.4x4.randn", &c, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_case_parse("softmax_forward.eager.bf16.4x4.constant", &c, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "does not apply to softmax_forward"));
+    ck_assert_int_eq(kb_case_parse("rmsnorm_forward.eager.bf16.4x4.masked", &c, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_case_parse("rmsnorm_forward.eager.bf16.4x4.small", &c, &e), KB_OK);
 }
 END_TEST
 
@@ -210,6 +282,8 @@ Suite *kb_suite_registry(void)
     tcase_add_test(t, case_names_round_trip);
     tcase_add_test(t, case_name_and_labels);
     tcase_add_test(t, bad_case_names);
+    tcase_add_test(t, input_kinds_registered);
+    tcase_add_test(t, bad_input_kinds);
     tcase_add_test(t, shape_parse_good);
     tcase_add_test(t, shape_parse_bad);
     tcase_add_test(t, bench_and_dtype_names);
