@@ -30,7 +30,7 @@ kb_status kb_gpuspec_format(int ngpu, char *buf, size_t len, kb_err *e)
         snprintf(id, sizeof id, "%d", i);
         ok = append(buf, len, &at, i + 1 < ngpu ? "        {\"id\": \"%s\", \"slots\": %d},\n"
                                                 : "        {\"id\": \"%s\", \"slots\": %d}\n",
-                    id, 1);
+                    id, KB_GPUSPEC_SLOTS);
     }
     ok = ok && append(buf, len, &at, "      ]\n    }\n  ]\n}\n%s", "", 0);
     if (!ok) return KB_FAIL(e, KB_ERR_IO, "resource spec for %d GPUs does not fit in %zu bytes",
