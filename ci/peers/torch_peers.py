@@ -35,12 +35,13 @@ what it measured; --resume skips the cases already in the file. Needs only
 the Python standard library and torch; kbench itself never needs Python.
 
 Without a GPU, --from-csv turns a table of peers' GB/s measured elsewhere
-(e.g. shared/peers/h200.csv) into the same schema, accuracy not checked.
+(reports/peers/h200.csv: eager, torch.compile and Liger-Kernel on an H200, see
+docs/SPEC.md) into the same schema, accuracy not checked.
 
 Examples:
   python3 ci/peers/torch_peers.py --out peers.csv --quick
   python3 ci/peers/torch_peers.py --out peers.csv --benchmarks softmax_forward --resume
-  python3 ci/peers/torch_peers.py --out anchors.csv --from-csv h200.csv --gpu "NVIDIA H200"
+  python3 ci/peers/torch_peers.py --out anchors.csv --from-csv reports/peers/h200.csv --gpu "NVIDIA H200"
   kbench-report results.csv peers.csv --out report
 """
 import argparse
