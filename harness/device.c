@@ -2,6 +2,7 @@
 #include "device.h"
 #include "files.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -53,6 +54,24 @@ kb_status kb_resource_parse(const char *count, const char *gpus, int *ordinal, k
     return KB_OK;
 }
 
+/* Without a driver the runtime says "CUDA driver version is insufficient",
+ * which sends users hunting for a driver update on a machine that has no GPU;
+ * say what is missing first and keep CUDA's words as the detail. */
+static kb_status no_device(cudaError_t rc, kb_err *e)
+{
+    void *drv = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (drv) dlclose(drv);
+    if (rc == cudaErrorInsufficientDriver && drv)
+        return KB_FAIL(e, KB_ERR_NODEV,
+                       "the CUDA driver on this machine is older than kbench's CUDA runtime "
+                       "(%s): update the driver",
+                       cudaGetErrorString(rc));
+    if (!drv)
+        return KB_FAIL(e, KB_ERR_NODEV, "no CUDA driver/GPU on this machine (libcuda.so.1 not found)");
+    return KB_FAIL(e, KB_ERR_NODEV, "no CUDA GPU on this machine (%s)",
+                   rc != cudaSuccess ? cudaGetErrorString(rc) : "the driver sees 0 devices");
+}
+
 kb_status kb_device_open(int requested, kb_device *d, kb_err *e)
 {
     memset(d, 0, sizeof *d);
@@ -60,9 +79,7 @@ kb_status kb_device_open(int requested, kb_device *d, kb_err *e)
      * out names no real device, and the case is a SKIP whatever it says. */
     int count = 0;
     cudaError_t rc = cudaGetDeviceCount(&count);
-    if (rc != cudaSuccess || count == 0)
-        return KB_FAIL(e, KB_ERR_NODEV, "no CUDA device: %s",
-                       rc != cudaSuccess ? cudaGetErrorString(rc) : "device count is 0");
+    if (rc != cudaSuccess || count == 0) return no_device(rc, e);
     int ordinal = requested;
     if (ordinal < 0) {
         KB_TRY(kb_resource_parse(getenv("CTEST_RESOURCE_GROUP_COUNT"),

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 kb_status kb_fail(kb_err *e, kb_status st, const char *file, int line,
@@ -10,11 +11,11 @@ kb_status kb_fail(kb_err *e, kb_status st, const char *file, int line,
 {
     if (!e) return st;
     const char *base = strrchr(file, '/');
-    int n = snprintf(e->msg, sizeof e->msg, "%s:%d: ", base ? base + 1 : file, line);
-    if (n < 0 || (size_t)n >= sizeof e->msg) return st;
+    char *where = e->msg + sizeof e->msg - KB_ERR_WHERE;
+    snprintf(where, KB_ERR_WHERE, "%s:%d", base ? base + 1 : file, line);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->msg + n, sizeof e->msg - (size_t)n, fmt, ap);
+    vsnprintf(e->msg, sizeof e->msg - KB_ERR_WHERE, fmt, ap);
     va_end(ap);
     return st;
 }
@@ -55,12 +56,21 @@ kb_status kb_dtype_parse(const char *s, kb_dtype *out, kb_err *e)
     return KB_FAIL(e, KB_ERR_ARG, "unknown dtype '%s' (expected bf16, fp16 or fp32)", s);
 }
 
+const char *kb_err_where(const kb_err *e)
+{
+    const char *w = e->msg + sizeof e->msg - KB_ERR_WHERE;
+    /* Only what KB_FAIL wrote there: a message written straight into msg may
+     * have run over it. */
+    return memchr(w, '\0', KB_ERR_WHERE) && strlen(e->msg) < sizeof e->msg - KB_ERR_WHERE ? w : "";
+}
+
 const char *kb_err_text(const kb_err *e)
 {
-    /* Skip the "file.c:123: " prefix that KB_FAIL puts first. */
-    const char *m = e->msg, *c = strchr(m, ':');
-    if (!c || c[1] < '0' || c[1] > '9') return m;
-    const char *d = c + 1;
-    while (*d >= '0' && *d <= '9') d++;
-    return d[0] == ':' && d[1] == ' ' ? d + 2 : m;
+    const char *dbg = getenv("KBENCH_DEBUG");
+    const char *w = kb_err_where(e);
+    if (!dbg || !*dbg || strcmp(dbg, "0") == 0 || !*w) return e->msg;
+    /* Debug only: the source location, appended in a per-thread buffer. */
+    static _Thread_local char buf[sizeof e->msg + 4];
+    snprintf(buf, sizeof buf, "%s [%s]", e->msg, w);
+    return buf;
 }

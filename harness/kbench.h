@@ -34,11 +34,16 @@ typedef enum {
     KB_ERR_PERF         /* slower than the stored baseline               */
 } kb_status;
 
+/* msg is for users: it names the value, file or shape, and carries no
+ * source location. KB_FAIL keeps "file.c:123" apart, in the last
+ * KB_ERR_WHERE bytes of msg (so kb_err stays one array and `= {{0}}`
+ * initialisers keep compiling warning-free); kb_err_where reads it. */
+#define KB_ERR_WHERE 64
 typedef struct {
     char msg[1024];
 } kb_err;
 
-/* Record "file:line: message" in e (if non-NULL) and return st. */
+/* Record the message and where it was raised in e (if non-NULL); return st. */
 kb_status kb_fail(kb_err *e, kb_status st, const char *file, int line,
                   const char *fmt, ...)
 #if defined(__GNUC__)
@@ -46,8 +51,11 @@ kb_status kb_fail(kb_err *e, kb_status st, const char *file, int line,
 #endif
     ;
 const char *kb_status_name(kb_status st);
-/* The message without its "file:line: " prefix, for users' eyes. */
+/* The message for users' eyes; with KBENCH_DEBUG=1 in the environment,
+ * followed by " [file.c:123]". */
 const char *kb_err_text(const kb_err *e);
+/* "file.c:123" of the last KB_FAIL into e ("" if none). */
+const char *kb_err_where(const kb_err *e);
 
 #define KB_FAIL(e, st, ...) kb_fail((e), (st), __FILE__, __LINE__, __VA_ARGS__)
 
