@@ -1,8 +1,10 @@
-/* Command-line parsing: flags as PyTorch's genai_layers benchmark spells
- * them first, then kbench's own. */
+/* Command-line parsing on getopt_long: flags as PyTorch's genai_layers
+ * benchmark spells them first, then kbench's own. Every value is checked
+ * here, before any GPU work. */
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@ void kb_cli_usage(FILE *f)
 {
     fputs("usage: kbench [options] [benchmark ...]\n"
           "       kbench --all | --list | --list-cases | --case NAME | --self-test\n"
+          "Options take their value as '--opt VALUE' or '--opt=VALUE'; '--' ends the options.\n"
           "\n"
           "selection:\n"
           "  --all                      run every benchmark\n"
@@ -26,18 +29,27 @@ void kb_cli_usage(FILE *f)
           "  --tolerance T              atol = rtol = T instead of the per-dtype defaults\n"
           "  --exit-on-accuracy-failure stop at the first accuracy failure (exit 1)\n"
           "  --print-benchmark-result   one line per result\n"
-          "  --csv FILE, --json FILE    write the results\n"
+          "  --csv FILE, --json FILE    write the results (row by row as cases finish)\n"
           "  --dump DIR                 write each case's inputs, outputs and gold as .npy\n"
           "  --visualize                write the report and plots after the run\n"
           "  --report-dir DIR           where --visualize writes (default kbench-report)\n"
           "baselines:\n"
           "  --baseline FILE            baseline CSV (default baselines/<gpu>.csv)\n"
           "  --update-baseline          merge this run's rows into the baseline file\n"
-          "  --perf-tolerance P         allowed GB/s drop before SLOWER (default 0.10)\n"
+          "  --perf-tolerance P         allowed GB/s drop before SLOWER, 0 < P < 1 (default 0.10;\n"
+          "                             env KBENCH_PERF_TOLERANCE)\n"
           "tuned backend:\n"
           "  --tune                     run the launch-parameter search, store it in the cache\n"
           "  --tune-cache FILE          cache file (default baselines/tuning/<gpu>.txt)\n"
           "  --tuned-config NAME:k=v,.. a named launch configuration, its own series\n"
+          "                             (keys: threads rows cluster unroll split hold occ db acc\n"
+          "                             reload, as the benchmark's tuned kernel has them)\n"
+          "PyTorch genai_layers flags, in kbench's terms:\n"
+          "  --compile-mode heuristic|cache|autotune\n"
+          "                             tuned launch parameters from the heuristic only, from\n"
+          "                             the tuning cache (default), or tuned now (= --tune)\n"
+          "  --custom-compile-name NAME --custom-compile-options '{\"threads\": 256, ...}'\n"
+          "                             = --tuned-config NAME:threads=256,... (both needed)\n"
           "other:\n"
           "  --device N                 CUDA device (default: CTest's allocation, else 0)\n"
           "  --budget-ms MS             wall-clock timing budget per case (default 1500)\n"
@@ -45,15 +57,9 @@ void kb_cli_usage(FILE *f)
           "  --case NAME                run one CTest case <bench>.<backend>.<dtype>.<M>x<N>[.<inputs>]\n"
           "  --list-cases               print every CTest case with its labels\n"
           "  --self-test                check the GPU reference against the CPU reference\n"
+          "  -h, --help                 this text\n"
           "exit: 0 pass, 1 failure, 2 usage error, 77 skipped (no GPU)\n",
           f);
-}
-
-static kb_status need_value(int argc, char **argv, int *i, const char **v, kb_err *e)
-{
-    if (*i + 1 >= argc) return KB_FAIL(e, KB_ERR_ARG, "option %s needs a value", argv[*i]);
-    *v = argv[++*i];
-    return KB_OK;
 }
 
 static kb_status parse_double(const char *flag, const char *s, double lo, double hi,
@@ -68,18 +74,36 @@ static kb_status parse_double(const char *flag, const char *s, double lo, double
     return KB_OK;
 }
 
-/* Comma-separated list, each item through fn. */
-static kb_status each_item(const char *list, kb_status (*fn)(const char *, kb_options *, kb_err *),
-                           kb_options *o, kb_err *e)
+/* A tolerance is a fraction of the baseline's GB/s: 0 flags every wobble,
+ * 1 or more never flags anything. Both are mistakes, so (0, 1) open. */
+static kb_status parse_perf_tolerance(const char *flag, const char *s, double *out, kb_err *e)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !(v > 0.0 && v < 1.0))
+        return KB_FAIL(e, KB_ERR_ARG,
+                       "%s '%s': expected a fraction between 0 and 1, exclusive (e.g. 0.05)",
+                       flag, s);
+    *out = v;
+    return KB_OK;
+}
+
+/* Comma-separated list, each item through fn; empty items ("a,,b", ",a",
+ * "a,") are mistakes, not something to skip. */
+static kb_status each_item(const char *flag, const char *list,
+                           kb_status (*fn)(const char *, kb_options *, kb_err *), kb_options *o,
+                           kb_err *e)
 {
     char buf[256];
-    if (strlen(list) >= sizeof buf) return KB_FAIL(e, KB_ERR_ARG, "list too long: '%s'", list);
+    if (strlen(list) >= sizeof buf) return KB_FAIL(e, KB_ERR_ARG, "%s: list too long: '%s'", flag, list);
     strcpy(buf, list);
-    char *save = NULL;
-    int n = 0;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save), n++)
+    for (char *t = buf, *next; t; t = next) {
+        next = strchr(t, ',');
+        if (next) *next++ = '\0';
+        if (!*t) return KB_FAIL(e, KB_ERR_ARG, "%s '%s': empty element in the list", flag, list);
         KB_TRY(fn(t, o, e));
-    if (n == 0) return KB_FAIL(e, KB_ERR_ARG, "empty list '%s'", list);
+    }
     return KB_OK;
 }
 
@@ -101,29 +125,80 @@ static kb_status add_dtype(const char *s, kb_options *o, kb_err *e)
     return KB_OK;
 }
 
+/* Keys of the tuned kernels' search spaces (kb_tune_space.names in
+ * kernels/<op>/tuned.cu and norm_tuned.cuh). Whether a benchmark's kernel
+ * has the key and the value among its choices is checked at its setup;
+ * here a typo is caught before any GPU work. */
+static const char *const tune_keys[] = {"threads", "rows", "cluster", "unroll", "split",
+                                        "hold",    "occ",  "db",      "acc",    "reload"};
+
+static kb_status check_config_text(const char *what, const char *text, kb_err *e)
+{
+    char buf[256];
+    unsigned seen = 0;
+    if (!*text) return KB_FAIL(e, KB_ERR_ARG, "%s: empty configuration", what);
+    if (strlen(text) >= sizeof buf) return KB_FAIL(e, KB_ERR_ARG, "%s: configuration too long", what);
+    strcpy(buf, text);
+    for (char *t = buf, *next; t; t = next) {
+        next = strchr(t, ',');
+        if (next) *next++ = '\0';
+        char *eq = strchr(t, '=');
+        if (!*t || !eq || eq == t || !eq[1])
+            return KB_FAIL(e, KB_ERR_ARG, "%s: '%s' is not key=value", what, t);
+        *eq = '\0';
+        size_t k = 0, nkeys = sizeof tune_keys / sizeof tune_keys[0];
+        while (k < nkeys && strcmp(t, tune_keys[k]) != 0) k++;
+        if (k == nkeys)
+            return KB_FAIL(e, KB_ERR_ARG,
+                           "%s: unknown key '%s' (expected threads, rows, cluster, unroll, "
+                           "split, hold, occ, db, acc or reload)",
+                           what, t);
+        if (seen & (1u << k)) return KB_FAIL(e, KB_ERR_ARG, "%s: key '%s' given twice", what, t);
+        seen |= 1u << k;
+        char *end = NULL;
+        errno = 0;
+        long v = strtol(eq + 1, &end, 10);
+        if (*end || errno || v < 0 || v > 65536)
+            return KB_FAIL(e, KB_ERR_ARG, "%s: %s='%s' is not an integer in [0, 65536]", what, t,
+                           eq + 1);
+    }
+    return KB_OK;
+}
+
+static kb_status add_custom_named(const char *flag, const char *name, size_t nlen,
+                                  const char *text, kb_options *o, kb_err *e)
+{
+    if (o->ncustom >= KB_MAX_CUSTOM)
+        return KB_FAIL(e, KB_ERR_ARG, "at most %d named tuned configurations", KB_MAX_CUSTOM);
+    kb_custom_config *c = &o->custom[o->ncustom];
+    if (nlen == 0 || nlen >= sizeof c->name || strlen(text) >= sizeof c->text)
+        return KB_FAIL(e, KB_ERR_ARG, "%s: name empty or too long, or configuration too long",
+                       flag);
+    for (size_t i = 0; i < nlen; i++) {
+        char ch = name[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '_' || ch == '-'))
+            return KB_FAIL(e, KB_ERR_ARG,
+                           "%s: name '%.*s' may hold only letters, digits, '_' and '-'", flag,
+                           (int)nlen, name);
+    }
+    for (int i = 0; i < o->ncustom; i++)
+        if (strlen(o->custom[i].name) == nlen && strncmp(o->custom[i].name, name, nlen) == 0)
+            return KB_FAIL(e, KB_ERR_ARG, "%s: name '%.*s' used twice", flag, (int)nlen, name);
+    KB_TRY(check_config_text(flag, text, e));
+    memcpy(c->name, name, nlen);
+    c->name[nlen] = '\0';
+    strcpy(c->text, text);
+    o->ncustom++;
+    return KB_OK;
+}
+
 static kb_status add_custom(const char *s, kb_options *o, kb_err *e)
 {
     const char *colon = strchr(s, ':');
     if (!colon || colon == s || !colon[1])
         return KB_FAIL(e, KB_ERR_ARG, "--tuned-config '%s': expected NAME:key=val,...", s);
-    if (o->ncustom >= KB_MAX_CUSTOM)
-        return KB_FAIL(e, KB_ERR_ARG, "at most %d --tuned-config", KB_MAX_CUSTOM);
-    kb_custom_config *c = &o->custom[o->ncustom];
-    size_t nlen = (size_t)(colon - s);
-    if (nlen >= sizeof c->name || strlen(colon + 1) >= sizeof c->text)
-        return KB_FAIL(e, KB_ERR_ARG, "--tuned-config '%s': name or configuration too long", s);
-    for (size_t i = 0; i < nlen; i++) {
-        char ch = s[i];
-        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-              ch == '_' || ch == '-'))
-            return KB_FAIL(e, KB_ERR_ARG,
-                           "--tuned-config '%s': name may hold letters, digits, '_' and '-'", s);
-    }
-    memcpy(c->name, s, nlen);
-    c->name[nlen] = '\0';
-    strcpy(c->text, colon + 1);
-    o->ncustom++;
-    return KB_OK;
+    return add_custom_named("--tuned-config", s, (size_t)(colon - s), colon + 1, o, e);
 }
 
 static kb_status add_inputs(const char *s, kb_options *o, kb_err *e)
@@ -144,81 +219,209 @@ static kb_status set_sweep(const char *s, kb_options *o, kb_err *e)
     return KB_OK;
 }
 
+static kb_status set_compile_mode(const char *s, kb_options *o, kb_err *e)
+{
+    if (strcmp(s, "cache") == 0) o->compile_mode = KB_COMPILE_CACHE;
+    else if (strcmp(s, "heuristic") == 0) o->compile_mode = KB_COMPILE_HEURISTIC;
+    else if (strcmp(s, "autotune") == 0) o->compile_mode = KB_COMPILE_AUTOTUNE;
+    else
+        return KB_FAIL(e, KB_ERR_ARG,
+                       "--compile-mode '%s': expected heuristic (tuned launch parameters from the "
+                       "heuristic), cache (from the tuning cache) or autotune (tune now)",
+                       s);
+    return KB_OK;
+}
+
+/* ---- the option table ------------------------------------------------------ */
+enum {
+    OPT_HELP = 'h',
+    OPT_ALL = 256, OPT_LIST, OPT_LIST_CASES, OPT_SELF_TEST, OPT_CASE, OPT_BACKEND, OPT_DTYPE,
+    OPT_SHAPE, OPT_SWEEP, OPT_TOLERANCE, OPT_PERF_TOLERANCE, OPT_BUDGET, OPT_DEVICE, OPT_EXIT_ACC,
+    OPT_PRINT, OPT_UPDATE_BASELINE, OPT_TUNE, OPT_NO_TIMING, OPT_VISUALIZE, OPT_REPORT_DIR,
+    OPT_BASELINE, OPT_CSV, OPT_JSON, OPT_DUMP, OPT_TUNE_CACHE, OPT_TUNED_CONFIG, OPT_COMPILE_MODE,
+    OPT_CUSTOM_NAME, OPT_CUSTOM_OPTIONS, OPT_INPUTS, OPT_END
+};
+
+static const struct option long_opts[] = {
+    {"help", no_argument, NULL, OPT_HELP},
+    {"all", no_argument, NULL, OPT_ALL},
+    {"list", no_argument, NULL, OPT_LIST},
+    {"list-cases", no_argument, NULL, OPT_LIST_CASES},
+    {"self-test", no_argument, NULL, OPT_SELF_TEST},
+    {"case", required_argument, NULL, OPT_CASE},
+    {"backend", required_argument, NULL, OPT_BACKEND},
+    {"dtype", required_argument, NULL, OPT_DTYPE},
+    {"shape", required_argument, NULL, OPT_SHAPE},
+    {"inputs", required_argument, NULL, OPT_INPUTS},
+    {"sweep", required_argument, NULL, OPT_SWEEP},
+    {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+    {"perf-tolerance", required_argument, NULL, OPT_PERF_TOLERANCE},
+    {"budget-ms", required_argument, NULL, OPT_BUDGET},
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"exit-on-accuracy-failure", no_argument, NULL, OPT_EXIT_ACC},
+    {"print-benchmark-result", no_argument, NULL, OPT_PRINT},
+    {"update-baseline", no_argument, NULL, OPT_UPDATE_BASELINE},
+    {"tune", no_argument, NULL, OPT_TUNE},
+    {"no-timing", no_argument, NULL, OPT_NO_TIMING},
+    {"visualize", no_argument, NULL, OPT_VISUALIZE},
+    {"report-dir", required_argument, NULL, OPT_REPORT_DIR},
+    {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"dump", required_argument, NULL, OPT_DUMP},
+    {"tune-cache", required_argument, NULL, OPT_TUNE_CACHE},
+    {"tuned-config", required_argument, NULL, OPT_TUNED_CONFIG},
+    {"compile-mode", required_argument, NULL, OPT_COMPILE_MODE},
+    {"custom-compile-name", required_argument, NULL, OPT_CUSTOM_NAME},
+    {"custom-compile-options", required_argument, NULL, OPT_CUSTOM_OPTIONS},
+    {NULL, 0, NULL, 0},
+};
+
+/* Options that add up when repeated; any other option with a value given
+ * twice is a mistake (the first would be silently lost). */
+static int repeatable(int id)
+{
+    return id == OPT_BACKEND || id == OPT_DTYPE || id == OPT_SHAPE || id == OPT_TUNED_CONFIG ||
+           id == OPT_INPUTS;
+}
+
+static int takes_value(int id)
+{
+    for (const struct option *p = long_opts; p->name; p++)
+        if (p->val == id) return p->has_arg != no_argument;
+    return 0;
+}
+
+static const char *opt_name(int id)
+{
+    for (const struct option *p = long_opts; p->name; p++)
+        if (p->val == id) return p->name;
+    return "?";
+}
+
+static kb_status set_mode(kb_options *o, kb_mode m, int id, int *mode_opt, kb_err *e)
+{
+    if (*mode_opt && *mode_opt != id)
+        return KB_FAIL(e, KB_ERR_ARG, "--%s and --%s cannot be combined", opt_name(*mode_opt),
+                       opt_name(id));
+    *mode_opt = id;
+    o->mode = m;
+    return KB_OK;
+}
+
+static kb_status one_option(int id, const char *v, kb_options *o, int *mode_opt, int *all,
+                            const char **custom_name, const char **custom_json, kb_err *e)
+{
+    double d = 0;
+    switch (id) {
+    case OPT_HELP: o->mode = KB_MODE_HELP; return KB_OK;
+    case OPT_LIST: return set_mode(o, KB_MODE_LIST, id, mode_opt, e);
+    case OPT_LIST_CASES: return set_mode(o, KB_MODE_LIST_CASES, id, mode_opt, e);
+    case OPT_SELF_TEST: return set_mode(o, KB_MODE_SELF_TEST, id, mode_opt, e);
+    case OPT_CASE:
+        o->case_name = v;
+        return set_mode(o, KB_MODE_CASE, id, mode_opt, e);
+    case OPT_ALL: *all = 1; return KB_OK;
+    case OPT_BACKEND: return each_item("--backend", v, add_backend, o, e);
+    case OPT_DTYPE: return each_item("--dtype", v, add_dtype, o, e);
+    case OPT_SHAPE:
+        if (o->nshapes >= KB_MAX_SHAPES)
+            return KB_FAIL(e, KB_ERR_ARG, "at most %d --shape options", KB_MAX_SHAPES);
+        KB_TRY(kb_shape_parse(v, &o->shapes[o->nshapes], e));
+        o->nshapes++;
+        return KB_OK;
+    case OPT_INPUTS: return each_item("--inputs", v, add_inputs, o, e);
+    case OPT_SWEEP: return set_sweep(v, o, e);
+    case OPT_TOLERANCE: return parse_double("--tolerance", v, 0.0, 1e6, &o->tolerance, e);
+    case OPT_PERF_TOLERANCE: return parse_perf_tolerance("--perf-tolerance", v, &o->perf_tolerance, e);
+    case OPT_BUDGET: return parse_double("--budget-ms", v, 1.0, 600000.0, &o->budget_ms, e);
+    case OPT_DEVICE:
+        KB_TRY(parse_double("--device", v, 0, 1024, &d, e));
+        if (d != floor(d)) return KB_FAIL(e, KB_ERR_ARG, "--device '%s': not an integer", v);
+        o->device = (int)d;
+        return KB_OK;
+    case OPT_EXIT_ACC: o->exit_on_accuracy_failure = 1; return KB_OK;
+    case OPT_PRINT: o->print_result = 1; return KB_OK;
+    case OPT_UPDATE_BASELINE: o->update_baseline = 1; return KB_OK;
+    case OPT_TUNE: o->tune = 1; return KB_OK;
+    case OPT_NO_TIMING: o->no_timing = 1; return KB_OK;
+    case OPT_VISUALIZE: o->visualize = 1; return KB_OK;
+    case OPT_REPORT_DIR: o->report_dir = v; return KB_OK;
+    case OPT_BASELINE: o->baseline = v; return KB_OK;
+    case OPT_CSV: o->csv = v; return KB_OK;
+    case OPT_JSON: o->json = v; return KB_OK;
+    case OPT_DUMP: o->dump_dir = v; return KB_OK;
+    case OPT_TUNE_CACHE: o->tune_cache = v; return KB_OK;
+    case OPT_TUNED_CONFIG: return add_custom(v, o, e);
+    case OPT_COMPILE_MODE: return set_compile_mode(v, o, e);
+    case OPT_CUSTOM_NAME: *custom_name = v; return KB_OK;
+    case OPT_CUSTOM_OPTIONS: *custom_json = v; return KB_OK;
+    }
+    return KB_FAIL(e, KB_ERR_ARG, "internal: unhandled option %d", id);
+}
+
+/* The seed's pair: a name and a JSON object, both or neither. */
+static kb_status add_seed_custom(const char *name, const char *json, kb_options *o, kb_err *e)
+{
+    if (!name && !json) return KB_OK;
+    if (!json)
+        return KB_FAIL(e, KB_ERR_ARG,
+                       "--custom-compile-name '%s' needs --custom-compile-options '{\"key\": "
+                       "value, ...}' (the tuned launch parameters it names)",
+                       name);
+    if (!name)
+        return KB_FAIL(e, KB_ERR_ARG,
+                       "--custom-compile-options needs --custom-compile-name NAME (the series "
+                       "is shown as tuned:NAME)");
+    char text[sizeof o->custom[0].text];
+    KB_TRY(kb_cli_json_config(json, text, sizeof text, e));
+    return add_custom_named("--custom-compile-name", name, strlen(name), text, o, e);
+}
+
+/* getopt_long's own complaint, in our words and naming the argument. */
+static kb_status getopt_error(int c, int argc, char **argv, kb_err *e)
+{
+    const char *a = optind - 1 < argc && optind >= 1 ? argv[optind - 1] : "?";
+    if (c == ':') return KB_FAIL(e, KB_ERR_ARG, "option '%s' needs a value", a);
+    if (strncmp(a, "--", 2) == 0 && strchr(a, '='))
+        return KB_FAIL(e, KB_ERR_ARG, "option '%s': unknown, or takes no value", a);
+    return KB_FAIL(e, KB_ERR_ARG, "unknown or ambiguous option '%s'", a);
+}
+
 kb_status kb_cli_parse(int argc, char **argv, kb_options *o, kb_err *e)
 {
     memset(o, 0, sizeof *o);
     o->tolerance = o->perf_tolerance = o->budget_ms = NAN;
     o->device = -1;
     o->report_dir = "kbench-report";
-    int any_bench = 0, all = 0;
+    int any_bench = 0, all = 0, mode_opt = 0;
+    int count[OPT_END] = {0};
+    const char *custom_name = NULL, *custom_json = NULL;
     if (argc < 2) return KB_FAIL(e, KB_ERR_ARG, "no arguments");
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) o->mode = KB_MODE_HELP;
-        else if (strcmp(a, "--list") == 0) o->mode = KB_MODE_LIST;
-        else if (strcmp(a, "--list-cases") == 0) o->mode = KB_MODE_LIST_CASES;
-        else if (strcmp(a, "--self-test") == 0) o->mode = KB_MODE_SELF_TEST;
-        else if (strcmp(a, "--all") == 0) all = 1;
-        else if (strcmp(a, "--case") == 0) {
-            KB_TRY(need_value(argc, argv, &i, &o->case_name, e));
-            o->mode = KB_MODE_CASE;
-        } else if (strcmp(a, "--backend") == 0) {
-            KB_TRY(need_value(argc, argv, &i, &v, e));
-            KB_TRY(each_item(v, add_backend, o, e));
-        } else if (strcmp(a, "--dtype") == 0) {
-            KB_TRY(need_value(argc, argv, &i, &v, e));
-            KB_TRY(each_item(v, add_dtype, o, e));
-        } else if (strcmp(a, "--shape") == 0) {
-            KB_TRY(need_value(argc, argv, &i, &v, e));
-            if (o->nshapes >= KB_MAX_SHAPES)
-                return KB_FAIL(e, KB_ERR_ARG, "at most %d --shape options", KB_MAX_SHAPES);
-            KB_TRY(kb_shape_parse(v, &o->shapes[o->nshapes], e));
-            o->nshapes++;
-        } else if (strcmp(a, "--inputs") == 0) {
-            KB_TRY(need_value(argc, argv, &i, &v, e));
-            KB_TRY(each_item(v, add_inputs, o, e));
-        } else if (strcmp(a, "--sweep") == 0) {
-            KB_TRY(need_value(argc, argv, &i, &v, e));
-            KB_TRY(set_sweep(v, o, e));
-        } else if (strcmp(a, "--tolerance") == 0) {
-            KB_TRY(need_value(argc, argv, &i, &v, e));
-            KB_TRY(parse_double(a, v, 0.0, 1e6, &o->tolerance, e));
-        } else if (strcmp(a, "--perf-tolerance") == 0) {
-            KB_TRY(need_value(argc, argv, &i, &v, e));
-            KB_TRY(parse_double(a, v, 0.0, 10.0, &o->perf_tolerance, e));
-        } else if (strcmp(a, "--budget-ms") == 0) {
-            KB_TRY(need_value(argc, argv, &i, &v, e));
-            KB_TRY(parse_double(a, v, 1.0, 600000.0, &o->budget_ms, e));
-        } else if (strcmp(a, "--device") == 0) {
-            double d = 0;
-            KB_TRY(need_value(argc, argv, &i, &v, e));
-            KB_TRY(parse_double(a, v, 0, 1024, &d, e));
-            if (d != floor(d)) return KB_FAIL(e, KB_ERR_ARG, "--device '%s': not an integer", v);
-            o->device = (int)d;
-        } else if (strcmp(a, "--exit-on-accuracy-failure") == 0) o->exit_on_accuracy_failure = 1;
-        else if (strcmp(a, "--print-benchmark-result") == 0) o->print_result = 1;
-        else if (strcmp(a, "--update-baseline") == 0) o->update_baseline = 1;
-        else if (strcmp(a, "--tune") == 0) o->tune = 1;
-        else if (strcmp(a, "--no-timing") == 0) o->no_timing = 1;
-        else if (strcmp(a, "--visualize") == 0) o->visualize = 1;
-        else if (strcmp(a, "--report-dir") == 0) KB_TRY(need_value(argc, argv, &i, &o->report_dir, e));
-        else if (strcmp(a, "--baseline") == 0) KB_TRY(need_value(argc, argv, &i, &o->baseline, e));
-        else if (strcmp(a, "--csv") == 0) KB_TRY(need_value(argc, argv, &i, &o->csv, e));
-        else if (strcmp(a, "--json") == 0) KB_TRY(need_value(argc, argv, &i, &o->json, e));
-        else if (strcmp(a, "--dump") == 0) KB_TRY(need_value(argc, argv, &i, &o->dump_dir, e));
-        else if (strcmp(a, "--tune-cache") == 0) KB_TRY(need_value(argc, argv, &i, &o->tune_cache, e));
-        else if (strcmp(a, "--tuned-config") == 0) {
-            KB_TRY(need_value(argc, argv, &i, &v, e));
-            KB_TRY(add_custom(v, o, e));
-        } else if (a[0] == '-') {
-            return KB_FAIL(e, KB_ERR_ARG, "unknown option '%s' (see kbench --help)", a);
-        } else {
-            kb_bench_id b;
-            KB_TRY(kb_bench_find(a, &b, e));
-            o->bench[b] = 1;
-            any_bench = 1;
+    optind = 0; /* glibc: full re-initialisation, so the parser can run again */
+    opterr = 0; /* errors are reported through e */
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+        if (c == '?' || c == ':') return getopt_error(c, argc, argv, e);
+        if (takes_value(c)) {
+            if (++count[c] > 1 && !repeatable(c))
+                return KB_FAIL(e, KB_ERR_ARG, "--%s given twice (it takes one value)",
+                               opt_name(c));
+            if (!*optarg) return KB_FAIL(e, KB_ERR_ARG, "--%s: empty value", opt_name(c));
         }
+        KB_TRY(one_option(c, optarg, o, &mode_opt, &all, &custom_name, &custom_json, e));
     }
+    for (int i = optind; i < argc; i++) {
+        kb_bench_id b;
+        KB_TRY(kb_bench_find(argv[i], &b, e));
+        o->bench[b] = 1;
+        any_bench = 1;
+    }
+    KB_TRY(add_seed_custom(custom_name, custom_json, o, e));
+    if (o->tune && o->compile_mode == KB_COMPILE_HEURISTIC)
+        return KB_FAIL(e, KB_ERR_ARG, "--tune and --compile-mode heuristic contradict each other");
+    if (o->compile_mode == KB_COMPILE_AUTOTUNE) o->tune = 1;
+    if (o->tune) o->compile_mode = KB_COMPILE_AUTOTUNE;
     if (all)
         for (int b = 0; b < KB_NUM_BENCH; b++) o->bench[b] = 1;
     if (o->mode == KB_MODE_RUN && !all && !any_bench)
@@ -234,5 +437,5 @@ kb_status kb_cli_parse(int argc, char **argv, kb_options *o, kb_err *e)
 kb_status kb_cli_env(const char *perf_tolerance, kb_options *o, kb_err *e)
 {
     if (!perf_tolerance || !*perf_tolerance || !isnan(o->perf_tolerance)) return KB_OK;
-    return parse_double("KBENCH_PERF_TOLERANCE", perf_tolerance, 0.0, 10.0, &o->perf_tolerance, e);
+    return parse_perf_tolerance("KBENCH_PERF_TOLERANCE", perf_tolerance, &o->perf_tolerance, e);
 }

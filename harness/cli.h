@@ -21,6 +21,14 @@ typedef struct {
     char text[208]; /* "threads=256,rows=2"     */
 } kb_custom_config;
 
+/* --compile-mode (the seed suite's flag), mapped onto how the tuned backend
+ * picks its launch configuration. */
+typedef enum {
+    KB_COMPILE_CACHE = 0, /* tuning cache entry, else the heuristic (default) */
+    KB_COMPILE_HEURISTIC, /* the heuristic only: the cache is not read        */
+    KB_COMPILE_AUTOTUNE   /* search now and store the winner (= --tune)       */
+} kb_compile_mode;
+
 typedef struct {
     kb_mode mode;
     const char *case_name;
@@ -35,6 +43,7 @@ typedef struct {
     double perf_tolerance;            /* NaN = gate default               */
     double budget_ms;                 /* NaN = default timing budget      */
     int exit_on_accuracy_failure, print_result, update_baseline, tune, no_timing;
+    kb_compile_mode compile_mode;     /* tune == (compile_mode == AUTOTUNE) */
     int visualize;                    /* write report + plots after run   */
     const char *report_dir;
     const char *baseline, *csv, *json, *dump_dir, *tune_cache;
@@ -43,14 +52,28 @@ typedef struct {
     int device;                       /* -1 = CTest allocation or 0       */
 } kb_options;
 
-/* KB_ERR_ARG with a message for anything malformed; the caller prints it
- * and exits 2. */
+/* getopt_long conventions: "--opt value" and "--opt=value", "--" ends the
+ * options, benchmarks anywhere. Options that take one value may be given
+ * once; --shape, --tuned-config, --backend, --dtype and benchmark names add
+ * up. KB_ERR_ARG with a message naming the bad option or value for anything
+ * malformed (no "see --help" in it: the caller adds that line once) and
+ * exits 2. argv may be permuted. */
 kb_status kb_cli_parse(int argc, char **argv, kb_options *o, kb_err *e);
 void kb_cli_usage(FILE *f);
 /* KBENCH_PERF_TOLERANCE (value passed in, NULL/empty: unset) sets the
  * --perf-tolerance default, so ci/gate can give every CTest case its
- * tolerance; the command-line flag wins. Malformed: KB_ERR_ARG. */
+ * tolerance; the command-line flag wins. Malformed or outside (0, 1):
+ * KB_ERR_ARG. */
 kb_status kb_cli_env(const char *perf_tolerance, kb_options *o, kb_err *e);
+/* Before any GPU work: --csv/--json name a file in an existing, writable
+ * directory (and not a directory); --dump, --report-dir (with --visualize)
+ * and results_dir (KBENCH_RESULTS_DIR in --case mode; NULL/empty: none) are
+ * created when missing and must be writable. KB_ERR_ARG naming the path. */
+kb_status kb_cli_check_outputs(const kb_options *o, const char *results_dir, kb_err *e);
+/* --custom-compile-options' JSON object {"key": value, ...} (values integers,
+ * or strings holding one) -> "key=value,..." for a --tuned-config series.
+ * Exposed for the unit tests. */
+kb_status kb_cli_json_config(const char *json, char *out, size_t len, kb_err *e);
 
 #ifdef __cplusplus
 }

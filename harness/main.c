@@ -172,7 +172,7 @@ static int summarize(run_state *rs)
     kb_err e = {{0}};
     int rc = rs->failed ? EXIT_FAILED : EXIT_PASS;
     if (kb_session_finish(rs->s, &e) != KB_OK) {
-        fprintf(stderr, "Error: %s\n", e.msg);
+        fprintf(stderr, "Error: %s\n", kb_err_text(&e));
         rc = EXIT_FAILED;
     }
     if (o->mode != KB_MODE_CASE && rs->s->results.n) {
@@ -185,7 +185,7 @@ static int summarize(run_state *rs)
         ro.sol_gbps = rs->s->sol_gbps;
         ro.tolerance = rs->s->gate.tolerance;
         if (kb_report_generate(&rs->s->results, &ro, &e) != KB_OK) {
-            fprintf(stderr, "Error: report: %s\n", e.msg);
+            fprintf(stderr, "Error: report: %s\n", kb_err_text(&e));
             rc = EXIT_FAILED;
         } else if (o->visualize)
             printf("report written to %s/report.md\n", o->report_dir);
@@ -193,7 +193,7 @@ static int summarize(run_state *rs)
     if (o->mode != KB_MODE_CASE)
         printf("%d passed, %d failed, %d skipped\n", rs->passed, rs->failed, rs->skipped);
     else if (write_case_result(rs->s, &e) != KB_OK) {
-        fprintf(stderr, "Error: %s\n", e.msg);
+        fprintf(stderr, "Error: %s\n", kb_err_text(&e));
         rc = EXIT_FAILED;
     }
     if (rc == EXIT_PASS && o->mode == KB_MODE_CASE && rs->skipped) rc = KB_EXIT_SKIP;
@@ -219,7 +219,7 @@ static int run_cases(const kb_options *o)
     const double t_open = wall_s();
     kb_status st = kb_session_open(&s, o, &e);
     if (st != KB_OK) {
-        fprintf(stderr, "%s: %s\n", st == KB_ERR_NODEV ? "SKIP" : "Error", e.msg);
+        fprintf(stderr, "%s: %s\n", st == KB_ERR_NODEV ? "SKIP" : "Error", kb_err_text(&e));
         kb_session_close(&s);
         return exit_for(st);
     }
@@ -256,7 +256,7 @@ static int self_test(const kb_options *o)
         printf("reference self-test passed on %s\n", d.name);
         return EXIT_PASS;
     }
-    fprintf(stderr, "%s: %s\n", st == KB_ERR_NODEV ? "SKIP" : "FAIL", e.msg);
+    fprintf(stderr, "%s: %s\n", st == KB_ERR_NODEV ? "SKIP" : "FAIL", kb_err_text(&e));
     return exit_for(st);
 }
 
@@ -269,7 +269,9 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (kb_cli_parse(argc, argv, &o, &e) != KB_OK ||
-        kb_cli_env(getenv("KBENCH_PERF_TOLERANCE"), &o, &e) != KB_OK) {
+        kb_cli_env(getenv("KBENCH_PERF_TOLERANCE"), &o, &e) != KB_OK ||
+        ((o.mode == KB_MODE_RUN || o.mode == KB_MODE_CASE) &&
+         kb_cli_check_outputs(&o, getenv("KBENCH_RESULTS_DIR"), &e) != KB_OK)) {
         fprintf(stderr, "Error: %s\n", kb_err_text(&e));
         if (!strstr(e.msg, "--list")) fprintf(stderr, "Run 'kbench --help' for usage.\n");
         return EXIT_USAGE;

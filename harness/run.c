@@ -202,7 +202,7 @@ static kb_outcome finish(kb_outcome oc, kb_session *s, kb_result *r, kb_err *e)
     if (oc != KB_CASE_PASS && !r->message[0]) snprintf(r->message, sizeof r->message, "%s", e->msg);
     kb_err pe;
     if (kb_results_push(&s->results, r, &pe) != KB_OK)
-        fprintf(stderr, "kbench: %s\n", pe.msg);
+        fprintf(stderr, "kbench: %s\n", kb_err_text(&pe));
     return oc;
 }
 
@@ -470,7 +470,10 @@ static kb_outcome run_locked(kb_session *s, const kb_case *c, const kb_custom_co
     kb_err e = {{0}};
     kb_phases *ph = &s->phases;
     kb_setup_ctx ctx = {s->dev.ordinal, s->dev.sm_count, s->dev.l2_bytes, s->dev.smem_optin,
-                        s->dev.name, s->tune_cache, custom ? custom->text : NULL, s->o->tune};
+                        s->dev.name,
+                        /* --compile-mode heuristic: no cache, the heuristic decides */
+                        s->o->compile_mode == KB_COMPILE_HEURISTIC ? NULL : s->tune_cache,
+                        custom ? custom->text : NULL, s->o->tune};
     void *state = NULL;
     size_t ws = 0;
     kb_status st = c->impl->setup ? c->impl->setup(&c->p, &ctx, &state, &ws, &e) : KB_OK;

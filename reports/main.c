@@ -1,11 +1,13 @@
 /* kbench-report: results CSVs (ours and peers') -> speedup lines on stdout,
  * report.md, summary.csv and plots. See report.h for what each holds. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "report.h"
 
 static void usage(FILE *f)
@@ -16,10 +18,12 @@ static void usage(FILE *f)
             "Merges kbench results CSVs (and peers' CSVs in the same schema, e.g. from\n"
             "ci/peers/torch_peers.py) into one report. A row given twice keeps the later.\n"
             "\n"
+            "Options take their value as '--opt VALUE' or '--opt=VALUE'; '--' ends them.\n"
+            "\n"
             "  --out DIR          write report.md, summary.csv and plots/ there (default: report)\n"
             "  --baseline FILE    judge rows without a verdict, or with NO_BASELINE, against\n"
             "                     this baseline CSV (it must exist)\n"
-            "  --tolerance T      regression threshold as a fraction (default 0.10, widened by noise)\n"
+            "  --tolerance T      regression threshold, 0 < T < 1 (default 0.10, widened by noise)\n"
             "  --title NAME       GPU name for titles (default: the results' gpu column)\n"
             "  --sol GBPS         speed of light in GB/s (default: the results' sol_gbps)\n"
             "  --no-plots         skip the plots\n"
@@ -34,97 +38,117 @@ static void usage(FILE *f)
             "1 error (unreadable input, missing --baseline or --baseline-diff file); 2 usage.\n");
 }
 
-/* "--opt VALUE" or "--opt=VALUE"; NULL when the option is not `name`. */
-static const char *value_of(const char *name, int argc, char **argv, int *i, int *missing)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) != 0) return NULL;
-    if (argv[*i][n] == '=') return argv[*i] + n + 1;
-    if (argv[*i][n] != '\0') return NULL;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-static int parse_double(const char *s, double *out)
+static int parse_double(const char *s, double lo, double hi, double *out)
 {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v > 0)) return 0;
+    if (errno || end == s || *end || !(v > lo && v < hi)) return 0;
     *out = v;
     return 1;
 }
 
+enum { OPT_HELP = 'h', OPT_OUT = 256, OPT_BASELINE, OPT_TOLERANCE, OPT_TITLE, OPT_SOL,
+       OPT_NO_PLOTS, OPT_GNUPLOT, OPT_BASELINE_DIFF, OPT_END };
+
+static const struct option long_opts[] = {
+    {"help", no_argument, NULL, OPT_HELP},
+    {"out", required_argument, NULL, OPT_OUT},
+    {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+    {"title", required_argument, NULL, OPT_TITLE},
+    {"sol", required_argument, NULL, OPT_SOL},
+    {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
+    {"gnuplot", required_argument, NULL, OPT_GNUPLOT},
+    {"baseline-diff", no_argument, NULL, OPT_BASELINE_DIFF},
+    {NULL, 0, NULL, 0},
+};
+
+/* kbench's conventions (harness/cli.c): "--opt VALUE" and "--opt=VALUE",
+ * "--" ends the options, an option with a value at most once, every value
+ * checked before any work. Returns -1 to go on, else the exit status; on a
+ * usage error the message is printed with one hint line. */
+static int parse_args(int argc, char **argv, kb_report_opts *o, int *diff)
+{
+    int count[OPT_END] = {0}, c;
+    const char *bad = NULL;
+    char msg[512];
+    opterr = 0;
+    while (!bad && (c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+        const char *a = optind >= 1 && optind - 1 < argc ? argv[optind - 1] : "?";
+        const struct option *p = long_opts;
+        while (p->name && p->val != c) p++;
+        if (c == ':') snprintf(msg, sizeof msg, "option '%s' needs a value", a);
+        else if (c == '?') snprintf(msg, sizeof msg, "unknown or ambiguous option '%s'%s", a,
+                                    strchr(a, '=') ? ", or it takes no value" : "");
+        else if (p->has_arg && ++count[c] > 1)
+            snprintf(msg, sizeof msg, "--%s given twice (it takes one value)", p->name);
+        else if (p->has_arg && !*optarg) snprintf(msg, sizeof msg, "--%s: empty value", p->name);
+        else msg[0] = '\0';
+        if (msg[0]) {
+            bad = msg;
+            break;
+        }
+        switch (c) {
+        case OPT_HELP: usage(stdout); return 0;
+        case OPT_NO_PLOTS: o->formats &= ~(unsigned)KB_REPORT_PLOTS; break;
+        case OPT_BASELINE_DIFF: *diff = 1; break;
+        case OPT_OUT: o->out_dir = optarg; break;
+        case OPT_BASELINE: o->baseline_path = optarg; break;
+        case OPT_TITLE: o->title = optarg; break;
+        case OPT_GNUPLOT: o->gnuplot = optarg; break;
+        case OPT_SOL:
+            if (parse_double(optarg, 0.0, 1e9, &o->sol_gbps)) break;
+            snprintf(msg, sizeof msg, "--sol '%s': expected a bandwidth in GB/s above 0", optarg);
+            bad = msg;
+            break;
+        case OPT_TOLERANCE:
+            if (parse_double(optarg, 0.0, 1.0, &o->tolerance)) break;
+            snprintf(msg, sizeof msg,
+                     "--tolerance '%s': expected a fraction between 0 and 1, exclusive (e.g. 0.05)",
+                     optarg);
+            bad = msg;
+            break;
+        }
+    }
+    int nfiles = argc - optind;
+    if (!bad && *diff && nfiles != 2) {
+        snprintf(msg, sizeof msg, "--baseline-diff takes two files, OLD.csv NEW.csv (got %d)",
+                 nfiles);
+        bad = msg;
+    } else if (!bad && !*diff && nfiles == 0) bad = "no results CSV given";
+    if (!bad && !*diff && (o->formats & (KB_REPORT_MD | KB_REPORT_CSV | KB_REPORT_PLOTS))) {
+        /* The report directory is made (or found writable) before any reading. */
+        kb_err e;
+        if (kb_mkdir_p(o->out_dir, &e) != KB_OK) {
+            snprintf(msg, sizeof msg, "--out %s: %s", o->out_dir, e.msg);
+            bad = msg;
+        } else if (access(o->out_dir, W_OK | X_OK) != 0) {
+            snprintf(msg, sizeof msg, "--out %s: not writable (%s)", o->out_dir, strerror(errno));
+            bad = msg;
+        }
+    }
+    if (!bad) return -1;
+    fprintf(stderr, "kbench-report: %s\nRun 'kbench-report --help' for usage.\n", bad);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "--baseline-diff") == 0) {
-        kb_err de;
-        if (argc != 4) {
-            usage(stderr);
-            return 2;
-        }
-        if (kb_baseline_diff(stdout, argv[2], argv[3], &de) != KB_OK) {
-            fprintf(stderr, "kbench-report: %s\n", de.msg);
-            return 1;
-        }
-        return 0;
-    }
     kb_report_opts o;
     kb_report_opts_init(&o);
     o.out_dir = "report";
-    const char **files = calloc((size_t)argc, sizeof *files);
-    size_t nfiles = 0;
-    if (!files) return 1;
-    int dashdash = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int missing = 0;
-        if (dashdash || a[0] != '-' || strcmp(a, "-") == 0) {
-            files[nfiles++] = a;
-        } else if (strcmp(a, "--") == 0) {
-            dashdash = 1;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            free(files);
-            return 0;
-        } else if (strcmp(a, "--no-plots") == 0) {
-            o.formats &= ~(unsigned)KB_REPORT_PLOTS;
-        } else if ((v = value_of("--out", argc, argv, &i, &missing))) {
-            o.out_dir = v;
-        } else if ((v = value_of("--baseline", argc, argv, &i, &missing))) {
-            o.baseline_path = v;
-        } else if ((v = value_of("--title", argc, argv, &i, &missing))) {
-            o.title = v;
-        } else if ((v = value_of("--gnuplot", argc, argv, &i, &missing))) {
-            o.gnuplot = v;
-        } else if ((v = value_of("--sol", argc, argv, &i, &missing))) {
-            if (!parse_double(v, &o.sol_gbps)) {
-                fprintf(stderr, "kbench-report: --sol wants a positive number, got '%s'\n", v);
-                free(files);
-                return 2;
-            }
-        } else if ((v = value_of("--tolerance", argc, argv, &i, &missing))) {
-            if (!parse_double(v, &o.tolerance)) {
-                fprintf(stderr, "kbench-report: --tolerance wants a positive number, got '%s'\n",
-                        v);
-                free(files);
-                return 2;
-            }
-        } else {
-            if (missing) fprintf(stderr, "kbench-report: %s needs a value\n", a);
-            else fprintf(stderr, "kbench-report: unknown option '%s'\n", a);
-            usage(stderr);
-            free(files);
-            return 2;
+    int diff = 0, rc = parse_args(argc, argv, &o, &diff);
+    if (rc >= 0) return rc;
+    char **files = argv + optind;
+    size_t nfiles = (size_t)(argc - optind);
+    if (diff) {
+        kb_err de;
+        if (kb_baseline_diff(stdout, files[0], files[1], &de) != KB_OK) {
+            fprintf(stderr, "kbench-report: %s\n", kb_err_text(&de));
+            return 1;
         }
-    }
-    if (nfiles == 0) {
-        usage(stderr);
-        free(files);
-        return 2;
+        return 0;
     }
 
     /* The library reads a missing baseline as an empty one; named on the
@@ -132,7 +156,6 @@ int main(int argc, char **argv)
     if (o.baseline_path && access(o.baseline_path, R_OK) != 0) {
         fprintf(stderr, "kbench-report: cannot read baseline %s: %s\n", o.baseline_path,
                 strerror(errno));
-        free(files);
         return 1;
     }
     kb_results r;
@@ -151,6 +174,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "kbench-report: %zu regression(s): SLOWER or accuracy FAIL rows\n",
                 regressions);
     kb_results_free(&r);
-    free(files);
     return st != KB_OK ? 1 : regressions ? 4 : 0;
 }

@@ -1,7 +1,10 @@
 /* Command-line parsing: good and bad invocations. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "unit.h"
@@ -111,7 +114,7 @@ START_TEST(bad_values)
     ck_assert_int_eq(PARSE(&o, &e, "--all", "--tolerance", "nan"), KB_ERR_ARG);
     ck_assert_int_eq(PARSE(&o, &e, "--all", "--device", "1.5"), KB_ERR_ARG);
     ck_assert_int_eq(PARSE(&o, &e, "--all", "--frobnicate"), KB_ERR_ARG);
-    ck_assert_ptr_nonnull(strstr(e.msg, "unknown option"));
+    ck_assert_ptr_nonnull(strstr(e.msg, "unknown or ambiguous option"));
     ck_assert_int_eq(PARSE(&o, &e, "--tolerance", "0.1"), KB_ERR_ARG); /* no benchmark */
     ck_assert_int_eq(PARSE(&o, &e, "--all", "--sweep", "weird"), KB_ERR_ARG);
 }
@@ -160,6 +163,252 @@ START_TEST(perf_tolerance_env)
 }
 END_TEST
 
+/* Both spellings of the tolerance must lie in (0, 1): 0 flags every wobble,
+ * 1 never flags anything. */
+START_TEST(perf_tolerance_range)
+{
+    static const char *const bad[] = {"0", "0.0", "1", "1.0", "1.5", "10", "-0.05", "inf", "", "0.1x"};
+    kb_options o;
+    kb_err e;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_int_eq(PARSE(&o, &e, "--all"), KB_OK);
+        ck_assert_msg(kb_cli_env(bad[i], &o, &e) == (*bad[i] ? KB_ERR_ARG : KB_OK), "env '%s'",
+                      bad[i]);
+        if (!*bad[i]) continue;
+        ck_assert_msg(strstr(e.msg, bad[i]) != NULL, "message names '%s': %s", bad[i], e.msg);
+        ck_assert_msg(PARSE(&o, &e, "--all", "--perf-tolerance", bad[i]) == KB_ERR_ARG, "flag '%s'",
+                      bad[i]);
+        ck_assert_msg(strstr(e.msg, "--perf-tolerance") && strstr(e.msg, bad[i]), "%s", e.msg);
+    }
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--perf-tolerance", "0.999"), KB_OK);
+    ck_assert_double_eq(o.perf_tolerance, 0.999);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--perf-tolerance=1e-3"), KB_OK);
+    ck_assert_double_eq(o.perf_tolerance, 1e-3);
+}
+END_TEST
+
+START_TEST(equals_forms)
+{
+    kb_options o;
+    kb_err e;
+    ck_assert_int_eq(PARSE(&o, &e, "--tolerance=0.1", "--csv=r.csv", "--json=r.json",
+                           "--backend=eager,tuned", "--shape=4x8", "--dtype=fp32", "--device=1",
+                           "--sweep=odd", "--report-dir=rep", "softmax_forward"),
+                     KB_OK);
+    ck_assert_double_eq(o.tolerance, 0.1);
+    ck_assert_str_eq(o.csv, "r.csv");
+    ck_assert_str_eq(o.json, "r.json");
+    ck_assert(o.backend[0] && o.backend[2] && !o.backend[1]);
+    ck_assert_int_eq(o.nshapes, 1);
+    ck_assert_int_eq(o.shapes[0].N, 8);
+    ck_assert(o.dtype[KB_FP32] && !o.dtype[KB_BF16]);
+    ck_assert_int_eq(o.device, 1);
+    ck_assert(o.sweep_odd);
+    ck_assert_str_eq(o.report_dir, "rep");
+    ck_assert(o.bench[KB_SOFTMAX_FWD]);
+    /* a flag takes no value; an empty value is no value */
+    ck_assert_int_eq(PARSE(&o, &e, "--all=1"), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "--all=1"));
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--csv="), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "--csv"));
+    /* no "see --help" inside the message: main adds that line once */
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--frobnicate"), KB_ERR_ARG);
+    ck_assert_ptr_null(strstr(e.msg, "--help"));
+}
+END_TEST
+
+START_TEST(double_dash_ends_options)
+{
+    kb_options o;
+    kb_err e;
+    ck_assert_int_eq(PARSE(&o, &e, "--backend", "eager", "--", "softmax_forward", "rmsnorm_forward"),
+                     KB_OK);
+    ck_assert(o.bench[KB_SOFTMAX_FWD] && o.bench[KB_RMSNORM_FWD] && !o.bench[KB_CE_FWD]);
+    /* after --, an option-looking word is a benchmark name (and unknown) */
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--", "--csv"), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "Unknown benchmark '--csv'"));
+    /* benchmarks may precede options */
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_backward", "--csv", "x.csv"), KB_OK);
+    ck_assert(o.bench[KB_SOFTMAX_BWD]);
+    ck_assert_str_eq(o.csv, "x.csv");
+}
+END_TEST
+
+START_TEST(repeats)
+{
+    static const char *const singular[] = {"--csv", "--json", "--tolerance", "--perf-tolerance",
+                                           "--sweep", "--device", "--baseline", "--dump",
+                                           "--report-dir", "--budget-ms", "--tune-cache",
+                                           "--compile-mode"};
+    static const char *const value[] = {"a", "b", "0.1", "0.1", "odd", "0", "b.csv", "d", "r",
+                                        "100", "t.txt", "cache"};
+    kb_options o;
+    kb_err e;
+    for (size_t i = 0; i < sizeof singular / sizeof singular[0]; i++) {
+        ck_assert_msg(PARSE(&o, &e, "--all", singular[i], value[i]) == KB_OK, "%s: %s",
+                      singular[i], e.msg);
+        ck_assert_msg(PARSE(&o, &e, "--all", singular[i], value[i], singular[i], value[i]) ==
+                          KB_ERR_ARG,
+                      "%s twice accepted", singular[i]);
+        ck_assert_msg(strstr(e.msg, singular[i]) && strstr(e.msg, "twice"), "%s", e.msg);
+    }
+    /* lists, shapes and named configurations add up */
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--dtype", "bf16", "--dtype", "fp16", "--backend",
+                           "eager", "--backend", "fused", "--shape", "1x1", "--shape", "2x2"),
+                     KB_OK);
+    ck_assert(o.dtype[KB_BF16] && o.dtype[KB_FP16] && o.backend[0] && o.backend[1]);
+    ck_assert_int_eq(o.nshapes, 2);
+    /* conflicting modes */
+    ck_assert_int_eq(PARSE(&o, &e, "--list", "--self-test"), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "--list"));
+    ck_assert_int_eq(PARSE(&o, &e, "--case", "a", "--case", "b"), KB_ERR_ARG);
+}
+END_TEST
+
+START_TEST(bad_lists)
+{
+    static const char *const bad[] = {"bf16,,fp16", ",bf16", "bf16,", ",", "bf16,fp8"};
+    kb_options o;
+    kb_err e;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_msg(PARSE(&o, &e, "--all", "--dtype", bad[i]) == KB_ERR_ARG, "--dtype '%s'", bad[i]);
+        ck_assert_msg(strstr(e.msg, i < 4 ? bad[i] : "fp8") != NULL, "%s", e.msg);
+    }
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--backend", "eager,,tuned"), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "empty element"));
+}
+END_TEST
+
+START_TEST(tuned_config_values)
+{
+    static const char *const bad[] = {"x:threads", "x:threads=", "x:=4", "x:threds=256",
+                                      "x:threads=abc", "x:threads=-1", "x:threads=1,,rows=2",
+                                      "x:threads=1,threads=2", "x:threads=2.5"};
+    kb_options o;
+    kb_err e;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(PARSE(&o, &e, "--all", "--tuned-config", bad[i]) == KB_ERR_ARG, "'%s'",
+                      bad[i]);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--tuned-config", "x:threds=256"), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "'threds'"));
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--tuned-config", "x:threads=1", "--tuned-config",
+                           "x:rows=2"),
+                     KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "used twice"));
+}
+END_TEST
+
+START_TEST(compile_mode)
+{
+    kb_options o;
+    kb_err e;
+    ck_assert_int_eq(PARSE(&o, &e, "--all"), KB_OK);
+    ck_assert_int_eq(o.compile_mode, KB_COMPILE_CACHE);
+    ck_assert_int_eq(o.tune, 0);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--compile-mode", "heuristic"), KB_OK);
+    ck_assert_int_eq(o.compile_mode, KB_COMPILE_HEURISTIC);
+    ck_assert_int_eq(o.tune, 0);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--compile-mode=autotune"), KB_OK);
+    ck_assert_int_eq(o.compile_mode, KB_COMPILE_AUTOTUNE);
+    ck_assert_int_eq(o.tune, 1);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--tune"), KB_OK);
+    ck_assert_int_eq(o.compile_mode, KB_COMPILE_AUTOTUNE);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--tune", "--compile-mode", "heuristic"), KB_ERR_ARG);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--compile-mode", "max-autotune"), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "'max-autotune'"));
+}
+END_TEST
+
+/* The seed's --custom-compile-name/--custom-compile-options pair becomes the
+ * same named series as --tuned-config NAME:k=v,... */
+START_TEST(custom_compile_maps_to_tuned_config)
+{
+    kb_options o;
+    kb_err e;
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--custom-compile-name", "wide",
+                           "--custom-compile-options", "{\"threads\": 512, \"rows\": \"2\"}"),
+                     KB_OK);
+    ck_assert_int_eq(o.ncustom, 1);
+    ck_assert_str_eq(o.custom[0].name, "wide");
+    ck_assert_str_eq(o.custom[0].text, "threads=512,rows=2");
+    /* beside a --tuned-config, in command-line order of kinds */
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--tuned-config", "a:threads=64",
+                           "--custom-compile-options={\"db\":true}", "--custom-compile-name=b"),
+                     KB_OK);
+    ck_assert_int_eq(o.ncustom, 2);
+    ck_assert_str_eq(o.custom[1].name, "b");
+    ck_assert_str_eq(o.custom[1].text, "db=1");
+    /* the name is required with the options, and the options with the name */
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--custom-compile-options", "{\"threads\": 64}"),
+                     KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "--custom-compile-name"));
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--custom-compile-name", "x"), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "--custom-compile-options"));
+    /* keys are checked as --tuned-config's are */
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--custom-compile-name", "x", "--custom-compile-options",
+                           "{\"max_autotune\": true}"),
+                     KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "'max_autotune'"));
+}
+END_TEST
+
+START_TEST(json_config)
+{
+    static const char *const bad[] = {"", "{}", "[1]", "{\"threads\": 1.5}", "{\"threads\" 1}",
+                                      "{\"threads\": 1,}", "{\"threads\": 1} x", "{threads: 1}",
+                                      "{\"a\\\"b\": 1}", "{\"threads\": 1", "{\"threads\": null}"};
+    char out[128];
+    kb_err e;
+    ck_assert_int_eq(kb_cli_json_config(" { \"threads\" :256 ,\n\"rows\":\"4\", \"reload\": false } ",
+                                        out, sizeof out, &e),
+                     KB_OK);
+    ck_assert_str_eq(out, "threads=256,rows=4,reload=0");
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_msg(kb_cli_json_config(bad[i], out, sizeof out, &e) == KB_ERR_ARG, "'%s'", bad[i]);
+        ck_assert_ptr_nonnull(strstr(e.msg, "--custom-compile-options"));
+    }
+}
+END_TEST
+
+START_TEST(output_paths_checked_up_front)
+{
+    char dir[] = "/tmp/kb_cli_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[256], sub[256];
+    kb_options o;
+    kb_err e;
+    snprintf(path, sizeof path, "%s/nodir/r.csv", dir);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--csv", path), KB_OK);
+    ck_assert_int_eq(kb_cli_check_outputs(&o, NULL, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, path));
+    ck_assert_ptr_nonnull(strstr(e.msg, "does not exist"));
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--json", dir), KB_OK); /* a directory */
+    ck_assert_int_eq(kb_cli_check_outputs(&o, NULL, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "is a directory"));
+    snprintf(path, sizeof path, "%s/r.csv", dir);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--csv", path, "--json", path), KB_OK);
+    ck_assert_int_eq(kb_cli_check_outputs(&o, NULL, &e), KB_ERR_ARG);
+    /* directories are made; KBENCH_RESULTS_DIR too, in --case mode */
+    snprintf(sub, sizeof sub, "%s/results/deep", dir);
+    ck_assert_int_eq(PARSE(&o, &e, "--case", "softmax_forward.eager.bf16.4x4", "--csv", path), KB_OK);
+    ck_assert_msg(kb_cli_check_outputs(&o, sub, &e) == KB_OK, "%s", e.msg);
+    ck_assert_int_eq(access(sub, W_OK), 0);
+    snprintf(sub, sizeof sub, "%s/r.csv/x", dir); /* under a file: cannot be made */
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--dump", sub), KB_OK);
+    ck_assert_int_eq(kb_cli_check_outputs(&o, NULL, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "--dump"));
+    remove(path);
+    snprintf(sub, sizeof sub, "%s/results/deep", dir);
+    rmdir(sub);
+    snprintf(sub, sizeof sub, "%s/results", dir);
+    rmdir(sub);
+    rmdir(dir);
+}
+END_TEST
+
 Suite *kb_suite_cli(void)
 {
     Suite *s = suite_create("cli");
@@ -172,6 +421,16 @@ Suite *kb_suite_cli(void)
     tcase_add_test(t, bad_values);
     tcase_add_test(t, tuned_configs);
     tcase_add_test(t, perf_tolerance_env);
+    tcase_add_test(t, perf_tolerance_range);
+    tcase_add_test(t, equals_forms);
+    tcase_add_test(t, double_dash_ends_options);
+    tcase_add_test(t, repeats);
+    tcase_add_test(t, bad_lists);
+    tcase_add_test(t, tuned_config_values);
+    tcase_add_test(t, compile_mode);
+    tcase_add_test(t, custom_compile_maps_to_tuned_config);
+    tcase_add_test(t, json_config);
+    tcase_add_test(t, output_paths_checked_up_front);
     suite_add_tcase(s, t);
     return s;
 }
