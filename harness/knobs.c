@@ -29,6 +29,15 @@ static kb_status number(const char *var, const char *s, double lo, double hi, do
     return KB_OK;
 }
 
+static const char *const perturb_names[KB_NUM_PERTURB] = {
+    "none", "skip_last", "scale", "write_past_end", "no_max_subtraction", "half_accumulation",
+    "eps_1e-5"};
+
+const char *kb_perturb_name(kb_perturb k)
+{
+    return (unsigned)k < KB_NUM_PERTURB ? perturb_names[k] : "?";
+}
+
 kb_status kb_knobs_parse(const char *extra_bytes, const char *extra_time, const char *perturb,
                          kb_knobs *k, kb_err *e)
 {
@@ -47,14 +56,19 @@ kb_status kb_knobs_parse(const char *extra_bytes, const char *extra_time, const 
     if (perturb && *perturb) {
         KB_TRY(split("KBENCH_TEST_PERTURB", perturb, k->perturb_backend,
                      sizeof k->perturb_backend, &rest, e));
-        if (strcmp(rest, "skip_last") == 0)
-            k->perturb = KB_PERTURB_SKIP_LAST;
-        else if (strncmp(rest, "scale:", 6) == 0) {
+        if (strncmp(rest, "scale:", 6) == 0) {
             k->perturb = KB_PERTURB_SCALE;
             KB_TRY(number("KBENCH_TEST_PERTURB", rest + 6, 0.0, 10.0, &k->scale, e));
-        } else
+            return KB_OK;
+        }
+        for (int i = 1; i < KB_NUM_PERTURB; i++)
+            if (i != KB_PERTURB_SCALE && strcmp(rest, perturb_names[i]) == 0)
+                k->perturb = (kb_perturb)i;
+        if (!k->perturb)
             return KB_FAIL(e, KB_ERR_ARG,
-                           "KBENCH_TEST_PERTURB: unknown kind '%s' (skip_last or scale:<f>)", rest);
+                           "KBENCH_TEST_PERTURB: unknown kind '%s' (skip_last, scale:<f>, "
+                           "write_past_end, no_max_subtraction, half_accumulation or eps_1e-5)",
+                           rest);
     }
     return KB_OK;
 }

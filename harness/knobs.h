@@ -24,6 +24,19 @@
  *                     poison stays), as a tail-handling bug would
  *         scale:<f>   every output element (and dw) multiplied by 1+f, as a
  *                     wrong normaliser would
+ *         write_past_end  one element written just past the end of the
+ *                     output (the guard band after it must catch it)
+ *       and mutants: planted bugs that change a kernel's arithmetic,
+ *       emulated by overwriting the backend's output with what a kernel
+ *       with the bug computes from the same inputs (harness/perturb.cu):
+ *         no_max_subtraction  softmax / cross-entropy forward as
+ *                     exp(x) / sum exp(x), log(sum exp(x)) - x[target]
+ *         half_accumulation   softmax / RMSNorm / LayerNorm forward with
+ *                     the row sums (sum of exp; mean, sum of squares)
+ *                     accumulated in the dtype: per thread, then a tree
+ *         eps_1e-5    RMSNorm / LayerNorm forward with eps 1e-5, not 1e-6
+ *       A kind that does not apply to a case's benchmark (a forward
+ *       mutant on a backward) makes the case SKIP, saying so.
  * A malformed value is an error (the run stops), never silently ignored. */
 #ifndef KB_KNOBS_H
 #define KB_KNOBS_H
@@ -34,7 +47,16 @@
 extern "C" {
 #endif
 
-typedef enum { KB_PERTURB_NONE = 0, KB_PERTURB_SKIP_LAST, KB_PERTURB_SCALE } kb_perturb;
+typedef enum {
+    KB_PERTURB_NONE = 0,
+    KB_PERTURB_SKIP_LAST,
+    KB_PERTURB_SCALE,
+    KB_PERTURB_WRITE_PAST_END,
+    KB_PERTURB_NO_MAX,
+    KB_PERTURB_HALF_ACC,
+    KB_PERTURB_EPS,
+    KB_NUM_PERTURB
+} kb_perturb;
 
 typedef struct {
     char extra_backend[48];
@@ -55,7 +77,11 @@ kb_status kb_knobs_from_env(kb_knobs *k, kb_err *e);
 /* Does the knob apply to this series ("tuned:x" matches "tuned")? */
 int kb_knob_applies(const char *knob_backend, const char *series);
 
-/* Enqueue the damage on s. */
+/* "scale", "no_max_subtraction", ... */
+const char *kb_perturb_name(kb_perturb k);
+/* Does the kind apply to the benchmark? */
+int kb_perturb_applies(kb_perturb k, kb_bench_id b);
+/* Enqueue the damage on s (KB_ERR_UNSUPPORTED where it does not apply). */
 kb_status kb_perturb_output(const kb_knobs *k, kb_buffers *b, cudaStream_t s, kb_err *e);
 
 /* Enqueue on s a one-thread kernel that busy-waits ns nanoseconds of

@@ -349,10 +349,16 @@ static kb_status extra_time_ns(kb_session *s, const timed_arg *arg, const char *
 static kb_outcome run_buffers(kb_session *s, const kb_case *c, const char *case_name, void *state,
                               kb_buffers *b, kb_result *r, kb_err *e)
 {
+    const int perturbed = s->knobs.perturb && kb_knob_applies(s->knobs.perturb_backend, r->backend);
+    if (perturbed && !kb_perturb_applies(s->knobs.perturb, c->p.bench)) {
+        snprintf(r->message, sizeof r->message, "KBENCH_TEST_PERTURB: %s does not apply to %s",
+                 kb_perturb_name(s->knobs.perturb), r->benchmark);
+        return KB_CASE_SKIP;
+    }
     kb_status st = kb_buffers_prepare(b, KB_SEED, s->stream, e);
     if (st == KB_OK) st = kb_buffers_poison(b, s->stream, e);
     if (st == KB_OK) st = c->impl->run(&c->p, &b->t, state, s->stream, e);
-    if (st == KB_OK && s->knobs.perturb && kb_knob_applies(s->knobs.perturb_backend, r->backend))
+    if (st == KB_OK && perturbed)
         st = kb_perturb_output(&s->knobs, b, s->stream, e);
     if (st == KB_OK) {
         cudaError_t rc = cudaStreamSynchronize(s->stream);

@@ -1,6 +1,7 @@
 /* The perf verdict on synthetic distributions. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gate.h"
@@ -146,6 +147,27 @@ START_TEST(knobs_parse)
     ck_assert_int_eq(kb_knobs_parse(":0.1", NULL, NULL, &k, &e), KB_ERR_ARG);
     ck_assert_int_eq(kb_knobs_parse(NULL, NULL, "tuned:explode", &k, &e), KB_ERR_ARG);
     ck_assert_int_eq(kb_knobs_parse(NULL, NULL, "tuned:scale:", &k, &e), KB_ERR_ARG);
+    /* the mutants: names round-trip, each applies where README says */
+    const struct { const char *name; kb_perturb k; } m[] = {
+        {"write_past_end", KB_PERTURB_WRITE_PAST_END}, {"no_max_subtraction", KB_PERTURB_NO_MAX},
+        {"half_accumulation", KB_PERTURB_HALF_ACC}, {"eps_1e-5", KB_PERTURB_EPS}};
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+        char v[64];
+        snprintf(v, sizeof v, "cudnn:%s", m[i].name);
+        ck_assert_int_eq(kb_knobs_parse(NULL, NULL, v, &k, &e), KB_OK);
+        ck_assert_int_eq(k.perturb, m[i].k);
+        ck_assert_str_eq(kb_perturb_name(k.perturb), m[i].name);
+    }
+    ck_assert_int_eq(kb_knobs_parse(NULL, NULL, "tuned:eps_1e-6", &k, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_knobs_parse(NULL, NULL, "tuned:scale", &k, &e), KB_ERR_ARG);
+    ck_assert(kb_perturb_applies(KB_PERTURB_NO_MAX, KB_CE_FWD));
+    ck_assert(!kb_perturb_applies(KB_PERTURB_NO_MAX, KB_SOFTMAX_BWD));
+    ck_assert(kb_perturb_applies(KB_PERTURB_HALF_ACC, KB_LAYERNORM_FWD));
+    ck_assert(!kb_perturb_applies(KB_PERTURB_HALF_ACC, KB_CE_FWD));
+    ck_assert(kb_perturb_applies(KB_PERTURB_EPS, KB_RMSNORM_FWD));
+    ck_assert(!kb_perturb_applies(KB_PERTURB_EPS, KB_RMSNORM_BWD));
+    ck_assert(kb_perturb_applies(KB_PERTURB_WRITE_PAST_END, KB_LAYERNORM_BWD));
+    ck_assert(kb_perturb_applies(KB_PERTURB_SCALE, KB_SOFTMAX_BWD));
     ck_assert(kb_knob_applies("tuned", "tuned"));
     ck_assert(kb_knob_applies("tuned", "tuned:wide"));
     ck_assert(!kb_knob_applies("tuned", "tunedx"));
