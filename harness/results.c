@@ -93,20 +93,28 @@ static void value_text(const kb_result *x, const col *c, char *buf, size_t len, 
 
 /* ---- CSV ---------------------------------------------------------------- */
 
+void kb_results_csv_header(FILE *f)
+{
+    for (size_t j = 0; j < NCSV; j++) kb_csv_put(f, cols[j].name, j > 0);
+    fputc('\n', f);
+}
+
+void kb_result_csv_row(FILE *f, const kb_result *x)
+{
+    for (size_t j = 0; j < NCSV; j++) {
+        char buf[40];
+        const char *s;
+        value_text(x, &cols[j], buf, sizeof buf, &s);
+        kb_csv_put(f, s ? s : buf, j > 0);
+    }
+    fputc('\n', f);
+}
+
 static kb_status write_csv(FILE *f, void *ctx, kb_err *e)
 {
     const kb_results *r = ctx;
-    for (size_t j = 0; j < NCSV; j++) kb_csv_put(f, cols[j].name, j > 0);
-    fputc('\n', f);
-    for (size_t i = 0; i < r->n; i++) {
-        for (size_t j = 0; j < NCSV; j++) {
-            char buf[40];
-            const char *s;
-            value_text(&r->v[i], &cols[j], buf, sizeof buf, &s);
-            kb_csv_put(f, s ? s : buf, j > 0);
-        }
-        fputc('\n', f);
-    }
+    kb_results_csv_header(f);
+    for (size_t i = 0; i < r->n; i++) kb_result_csv_row(f, &r->v[i]);
     return KB_OK; /* stream errors are caught by kb_atomic_write */
 }
 
@@ -117,10 +125,46 @@ kb_status kb_results_write_csv(const kb_results *r, const char *path, kb_err *e)
 
 /* ---- JSON --------------------------------------------------------------- */
 
-static void json_string(FILE *f, const char *s)
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), 0 if there is none. */
+static size_t utf8_len(const unsigned char *p)
+{
+    unsigned char c = p[0];
+    if (c < 0x80) return 1;
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
+    if (c >= 0xc2 && c <= 0xdf) n = 2;
+    else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0) lo = 0xa0;      /* overlong */
+        else if (c == 0xed) hi = 0x9f; /* surrogates */
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0) lo = 0x90;      /* overlong */
+        else if (c == 0xf4) hi = 0x8f; /* above U+10FFFF */
+    } else
+        return 0;
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (size_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf) return 0;
+    return n;
+}
+
+/* JSON text must be UTF-8 (RFC 8259). Our strings come from C APIs (GPU
+ * names, cuDNN and CUDA messages, file names) that promise no encoding, so a
+ * byte that does not start a well-formed sequence is written as \u00XX, the
+ * Latin-1 reading of the byte: the output is valid UTF-8 whatever the input,
+ * and nothing is dropped. Control characters are escaped as JSON requires. */
+void kb_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_len(p);
+        if (n > 1) {
+            fwrite(p, 1, n, f);
+            p += n;
+            continue;
+        }
         switch (*p) {
         case '"': fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
@@ -128,13 +172,32 @@ static void json_string(FILE *f, const char *s)
         case '\r': fputs("\\r", f); break;
         case '\t': fputs("\\t", f); break;
         default:
-            if (*p < 0x20)
+            if (*p < 0x20 || *p == 0x7f || n == 0)
                 fprintf(f, "\\u%04x", *p);
             else
                 fputc(*p, f);
         }
+        p++;
     }
     fputc('"', f);
+}
+
+void kb_result_json_object(FILE *f, const kb_result *x)
+{
+    fputc('{', f);
+    for (size_t j = 0; j < NCOLS; j++) {
+        char buf[40];
+        const char *s;
+        value_text(x, &cols[j], buf, sizeof buf, &s);
+        if (j) fputs(", ", f);
+        kb_json_string(f, cols[j].name);
+        fputs(": ", f);
+        if (s)
+            kb_json_string(f, s);
+        else
+            fputs(buf[0] ? buf : "null", f);
+    }
+    fputc('}', f);
 }
 
 static kb_status write_json(FILE *f, void *ctx, kb_err *e)
@@ -142,20 +205,8 @@ static kb_status write_json(FILE *f, void *ctx, kb_err *e)
     const kb_results *r = ctx;
     fputc('[', f);
     for (size_t i = 0; i < r->n; i++) {
-        fputs(i ? ",\n  {" : "\n  {", f);
-        for (size_t j = 0; j < NCOLS; j++) {
-            char buf[40];
-            const char *s;
-            value_text(&r->v[i], &cols[j], buf, sizeof buf, &s);
-            if (j) fputs(", ", f);
-            json_string(f, cols[j].name);
-            fputs(": ", f);
-            if (s)
-                json_string(f, s);
-            else
-                fputs(buf[0] ? buf : "null", f);
-        }
-        fputc('}', f);
+        fputs(i ? ",\n  " : "\n  ", f);
+        kb_result_json_object(f, &r->v[i]);
     }
     fputs(r->n ? "\n]\n" : "]\n", f);
     return KB_OK;

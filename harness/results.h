@@ -54,6 +54,14 @@ void kb_results_free(kb_results *r);
  * NaN as null). Written to a temp file and renamed into place. */
 kb_status kb_results_write_csv(const kb_results *r, const char *path, kb_err *e);
 kb_status kb_results_write_json(const kb_results *r, const char *path, kb_err *e);
+/* The pieces of those files, for writers that add rows as cases finish
+ * (rowfile.h): the CSV header line, one CSV row, one JSON object. */
+void kb_results_csv_header(FILE *f);
+void kb_result_csv_row(FILE *f, const kb_result *x);
+void kb_result_json_object(FILE *f, const kb_result *x);
+/* s as a JSON string, always valid UTF-8: bytes that are not part of a
+ * well-formed UTF-8 sequence become \u00XX (their Latin-1 reading). */
+void kb_json_string(FILE *f, const char *s);
 /* Read a results CSV (ours or a peer's); header names columns, order free,
  * unknown columns ignored; required: benchmark,backend,dtype,M,N,median_ms.
  * Errors name the file and line. Appends to r. */

@@ -53,6 +53,8 @@ kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e)
     memset(s, 0, sizeof *s);
     s->o = o;
     kb_results_init(&s->results);
+    if (o->csv) KB_TRY(kb_rowfile_init(&s->csv_out, o->csv, KB_ROWS_CSV, e));
+    if (o->json) KB_TRY(kb_rowfile_init(&s->json_out, o->json, KB_ROWS_JSON, e));
     kb_baseline_init(&s->baseline);
     kb_gpu_lock_init(&s->lock);
     kb_timing_defaults(&s->timing);
@@ -92,6 +94,8 @@ void kb_session_close(kb_session *s)
     if (s->stream) cudaStreamDestroy(s->stream);
     kb_baseline_free(&s->baseline);
     kb_results_free(&s->results);
+    kb_rowfile_abandon(&s->csv_out); /* not committed: the .partial files stay */
+    kb_rowfile_abandon(&s->json_out);
     s->stream = NULL;
 }
 
@@ -154,12 +158,11 @@ kb_status kb_session_finish(kb_session *s, kb_err *e)
 {
     kb_status first = KB_OK, st;
     kb_err tmp;
-    if (s->o->csv && (st = kb_results_write_csv(&s->results, s->o->csv, &tmp)) != KB_OK) {
+    if (s->o->csv && (st = kb_rowfile_commit(&s->csv_out, &tmp)) != KB_OK) {
         first = st;
         *e = tmp;
     }
-    if (s->o->json && (st = kb_results_write_json(&s->results, s->o->json, &tmp)) != KB_OK &&
-        first == KB_OK) {
+    if (s->o->json && (st = kb_rowfile_commit(&s->json_out, &tmp)) != KB_OK && first == KB_OK) {
         first = st;
         *e = tmp;
     }
@@ -202,6 +205,10 @@ static kb_outcome finish(kb_outcome oc, kb_session *s, kb_result *r, kb_err *e)
     if (oc != KB_CASE_PASS && !r->message[0]) snprintf(r->message, sizeof r->message, "%s", e->msg);
     kb_err pe;
     if (kb_results_push(&s->results, r, &pe) != KB_OK)
+        fprintf(stderr, "kbench: %s\n", kb_err_text(&pe));
+    /* Written now, so a run cut short keeps its finished cases. */
+    if ((s->o->csv && kb_rowfile_add(&s->csv_out, r, &pe) != KB_OK) ||
+        (s->o->json && kb_rowfile_add(&s->json_out, r, &pe) != KB_OK))
         fprintf(stderr, "kbench: %s\n", kb_err_text(&pe));
     return oc;
 }

@@ -11,6 +11,7 @@
 #include "gpulock.h"
 #include "knobs.h"
 #include "results.h"
+#include "rowfile.h"
 #include "timing.h"
 
 #ifdef __cplusplus
@@ -39,6 +40,7 @@ typedef struct {
     kb_gate_opts gate;
     cudaStream_t stream;
     kb_results results;
+    kb_rowfile csv_out, json_out; /* --csv, --json: a row as each case ends */
     kb_knobs knobs; /* test-only (knobs.h); all off in real runs */
     kb_phases phases; /* of the last case */
 } kb_session;

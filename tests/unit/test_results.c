@@ -1,9 +1,12 @@
 /* Results: CSV/JSON writers, CSV reader (ours and peers'), print line. */
 #include <check.h>
 #include <math.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "results.h"
+#include "rowfile.h"
 #include "tmpfiles.h"
 #include "unit.h"
 
@@ -293,6 +296,109 @@ static char *print_to_string(const kb_result *x)
     return s;
 }
 
+/* Any byte string becomes valid UTF-8 JSON: well-formed sequences pass,
+ * every other byte is \u00XX. */
+START_TEST(json_escapes_invalid_utf8)
+{
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/s.json", dir);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    /* Latin-1 byte, valid 2- and 4-byte sequences, a surrogate, an overlong
+     * '/', a code point above U+10FFFF, a truncated sequence, DEL, a control */
+    kb_json_string(f, "a\xff \xc3\xa9 \xf0\x9f\x98\x80 \xed\xa0\x80 \xc0\xaf \xf4\x90\x80\x80 "
+                      "\xe2\x82\x7f\x01");
+    fclose(f);
+    char *text = kbt_read(path, NULL);
+    ck_assert_str_eq(text, "\"a\\u00ff \xc3\xa9 \xf0\x9f\x98\x80 \\u00ed\\u00a0\\u0080 "
+                           "\\u00c0\\u00af \\u00f4\\u0090\\u0080\\u0080 \\u00e2\\u0082\\u007f"
+                           "\\u0001\"");
+    free(text);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+static void write_rows(const char *csv, const char *json, int n, int commit)
+{
+    kb_rowfile c, j;
+    kb_err e = {{0}};
+    kb_result a = mkres();
+    ck_assert_int_eq(kb_rowfile_init(&c, csv, KB_ROWS_CSV, &e), KB_OK);
+    ck_assert_int_eq(kb_rowfile_init(&j, json, KB_ROWS_JSON, &e), KB_OK);
+    for (int i = 0; i < n; i++) {
+        a.N = 1024 << i;
+        ck_assert_int_eq(kb_rowfile_add(&c, &a, &e), KB_OK);
+        ck_assert_int_eq(kb_rowfile_add(&j, &a, &e), KB_OK);
+    }
+    if (commit) {
+        ck_assert_msg(kb_rowfile_commit(&c, &e) == KB_OK, "%s", e.msg);
+        ck_assert_msg(kb_rowfile_commit(&j, &e) == KB_OK, "%s", e.msg);
+    }
+}
+
+static int count(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p++) n++;
+    return n;
+}
+
+/* A run killed after two cases: both rows are in the .partial files, whole
+ * (the CSV reads back, the JSON array is closed); no final file appears. */
+START_TEST(interrupted_run_keeps_rows)
+{
+    char dir[4096], csv[4200], json[4200], part[4300];
+    kbt_tmpdir(dir);
+    snprintf(csv, sizeof csv, "%s/r.csv", dir);
+    snprintf(json, sizeof json, "%s/r.json", dir);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        write_rows(csv, json, 2, 0);
+        raise(SIGKILL); /* no commit, no exit handlers: as a kill -9 */
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFSIGNALED(status));
+    ck_assert_int_ne(access(csv, F_OK), 0);
+    ck_assert_int_ne(access(json, F_OK), 0);
+
+    kb_results r;
+    kb_results_init(&r);
+    kb_err e = {{0}};
+    snprintf(part, sizeof part, "%s.partial", csv);
+    ck_assert_msg(kb_results_read_csv(part, &r, &e) == KB_OK, "%s", e.msg);
+    ck_assert_uint_eq(r.n, 2);
+    ck_assert_int_eq(r.v[1].N, 2048);
+    snprintf(part, sizeof part, "%s.partial", json);
+    char *text = kbt_read(part, NULL);
+    ck_assert_int_eq(strncmp(text, "[\n  {\"benchmark\"", 16), 0);
+    ck_assert_int_eq(count(text, "{\"benchmark\""), 2);
+    ck_assert_str_eq(text + strlen(text) - 4, "}\n]\n");
+    free(text);
+
+    /* A run that ends renames its files into place, .partial gone. */
+    write_rows(csv, json, 3, 1);
+    ck_assert_int_ne(access(part, F_OK), 0);
+    kb_results_free(&r);
+    ck_assert_msg(kb_results_read_csv(csv, &r, &e) == KB_OK, "%s", e.msg);
+    ck_assert_uint_eq(r.n, 3);
+    text = kbt_read(json, NULL);
+    ck_assert_int_eq(count(text, "{\"benchmark\""), 3);
+    ck_assert_int_eq(count(text, "},\n  {"), 2);
+    ck_assert_str_eq(text + strlen(text) - 4, "}\n]\n");
+    free(text);
+    /* no rows at all: still a valid, empty file */
+    write_rows(csv, json, 0, 1);
+    text = kbt_read(json, NULL);
+    ck_assert_str_eq(text, "[]\n");
+    free(text);
+    kb_results_free(&r);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 START_TEST(print_line)
 {
     kb_result x = mkres();
@@ -337,6 +443,8 @@ Suite *kb_suite_results(void)
     tcase_add_test(t, read_errors);
     tcase_add_test(t, write_failure_leaves_original);
     tcase_add_test(t, print_line);
+    tcase_add_test(t, json_escapes_invalid_utf8);
+    tcase_add_test(t, interrupted_run_keeps_rows);
     suite_add_tcase(s, t);
     return s;
 }
