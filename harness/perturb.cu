@@ -19,29 +19,28 @@ template <typename T> __global__ void scale_kernel(T *p, int64_t n, float f)
  * accuracy check, not the backends: every backend gets the same mutant. */
 #define MUT_THREADS 256
 
-template <typename T> __global__ void k_softmax_no_max(const T *x, T *y, int64_t M, int64_t N)
+/* sum_j exp(x_j) over the row, no max subtracted: inf once a logit passes
+ * ~88.7. */
+template <typename T> __device__ float sum_exp_no_max(const T *xr, int64_t N, float *sh)
 {
-    __shared__ float sh[32];
-    for (int64_t r = blockIdx.x; r < M; r += gridDim.x) {
-        const T *xr = x + r * N;
-        float s = 0.f;
-        for (int64_t j = threadIdx.x; j < N; j += blockDim.x) s += expf(kb_to_float(xr[j]));
-        s = kb_block_sum(s, sh);
-        for (int64_t j = threadIdx.x; j < N; j += blockDim.x)
-            y[r * N + j] = kb_from_float<T>(expf(kb_to_float(xr[j])) / s);
-    }
+    float s = 0.f;
+    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) s += expf(kb_to_float(xr[j]));
+    return kb_block_sum(s, sh);
 }
 
+/* target == NULL: softmax forward into out [M,N]; else cross-entropy
+ * forward, loss into out [M]. */
 template <typename T>
-__global__ void k_ce_no_max(const T *x, const int64_t *target, T *loss, int64_t M, int64_t N)
+__global__ void k_no_max(const T *x, const int64_t *target, T *out, int64_t M, int64_t N)
 {
     __shared__ float sh[32];
     for (int64_t r = blockIdx.x; r < M; r += gridDim.x) {
         const T *xr = x + r * N;
-        float s = 0.f;
-        for (int64_t j = threadIdx.x; j < N; j += blockDim.x) s += expf(kb_to_float(xr[j]));
-        s = kb_block_sum(s, sh);
-        if (threadIdx.x == 0) loss[r] = kb_from_float<T>(logf(s) - kb_to_float(xr[target[r]]));
+        const float s = sum_exp_no_max(xr, N, sh);
+        if (target && threadIdx.x == 0)
+            out[r] = kb_from_float<T>(logf(s) - kb_to_float(xr[target[r]]));
+        for (int64_t j = threadIdx.x; !target && j < N; j += blockDim.x)
+            out[r * N + j] = kb_from_float<T>(expf(kb_to_float(xr[j])) / s);
     }
 }
 
@@ -136,10 +135,9 @@ static kb_status mutant(const kb_knobs *k, kb_buffers *b, cudaStream_t s, kb_err
     KB_DISPATCH(p->dtype, T, {
         const T *x = (const T *)t->x;
         T *out = (T *)t->out;
-        if (k->perturb == KB_PERTURB_NO_MAX && p->bench == KB_SOFTMAX_FWD)
-            k_softmax_no_max<T><<<grid, MUT_THREADS, 0, s>>>(x, out, p->M, p->N);
-        else if (k->perturb == KB_PERTURB_NO_MAX)
-            k_ce_no_max<T><<<grid, MUT_THREADS, 0, s>>>(x, t->target, out, p->M, p->N);
+        if (k->perturb == KB_PERTURB_NO_MAX)
+            k_no_max<T><<<grid, MUT_THREADS, 0, s>>>(
+                x, p->bench == KB_CE_FWD ? t->target : NULL, out, p->M, p->N);
         else if (k->perturb == KB_PERTURB_HALF_ACC && p->bench == KB_SOFTMAX_FWD)
             k_softmax_half<T><<<grid, MUT_THREADS, 0, s>>>(x, out, p->M, p->N);
         else if (k->perturb == KB_PERTURB_HALF_ACC && ln)
