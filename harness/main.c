@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "envinfo.h"
 #include "reference.h"
 #include "registry.h"
 #include "report.h"
@@ -207,6 +208,17 @@ static double wall_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* First on stdout, as the seed suite prints its versions: kbench, CUDA
+ * runtime and driver, cuDNN, GPU, clocks. Without a usable GPU, what there is. */
+static void print_banner(kb_session *s, kb_status open_status)
+{
+    char banner[640];
+    if (open_status != KB_OK) kb_env_collect(s->dev.name[0] ? &s->dev : NULL, &s->env);
+    kb_env_banner(&s->env, s->dev.name[0] ? &s->dev : NULL, banner, sizeof banner);
+    printf("%s\n", banner);
+    fflush(stdout);
+}
+
 static int run_cases(const kb_options *o)
 {
     kb_err e = {{0}};
@@ -218,6 +230,7 @@ static int run_cases(const kb_options *o)
     kb_session s;
     const double t_open = wall_s();
     kb_status st = kb_session_open(&s, o, &e);
+    print_banner(&s, st);
     if (st != KB_OK) {
         fprintf(stderr, "%s: %s\n", st == KB_ERR_NODEV ? "SKIP" : "Error", kb_err_text(&e));
         kb_session_close(&s);

@@ -35,7 +35,7 @@ static const col cols[] = {
     DBL(median_ms), DBL(min_ms),   DBL(max_ms),   DBL(noise),   DBL(gbps),
     DBL(sol_gbps),  DBL(sol_pct),  INT(samples),  STR(accuracy), I64(mismatches),
     DBL(max_err),   DBL(baseline_gbps), STR(verdict), STR(gpu),  STR(config),
-    STR(date),      STR(version),  STR(message)};
+    STR(date),      STR(version),  STR(env),     STR(message)};
 #define NCOLS (sizeof cols / sizeof cols[0])
 #define NCSV (NCOLS - 1)
 #define NREQUIRED 6 /* benchmark,backend,dtype,M,N,median_ms */

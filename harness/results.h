@@ -4,7 +4,8 @@
  * it, peers' scripts write it):
  *   benchmark,backend,dtype,M,N,median_ms,min_ms,max_ms,noise,gbps,sol_gbps,
  *   sol_pct,samples,accuracy,mismatches,max_err,baseline_gbps,verdict,gpu,
- *   config,date,version
+ *   config,date,version,env
+ * env: the environment banner without the GPU name (envinfo.h).
  * accuracy: PASS | FAIL | SKIP. verdict: SAME | FASTER | SLOWER | NOISY |
  * NO_BASELINE | (empty when not checked). Unmeasured numbers are empty.
  * backend is the series name: "eager", "tuned", "tuned:<custom-name>",
@@ -38,6 +39,7 @@ typedef struct {
     char config[128];     /* tuned launch parameters etc. */
     char date[32];        /* ISO 8601 UTC */
     char version[16];
+    char env[256];        /* kbench, CUDA runtime/driver, cuDNN, clocks (envinfo.h) */
     char message[512];    /* skip reason / failure text (not in CSV) */
 } kb_result;
 

@@ -68,6 +68,8 @@ kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e)
         KB_TRY(kb_session_baseline_path(o, "", s->baseline_path, sizeof s->baseline_path,
                                         &s->baseline_missing, e));
     KB_TRY(kb_device_open(o->device, &s->dev, e));
+    kb_env_collect(&s->dev, &s->env);
+    kb_env_compact(&s->env, s->env_text, sizeof s->env_text);
     kb_gpu_lock_path(NULL, s->dev.pci, s->lock_path, sizeof s->lock_path);
     char gpu[256];
     kb_gpu_file_name(s->dev.name, gpu, sizeof gpu);
@@ -448,6 +450,7 @@ kb_outcome kb_run_case(kb_session *s, const kb_case *c, const kb_custom_config *
     r->sol_gbps = s->sol_gbps;
     snprintf(r->gpu, sizeof r->gpu, "%s", s->dev.name);
     snprintf(r->version, sizeof r->version, "%s", KB_VERSION);
+    snprintf(r->env, sizeof r->env, "%s", s->env_text);
     iso_now(r->date, sizeof r->date);
     snprintf(r->accuracy, sizeof r->accuracy, "SKIP");
 

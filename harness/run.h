@@ -7,6 +7,7 @@
 #include "baseline.h"
 #include "cli.h"
 #include "device.h"
+#include "envinfo.h"
 #include "gate.h"
 #include "gpulock.h"
 #include "knobs.h"
@@ -27,6 +28,8 @@ typedef struct {
 typedef struct {
     const kb_options *o;
     kb_device dev;
+    kb_env env;             /* the banner's facts; each row's env column */
+    char env_text[256];
     double sol_gbps;
     kb_gpu_limits limits;
     kb_gpu_lock lock;       /* held while a case uses the GPU (gpulock.h) */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "envinfo.h"
 #include "unit.h"
 
 static kb_status parse(kb_options *o, kb_err *e, const char *const *args, int n)
@@ -409,6 +410,31 @@ START_TEST(output_paths_checked_up_front)
 }
 END_TEST
 
+/* The banner (seed parity: versions first) from known facts. */
+START_TEST(env_banner_text)
+{
+    kb_env env = {13000, 12080, 91400, 0, 1980, 3201};
+    kb_device d;
+    memset(&d, 0, sizeof d);
+    d.ordinal = 1;
+    snprintf(d.name, sizeof d.name, "NVIDIA H200");
+    d.sm_count = 132;
+    d.cc_major = 9;
+    d.total_mem = (size_t)143771 << 20;
+    char buf[640];
+    kb_env_banner(&env, &d, buf, sizeof buf);
+    ck_assert_str_eq(buf, "kbench " KB_VERSION " | CUDA runtime 13.0, driver 12.8 | cuDNN 9.14.0 | "
+                          "GPU 1: NVIDIA H200 (sm_90, 132 SMs, 151 GB) | SM clock 1980 MHz, "
+                          "memory clock 3201 MHz (peak)");
+    kb_env_compact(&env, buf, sizeof buf);
+    ck_assert_ptr_null(strstr(buf, "H200")); /* rows have a gpu column */
+    ck_assert_ptr_nonnull(strstr(buf, "SM clock 1980 MHz"));
+    kb_env none = {13000, 0, 0, 0, 0, 0};
+    kb_env_banner(&none, NULL, buf, sizeof buf);
+    ck_assert_str_eq(buf, "kbench " KB_VERSION " | CUDA runtime 13.0, driver none | cuDNN not found | GPU: none");
+}
+END_TEST
+
 Suite *kb_suite_cli(void)
 {
     Suite *s = suite_create("cli");
@@ -431,6 +457,7 @@ Suite *kb_suite_cli(void)
     tcase_add_test(t, custom_compile_maps_to_tuned_config);
     tcase_add_test(t, json_config);
     tcase_add_test(t, output_paths_checked_up_front);
+    tcase_add_test(t, env_banner_text);
     suite_add_tcase(s, t);
     return s;
 }

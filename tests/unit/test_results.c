@@ -37,6 +37,7 @@ static kb_result mkres(void)
     snprintf(x.gpu, sizeof x.gpu, "NVIDIA H200");
     snprintf(x.date, sizeof x.date, "2025-01-01T00:00:00Z");
     snprintf(x.version, sizeof x.version, "0.1.0");
+    snprintf(x.env, sizeof x.env, "kbench 0.1.0 | CUDA runtime 13.0, driver 13.0");
     return x;
 }
 
@@ -89,6 +90,7 @@ static void same_result(const kb_result *g, const kb_result *w)
     ck_assert_str_eq(g->config, w->config);
     ck_assert_str_eq(g->date, w->date);
     ck_assert_str_eq(g->version, w->version);
+    ck_assert_str_eq(g->env, w->env);
 }
 
 START_TEST(push_grows)
@@ -127,15 +129,15 @@ START_TEST(csv_round_trip_and_nan)
     ck_assert_ptr_nonnull(text);
     const char *hdr = "benchmark,backend,dtype,M,N,median_ms,min_ms,max_ms,noise,gbps,sol_gbps,"
                       "sol_pct,samples,accuracy,mismatches,max_err,baseline_gbps,verdict,gpu,"
-                      "config,date,version\n";
+                      "config,date,version,env\n";
     ck_assert_int_eq(strncmp(text, hdr, strlen(hdr)), 0);
     const char *row1 = "softmax_forward,eager,bf16,32768,4096,0.1234,0.122,0.1301,0.004,2175.3,"
                        "4274,50.9,57,PASS,0,0.25,2180,SAME,NVIDIA H200,,2025-01-01T00:00:00Z,"
-                       "0.1.0\n";
+                       "0.1.0,\"kbench 0.1.0 | CUDA runtime 13.0, driver 13.0\"\n";
     ck_assert_int_eq(strncmp(text + strlen(hdr), row1, strlen(row1)), 0);
     /* NaN numbers are empty fields, text needing it is quoted. */
     const char *row2 = "layernorm_backward,\"tuned:big, \"\"x\"\"\",fp32,1,262144,,,,,,,,,SKIP,,,,,,"
-                       "\"threads=256,\ncluster=4\",,\n";
+                       "\"threads=256,\ncluster=4\",,,\n";
     ck_assert_str_eq(text + strlen(hdr) + strlen(row1), row2);
     free(text);
 
@@ -182,13 +184,13 @@ START_TEST(json_output)
         "\"samples\": 57, \"accuracy\": \"PASS\", \"mismatches\": 0, \"max_err\": 0.25, "
         "\"baseline_gbps\": 2180, \"verdict\": \"SAME\", \"gpu\": \"NVIDIA H200\", "
         "\"config\": \"\", \"date\": \"2025-01-01T00:00:00Z\", \"version\": \"0.1.0\", "
-        "\"message\": \"\"},\n"
+        "\"env\": \"kbench 0.1.0 | CUDA runtime 13.0, driver 13.0\", \"message\": \"\"},\n"
         "  {\"benchmark\": \"layernorm_backward\", \"backend\": \"tuned:big, \\\"x\\\"\", "
         "\"dtype\": \"fp32\", \"M\": 1, \"N\": 262144, \"median_ms\": null, \"min_ms\": null, "
         "\"max_ms\": null, \"noise\": null, \"gbps\": null, \"sol_gbps\": null, "
         "\"sol_pct\": null, \"samples\": null, \"accuracy\": \"SKIP\", \"mismatches\": null, "
         "\"max_err\": null, \"baseline_gbps\": null, \"verdict\": \"\", \"gpu\": \"\", "
-        "\"config\": \"threads=256,\\ncluster=4\", \"date\": \"\", \"version\": \"\", "
+        "\"config\": \"threads=256,\\ncluster=4\", \"date\": \"\", \"version\": \"\", \"env\": \"\", "
         "\"message\": \"needs \\\"smem\\\"\\t> limit\"}\n"
         "]\n");
     free(text);
