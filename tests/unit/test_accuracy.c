@@ -3,9 +3,12 @@
  * host copies of the bands. */
 #include <check.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "guard.h"
+#include "half.h"
+#include "reference.h"
 #include "tolerance.h"
 #include "unit.h"
 
@@ -138,6 +141,174 @@ START_TEST(guard_write_before_start)
 }
 END_TEST
 
+/* ---- an fp32 implementation passes, on every input kind -------------------
+ * Host "kernels" computing each formula in float with sequential fp32 sums
+ * (worse than a GPU's tree), rounded once to the dtype, against the gold
+ * (the double reference rounded to fp32 then to the dtype), judged row by
+ * row with the normwise criterion and the s terms of harness/accuracy.cu
+ * written out again here. Near one-hot rows (wide) and zero-variance rows
+ * (constant) are where the fp32 allowance carries the row: without it a
+ * correct softmax backward fails hundreds of wide rows. */
+typedef struct {
+    double worst, worst_no_allowance;
+    int judged;
+} nw_tally;
+
+/* One row's sums of squares, as the GPU kernel forms them. */
+typedef struct {
+    double e2, g2, s2;
+} row_sums;
+
+static void add_elem(row_sums *rs, double out, double gold, double s)
+{
+    rs->e2 += (out - gold) * (out - gold);
+    rs->g2 += gold * gold;
+    rs->s2 += s * s;
+}
+
+static void tally_row(nw_tally *t, row_sums rs, kb_dtype d)
+{
+    const double x = kb_normwise_excess(rs.e2, rs.g2, rs.s2, d);
+    const double xn = kb_normwise_excess(rs.e2, rs.g2, 0, d);
+    if (isnan(x)) return;
+    t->judged++;
+    if (x > t->worst) t->worst = x;
+    if (xn > t->worst_no_allowance) t->worst_no_allowance = xn;
+}
+
+static float *host_f(int64_t n)
+{
+    float *p = calloc((size_t)n, sizeof *p);
+    ck_assert_ptr_nonnull(p);
+    return p;
+}
+
+/* dy [M,N] of the dtype: a fixed pattern in [-2.5, 2.5]. */
+static void fill_dy(float *dy, int64_t n, kb_dtype d)
+{
+    for (int64_t i = 0; i < n; i++)
+        dy[i] = kb_round_to(d, (float)((int)(((uint64_t)i * 2654435761u >> 7) % 2001) - 1000) / 400.f);
+}
+
+/* softmax backward: dx = y (dy - sum dy*y) */
+static nw_tally softmax_bwd(kb_inputs k, kb_dtype d, int64_t M, int64_t N)
+{
+    float *x = host_f(M * N), *y = host_f(M * N), *dy = host_f(M * N);
+    kb_inputs_host(k, KB_SOFTMAX_BWD, d, 1, M, N, x, NULL);
+    kb_ref_cpu_saved(KB_SOFTMAX_BWD, M, N, x, NULL, NULL, NULL, y);
+    fill_dy(dy, M * N, d);
+    nw_tally t = {0, 0, 0};
+    for (int64_t r = 0; r < M; r++) {
+        float *yr = y + r * N, *dr = dy + r * N, sf = 0.f;
+        double sd = 0, sa = 0;
+        row_sums rs = {0, 0, 0};
+        for (int64_t j = 0; j < N; j++) {
+            yr[j] = kb_round_to(d, yr[j]); /* the saved y is stored in the dtype */
+            sd += (double)dr[j] * yr[j];
+            sa += fabs((double)dr[j]) * yr[j];
+            sf += dr[j] * yr[j];
+        }
+        for (int64_t j = 0; j < N; j++) {
+            const double g = kb_round_to(d, (float)(yr[j] * ((double)dr[j] - sd)));
+            const double o = kb_round_to(d, yr[j] * (dr[j] - sf));
+            add_elem(&rs, o, g, yr[j] * (fabs((double)dr[j]) + sa));
+        }
+        tally_row(&t, rs, d);
+    }
+    free(x), free(y), free(dy);
+    return t;
+}
+
+/* cross-entropy backward: dx = dloss (exp(x - lse) - [j = target]), lse fp32 */
+static nw_tally ce_bwd(kb_inputs k, kb_dtype d, int64_t M, int64_t N)
+{
+    float *x = host_f(M * N), *lse = host_f(M);
+    int64_t *tg = calloc((size_t)M, sizeof *tg);
+    ck_assert_ptr_nonnull(tg);
+    kb_inputs_host(k, KB_CE_BWD, d, 1, M, N, x, tg);
+    kb_ref_cpu_saved(KB_CE_BWD, M, N, x, lse, NULL, NULL, NULL);
+    nw_tally t = {0, 0, 0};
+    for (int64_t r = 0; r < M; r++) {
+        const double dl = 1.0 + (double)(r % 3);
+        row_sums rs = {0, 0, 0};
+        for (int64_t j = 0; j < N; j++) {
+            const double p = exp((double)x[r * N + j] - lse[r]), h = j == tg[r] ? 1.0 : 0.0;
+            const double g = kb_round_to(d, (float)(dl * (p - h)));
+            const double o = kb_round_to(d, (float)dl * (expf(x[r * N + j] - lse[r]) - (float)h));
+            add_elem(&rs, o, g, dl * (p + h));
+        }
+        tally_row(&t, rs, d);
+    }
+    free(x), free(lse), free(tg);
+    return t;
+}
+
+/* LayerNorm backward dx, saved fp32 mean/rstd, fp32 sums of g and g*xh */
+static nw_tally ln_bwd(kb_inputs k, kb_dtype d, int64_t M, int64_t N)
+{
+    float *x = host_f(M * N), *dy = host_f(M * N), *w = host_f(N), *mean = host_f(M),
+          *rstd = host_f(M);
+    kb_inputs_host(k, KB_LAYERNORM_BWD, d, 1, M, N, x, NULL);
+    kb_ref_cpu_saved(KB_LAYERNORM_BWD, M, N, x, NULL, mean, rstd, NULL);
+    fill_dy(dy, M * N, d);
+    for (int64_t j = 0; j < N; j++) w[j] = 0.5f + (float)(j % 7) / 4.0f;
+    nw_tally t = {0, 0, 0};
+    for (int64_t r = 0; r < M; r++) {
+        const float *xr = x + r * N, *dr = dy + r * N, mu = mean[r], sd = rstd[r];
+        double sg = 0, sgx = 0, A = 0, B = 0;
+        row_sums rs = {0, 0, 0};
+        float fg = 0, fgx = 0;
+        for (int64_t j = 0; j < N; j++) {
+            const double g = (double)dr[j] * w[j], xh = ((double)xr[j] - mu) * sd;
+            sg += g, sgx += g * xh, A += fabs(g), B += fabs(g * xh);
+            fg += dr[j] * w[j];
+            fgx += dr[j] * w[j] * ((xr[j] - mu) * sd);
+        }
+        A /= (double)N, B /= (double)N;
+        for (int64_t j = 0; j < N; j++) {
+            const double g = (double)dr[j] * w[j], xh = ((double)xr[j] - mu) * sd;
+            const double gold = kb_round_to(d, (float)(sd * (g - sg / N - xh * (sgx / N))));
+            const float fxh = (xr[j] - mu) * sd;
+            const double o =
+                kb_round_to(d, sd * (dr[j] * w[j] - fg / (float)N - fxh * (fgx / (float)N)));
+            add_elem(&rs, o, gold, sd * (fabs(g) + A + fabs(xh) * B));
+        }
+        tally_row(&t, rs, d);
+    }
+    free(x), free(dy), free(w), free(mean), free(rstd);
+    return t;
+}
+
+static void expect_pass(const char *what, nw_tally t)
+{
+    ck_assert_msg(t.judged > 0, "%s: no row judged", what);
+    ck_assert_msg(t.worst <= 0.5, "%s: a correct fp32 implementation reaches %.3g of the bound",
+                  what, t.worst);
+}
+
+START_TEST(fp32_implementation_passes)
+{
+    const int64_t M = 512, N = 1000;
+    nw_tally t = softmax_bwd(KB_INPUTS_WIDE, KB_BF16, M, N);
+    expect_pass("softmax backward, wide, bf16", t);
+    ck_assert_msg(t.worst_no_allowance > 1, "the allowance is not needed (%.3g)", t.worst_no_allowance);
+    expect_pass("softmax backward, wide, fp16", softmax_bwd(KB_INPUTS_WIDE, KB_FP16, M, N));
+    expect_pass("softmax backward, randn, bf16", softmax_bwd(KB_INPUTS_RANDN, KB_BF16, M, N));
+    expect_pass("softmax backward, masked, bf16", softmax_bwd(KB_INPUTS_MASKED, KB_BF16, M, N));
+    expect_pass("softmax backward, shifted, bf16", softmax_bwd(KB_INPUTS_SHIFTED, KB_BF16, M, N));
+    expect_pass("softmax backward, randn, fp32", softmax_bwd(KB_INPUTS_RANDN, KB_FP32, M, N));
+    expect_pass("cross-entropy backward, wide, bf16", ce_bwd(KB_INPUTS_WIDE, KB_BF16, M, N));
+    expect_pass("cross-entropy backward, wide, fp16", ce_bwd(KB_INPUTS_WIDE, KB_FP16, M, N));
+    expect_pass("cross-entropy backward, shifted, bf16", ce_bwd(KB_INPUTS_SHIFTED, KB_BF16, M, N));
+    expect_pass("cross-entropy backward, masked, bf16", ce_bwd(KB_INPUTS_MASKED, KB_BF16, M, N));
+    expect_pass("cross-entropy backward, randn, fp32", ce_bwd(KB_INPUTS_RANDN, KB_FP32, M, N));
+    expect_pass("layernorm backward, constant, bf16", ln_bwd(KB_INPUTS_CONSTANT, KB_BF16, M, N));
+    expect_pass("layernorm backward, small, bf16", ln_bwd(KB_INPUTS_SMALL, KB_BF16, M, N));
+    expect_pass("layernorm backward, wide, fp16", ln_bwd(KB_INPUTS_WIDE, KB_FP16, M, N));
+    expect_pass("layernorm backward, randn, fp32", ln_bwd(KB_INPUTS_RANDN, KB_FP32, M, N));
+}
+END_TEST
+
 Suite *kb_suite_accuracy(void)
 {
     Suite *s = suite_create("accuracy");
@@ -153,5 +324,9 @@ Suite *kb_suite_accuracy(void)
     tcase_add_test(g, guard_write_past_end);
     tcase_add_test(g, guard_write_before_start);
     suite_add_tcase(s, g);
+    TCase *f = tcase_create("fp32 implementation");
+    tcase_set_timeout(f, 60);
+    tcase_add_test(f, fp32_implementation_passes);
+    suite_add_tcase(s, f);
     return s;
 }
