@@ -414,6 +414,8 @@ static void write_accuracy(FILE *f, const kb_report_model *m, const counts *c)
         md_text(f, name);
         fprintf(f, " | ");
         if (x->message[0]) md_text(f, x->message);
+        else if (strncmp(x->config, "inputs=", 7) == 0)
+            fprintf(f, "accuracy %s; an input-kind case is not timed", x->accuracy);
         else fprintf(f, "%s (no reason in the input)", x->accuracy[0] ? x->accuracy : "not timed");
         fprintf(f, " |\n");
     }

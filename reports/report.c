@@ -46,10 +46,24 @@ double kb_geomean(const double *v, size_t n)
 
 int kb_report_timed(const kb_result *x) { return isfinite(x->median_ms) && x->median_ms > 0; }
 
+/* The input kind of a row ("" for randn): kbench writes "inputs=<kind>" at
+ * the start of the config column of an input-kind case. Part of the key, so
+ * the kinds of one shape stay apart. */
+static size_t inputs_of(const kb_result *x, const char **kind)
+{
+    *kind = "";
+    if (strncmp(x->config, "inputs=", 7) != 0) return 0;
+    *kind = x->config + 7;
+    return strcspn(*kind, " ");
+}
+
 static int same_key(const kb_result *a, const kb_result *b)
 {
+    const char *ka, *kb;
+    const size_t na = inputs_of(a, &ka), nb = inputs_of(b, &kb);
     return a->M == b->M && a->N == b->N && strcmp(a->benchmark, b->benchmark) == 0 &&
-           strcmp(a->backend, b->backend) == 0 && strcmp(a->dtype, b->dtype) == 0;
+           strcmp(a->backend, b->backend) == 0 && strcmp(a->dtype, b->dtype) == 0 &&
+           na == nb && strncmp(ka, kb, na) == 0;
 }
 
 static const kb_result *find_row(const kb_result *rows, size_t n, const char *bench,
@@ -405,8 +419,10 @@ int kb_report_is_peer(const char *backend)
 
 void kb_report_case_name(const kb_result *x, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s.%s.%s.%" PRId64 "x%" PRId64, x->benchmark, x->backend, x->dtype,
-             x->M, x->N);
+    const char *kind;
+    const int n = (int)inputs_of(x, &kind);
+    snprintf(buf, len, "%s.%s.%s.%" PRId64 "x%" PRId64 "%s%.*s", x->benchmark, x->backend,
+             x->dtype, x->M, x->N, n ? "." : "", n, kind);
 }
 
 kb_status kb_report_judge_all(const kb_report_model *m, const kb_baseline *bl,

@@ -450,6 +450,24 @@ START_TEST(test_dedup_and_fill)
     kb_results_free(&d);
     kb_results_free(&r);
 
+    /* Input-kind rows (config "inputs=<kind>") of one shape stay apart. */
+    kb_results_init(&r);
+    kb_result k1 = mk("softmax_forward", "eager", "bf16", 4096, 1000, NAN);
+    kb_result k2 = k1;
+    snprintf(k1.config, sizeof k1.config, "inputs=shifted");
+    snprintf(k2.config, sizeof k2.config, "inputs=wide tile=4");
+    push(&r, k1);
+    push(&r, k2);
+    push(&r, k1);
+    ck_assert_int_eq(kb_report_dedup(&r, &d, &rep, &e), KB_OK);
+    ck_assert_uint_eq(d.n, 2);
+    ck_assert_uint_eq(rep, 1);
+    char name[160];
+    kb_report_case_name(&d.v[1], name, sizeof name);
+    ck_assert_str_eq(name, "softmax_forward.eager.bf16.4096x1000.wide");
+    kb_results_free(&d);
+    kb_results_free(&r);
+
     /* % of SOL: the row's own, else the run's SOL for peers' rows. */
     kb_results_init(&r);
     read_fix(&r, FIX("run.csv"));
