@@ -19,6 +19,13 @@
 
 #define KB_SEED 0x6b62656e6368ull /* "kbench" */
 
+static double mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
 /* The baseline file, checked before any GPU work: a path the user typed must
  * exist (else nothing would be gated and every case would pass). */
 kb_status kb_session_baseline_path(const kb_options *o, const char *gpu_name, char *path,
@@ -67,7 +74,10 @@ kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e)
     if (o->baseline)
         KB_TRY(kb_session_baseline_path(o, "", s->baseline_path, sizeof s->baseline_path,
                                         &s->baseline_missing, e));
+    double t = mono_ms();
     KB_TRY(kb_device_open(o->device, &s->dev, e));
+    s->open_ms[0] = mono_ms() - t;
+    t = mono_ms();
     kb_env_collect(&s->dev, &s->env);
     kb_env_compact(&s->env, s->env_text, sizeof s->env_text);
     kb_gpu_lock_path(NULL, s->dev.pci, s->lock_path, sizeof s->lock_path);
@@ -83,9 +93,14 @@ kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e)
         snprintf(s->tune_cache, sizeof s->tune_cache, "%s", env_cache);
     else
         snprintf(s->tune_cache, sizeof s->tune_cache, "%s/%s.txt", KBENCH_TUNE_DIR, gpu);
+    s->open_ms[1] = mono_ms() - t;
+    t = mono_ms();
     KB_TRY(kb_flusher_init(&s->flusher, e));
     KB_CUDA(e, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+    s->open_ms[2] = mono_ms() - t;
+    t = mono_ms();
     KB_TRY(gpu_limits(s, e));
+    s->open_ms[3] = mono_ms() - t;
     return KB_OK;
 }
 
@@ -101,12 +116,6 @@ void kb_session_close(kb_session *s)
     s->stream = NULL;
 }
 
-static double mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
 
 static void iso_now(char *buf, size_t len)
 {

@@ -46,6 +46,7 @@ typedef struct {
     kb_rowfile csv_out, json_out; /* --csv, --json: a row as each case ends */
     kb_knobs knobs; /* test-only (knobs.h); all off in real runs */
     kb_phases phases; /* of the last case */
+    double open_ms[4];  /* session start-up: device, baseline, flush buffer+stream, SOL/floor */
 } kb_session;
 
 typedef enum { KB_CASE_PASS = 0, KB_CASE_FAIL, KB_CASE_SKIP } kb_outcome;

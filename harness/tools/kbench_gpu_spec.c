@@ -23,7 +23,7 @@ int main(int argc, char **argv)
         printf("no GPU visible (%s): GPU cases will report SKIP; wrote %s\n",
                rc != cudaSuccess ? cudaGetErrorString(rc) : "device count is 0", argv[1]);
     else
-        printf("%d GPU(s), %d cases started per GPU, one at a time on it (GPU lock); wrote %s\n",
-               n, KB_GPUSPEC_SLOTS, argv[1]);
+        printf("%d GPU(s), %d case(s) per GPU at a time; wrote %s\n", n, KB_GPUSPEC_SLOTS,
+               argv[1]);
     return 0;
 }

@@ -29,23 +29,23 @@ START_TEST(no_gpu_is_a_placeholder_that_never_blocks)
 }
 END_TEST
 
-START_TEST(one_gpu_a_few_slots)
+START_TEST(one_gpu_one_slot)
 {
     char buf[4096];
     kb_err e;
     ck_assert_int_eq(kb_gpuspec_format(1, buf, sizeof buf, &e), KB_OK);
     ck_assert_int_eq(count(buf, "\"id\""), 1);
-    ck_assert_ptr_nonnull(strstr(buf, "{\"id\": \"0\", \"slots\": 4}\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "{\"id\": \"0\", \"slots\": 1}\n"));
 }
 END_TEST
 
-START_TEST(several_gpus_each_a_few_slots)
+START_TEST(several_gpus_each_one_slot)
 {
     char buf[4096];
     kb_err e;
     ck_assert_int_eq(kb_gpuspec_format(8, buf, sizeof buf, &e), KB_OK);
-    ck_assert_int_eq(count(buf, "\"slots\": 4}"), 8);
-    ck_assert_int_eq(count(buf, "\"slots\": 4},\n"), 7); /* valid JSON: no trailing comma */
+    ck_assert_int_eq(count(buf, "\"slots\": 1}"), 8);
+    ck_assert_int_eq(count(buf, "\"slots\": 1},\n"), 7); /* valid JSON: no trailing comma */
     for (int i = 0; i < 8; i++) {
         char want[64];
         snprintf(want, sizeof want, "{\"id\": \"%d\", \"slots\": %d}", i, KB_GPUSPEC_SLOTS);
@@ -64,7 +64,7 @@ START_TEST(written_atomically)
     kb_err e;
     ck_assert_int_eq(kb_gpuspec_write(path, 2, &e), KB_OK);
     char *text = kbt_read(path, NULL);
-    ck_assert_int_eq(count(text, "\"slots\": 4}"), 2);
+    ck_assert_int_eq(count(text, "\"slots\": 1}"), 2);
     free(text);
     ck_assert_int_eq(kb_gpuspec_write("/nonexistent-dir/gpus.json", 1, &e), KB_ERR_IO);
     ck_assert_ptr_nonnull(strstr(e.msg, "/nonexistent-dir/gpus.json"));
@@ -77,8 +77,8 @@ Suite *kb_suite_gpuspec(void)
     Suite *s = suite_create("gpuspec");
     TCase *t = tcase_create("spec");
     tcase_add_test(t, no_gpu_is_a_placeholder_that_never_blocks);
-    tcase_add_test(t, one_gpu_a_few_slots);
-    tcase_add_test(t, several_gpus_each_a_few_slots);
+    tcase_add_test(t, one_gpu_one_slot);
+    tcase_add_test(t, several_gpus_each_one_slot);
     tcase_add_test(t, written_atomically);
     suite_add_tcase(s, t);
     return s;
