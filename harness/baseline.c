@@ -19,11 +19,11 @@
 #include "csvio.h"
 
 enum { C_BENCH, C_BACKEND, C_DTYPE, C_M, C_N, C_MEDIAN, C_GBPS, C_NOISE,
-       C_SAMPLES, C_Q1, C_Q3, C_DATE, C_VERSION, NCOLS };
+       C_SAMPLES, C_Q1, C_Q3, C_DATE, C_VERSION, C_KERNELS, C_KNAMES, NCOLS };
 #define NREQUIRED 8 /* benchmark..noise */
 static const char *const col_names[NCOLS] = {
     "benchmark", "backend", "dtype", "M", "N", "median_ms", "gbps", "noise",
-    "samples", "q1_ms", "q3_ms", "date", "version"};
+    "samples", "q1_ms", "q3_ms", "date", "version", "kernels", "kernel_names"};
 
 void kb_baseline_init(kb_baseline *b)
 {
@@ -76,7 +76,8 @@ static const char *row_problem(const kb_baseline_row *r)
 {
     if (!terminated(r->benchmark, sizeof r->benchmark) || !terminated(r->backend, sizeof r->backend) ||
         !terminated(r->dtype, sizeof r->dtype) || !terminated(r->date, sizeof r->date) ||
-        !terminated(r->version, sizeof r->version))
+        !terminated(r->version, sizeof r->version) ||
+        !terminated(r->kernel_names, sizeof r->kernel_names))
         return "a text field is not NUL-terminated";
     if (!r->benchmark[0] || !r->backend[0] || !r->dtype[0])
         return "benchmark, backend and dtype must not be empty";
@@ -85,6 +86,7 @@ static const char *row_problem(const kb_baseline_row *r)
     if (!isfinite(r->gbps) || r->gbps <= 0) return "gbps must be finite and > 0";
     if (!isfinite(r->noise) || r->noise < 0) return "noise must be finite and >= 0";
     if (r->samples < 0) return "samples must be >= 0";
+    if (r->kernels < 0) return "kernels must be >= 0 or empty";
     if (!isnan(r->q1_ms) && (!isfinite(r->q1_ms) || r->q1_ms < 0)) return "q1_ms must be >= 0 or empty";
     if (!isnan(r->q3_ms) && (!isfinite(r->q3_ms) || r->q3_ms < 0)) return "q3_ms must be >= 0 or empty";
     return NULL;
@@ -147,7 +149,7 @@ static kb_status on_row(void *ctx, size_t row, char *const *f, size_t n, long li
     kb_baseline_row r;
     memset(&r, 0, sizeof r);
     r.q1_ms = r.q3_ms = NAN;
-    int64_t samples = 0;
+    int64_t samples = 0, kernels = 0;
     KB_TRY(get_text(c, f, C_BENCH, line, r.benchmark, sizeof r.benchmark, 1, e));
     KB_TRY(get_text(c, f, C_BACKEND, line, r.backend, sizeof r.backend, 1, e));
     KB_TRY(get_text(c, f, C_DTYPE, line, r.dtype, sizeof r.dtype, 1, e));
@@ -161,9 +163,14 @@ static kb_status on_row(void *ctx, size_t row, char *const *f, size_t n, long li
     KB_TRY(get_double(c, f, C_Q3, line, &r.q3_ms, e));
     KB_TRY(get_text(c, f, C_DATE, line, r.date, sizeof r.date, 0, e));
     KB_TRY(get_text(c, f, C_VERSION, line, r.version, sizeof r.version, 0, e));
+    KB_TRY(get_int(c, f, C_KERNELS, line, &kernels, e));
+    KB_TRY(get_text(c, f, C_KNAMES, line, r.kernel_names, sizeof r.kernel_names, 0, e));
     if (samples < 0 || samples > INT_MAX)
         return BAD("%s:%ld: column 'samples': %lld out of range", c->path, line, (long long)samples);
     r.samples = (int)samples;
+    if (kernels < 0 || kernels > INT_MAX)
+        return BAD("%s:%ld: column 'kernels': %lld out of range", c->path, line, (long long)kernels);
+    r.kernels = (int)kernels;
 
     const char *why = row_problem(&r);
     if (why) return BAD("%s:%ld: %s", c->path, line, why);
@@ -278,6 +285,10 @@ static kb_status write_rows(FILE *f, void *ctx, kb_err *e)
         kb_csv_put_double(f, r->q3_ms, 1);
         kb_csv_put(f, r->date, 1);
         kb_csv_put(f, r->version, 1);
+        if (r->kernels > 0) snprintf(num, sizeof num, "%d", r->kernels);
+        else num[0] = '\0';
+        kb_csv_put(f, num, 1);
+        kb_csv_put(f, r->kernel_names, 1);
         fputc('\n', f);
     }
     return KB_OK; /* stream errors are caught by kb_atomic_write */

@@ -3,10 +3,12 @@
  *
  * Schema (header row required, libcsv):
  *   benchmark,backend,dtype,M,N,median_ms,gbps,noise,samples,q1_ms,q3_ms,
- *   date,version
+ *   date,version,kernels,kernel_names
  * noise is the robust relative spread of the recording run (1.4826*MAD/median);
- * q1/q3 the quartiles of its samples. Columns after the required ones
- * (benchmark..noise) may be empty or absent in older files. */
+ * q1/q3 the quartiles of its samples; kernels/kernel_names what one call
+ * launched (CUPTI; kernel_names ';'-joined), which the kernel check compares
+ * with. Columns after the required ones (benchmark..noise) may be empty or
+ * absent in older files. */
 #ifndef KB_BASELINE_H
 #define KB_BASELINE_H
 
@@ -23,6 +25,8 @@ typedef struct {
     int samples;
     double q1_ms, q3_ms; /* NaN when absent */
     char date[32], version[16];
+    int kernels;             /* 0: not recorded */
+    char kernel_names[1024]; /* "" when not recorded */
 } kb_baseline_row;
 
 typedef struct {

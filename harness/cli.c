@@ -36,6 +36,7 @@ void kb_cli_usage(FILE *f)
           "baselines:\n"
           "  --baseline FILE            baseline CSV (default baselines/<gpu>.csv)\n"
           "  --update-baseline          merge this run's rows into the baseline file\n"
+          "  --update-baseline-kernels  write only the kernels columns of existing rows\n"
           "  --perf-tolerance P         allowed GB/s drop before SLOWER, 0 < P < 1 (default 0.10;\n"
           "                             env KBENCH_PERF_TOLERANCE)\n"
           "tuned backend:\n"
@@ -53,7 +54,7 @@ void kb_cli_usage(FILE *f)
           "other:\n"
           "  --device N                 CUDA device (default: CTest's allocation, else 0)\n"
           "  --budget-ms MS             wall-clock timing budget per case (default 1500)\n"
-          "  --no-timing                check accuracy only\n"
+          "  --no-timing                check accuracy (and kernels) only\n"
           "  --case NAME                run one CTest case <bench>.<backend>.<dtype>.<M>x<N>[.<inputs>]\n"
           "  --list-cases               print every CTest case with its labels\n"
           "  --self-test                check the GPU reference against the CPU reference\n"
@@ -239,7 +240,7 @@ enum {
     OPT_SHAPE, OPT_SWEEP, OPT_TOLERANCE, OPT_PERF_TOLERANCE, OPT_BUDGET, OPT_DEVICE, OPT_EXIT_ACC,
     OPT_PRINT, OPT_UPDATE_BASELINE, OPT_TUNE, OPT_NO_TIMING, OPT_VISUALIZE, OPT_REPORT_DIR,
     OPT_BASELINE, OPT_CSV, OPT_JSON, OPT_DUMP, OPT_TUNE_CACHE, OPT_TUNED_CONFIG, OPT_COMPILE_MODE,
-    OPT_CUSTOM_NAME, OPT_CUSTOM_OPTIONS, OPT_INPUTS, OPT_END
+    OPT_CUSTOM_NAME, OPT_CUSTOM_OPTIONS, OPT_INPUTS, OPT_UPDATE_KERNELS, OPT_END
 };
 
 static const struct option long_opts[] = {
@@ -261,6 +262,7 @@ static const struct option long_opts[] = {
     {"exit-on-accuracy-failure", no_argument, NULL, OPT_EXIT_ACC},
     {"print-benchmark-result", no_argument, NULL, OPT_PRINT},
     {"update-baseline", no_argument, NULL, OPT_UPDATE_BASELINE},
+    {"update-baseline-kernels", no_argument, NULL, OPT_UPDATE_KERNELS},
     {"tune", no_argument, NULL, OPT_TUNE},
     {"no-timing", no_argument, NULL, OPT_NO_TIMING},
     {"visualize", no_argument, NULL, OPT_VISUALIZE},
@@ -343,6 +345,7 @@ static kb_status one_option(int id, const char *v, kb_options *o, int *mode_opt,
     case OPT_EXIT_ACC: o->exit_on_accuracy_failure = 1; return KB_OK;
     case OPT_PRINT: o->print_result = 1; return KB_OK;
     case OPT_UPDATE_BASELINE: o->update_baseline = 1; return KB_OK;
+    case OPT_UPDATE_KERNELS: o->update_baseline_kernels = 1; return KB_OK;
     case OPT_TUNE: o->tune = 1; return KB_OK;
     case OPT_NO_TIMING: o->no_timing = 1; return KB_OK;
     case OPT_VISUALIZE: o->visualize = 1; return KB_OK;

@@ -44,6 +44,7 @@ typedef struct {
     double budget_ms;                 /* NaN = default timing budget      */
     int exit_on_accuracy_failure, print_result, update_baseline, tune, no_timing;
     kb_compile_mode compile_mode;     /* tune == (compile_mode == AUTOTUNE) */
+    int update_baseline_kernels;      /* only the kernel columns of rows  */
     int visualize;                    /* write report + plots after run   */
     const char *report_dir;
     const char *baseline, *csv, *json, *dump_dir, *tune_cache;

@@ -12,7 +12,8 @@ void kb_gate_defaults(kb_gate_opts *o)
     o->floor_ms = 0;
 }
 
-static const char *const names[] = {"", "NO_BASELINE", "SAME", "FASTER", "SLOWER", "NOISY"};
+static const char *const names[] = {"",       "NO_BASELINE", "SAME",          "FASTER",
+                                    "SLOWER", "NOISY",       "FUSION_CHANGED"};
 
 const char *kb_verdict_name(kb_verdict v)
 {

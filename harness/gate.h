@@ -34,7 +34,11 @@ typedef enum {
     KB_VERDICT_SAME,
     KB_VERDICT_FASTER,
     KB_VERDICT_SLOWER,
-    KB_VERDICT_NOISY
+    KB_VERDICT_NOISY,
+    /* Not a time verdict: the case launched a different number of kernels
+     * than its backend declares or its baseline row records (kernel_check.h).
+     * It replaces the time verdict and fails the case. */
+    KB_VERDICT_FUSION_CHANGED
 } kb_verdict;
 
 typedef struct {

@@ -164,7 +164,12 @@ typedef struct {
  *          allocate. Called many times with the same tensors.
  * describe (optional) writes a short text of the chosen configuration
  *          (e.g. tuned launch parameters) shown in results.
- * teardown (optional) frees state. */
+ * teardown (optional) frees state.
+ * kernels  (optional) how many kernels one run call launches on its stream,
+ *          for the kernel check (verdict FUSION_CHANGED): a function of the
+ *          problem and of the configuration setup chose (state). NULL: not
+ *          declared (cuDNN picks its own plan; the baseline row records what
+ *          it launched). */
 typedef struct kb_impl {
     const char *backend;
     kb_bench_id bench;
@@ -174,6 +179,7 @@ typedef struct kb_impl {
                      cudaStream_t s, kb_err *e);
     void (*describe)(const void *state, char *buf, size_t len);
     void (*teardown)(void *state);
+    int (*kernels)(const kb_problem *p, const void *state);
 } kb_impl;
 
 #ifdef __cplusplus

@@ -2,8 +2,11 @@
 #include "knobs.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "registry.h"
 
 static kb_status split(const char *var, const char *v, char *backend, size_t blen,
                        const char **rest, kb_err *e)
@@ -73,10 +76,22 @@ kb_status kb_knobs_parse(const char *extra_bytes, const char *extra_time, const 
     return KB_OK;
 }
 
+kb_status kb_knobs_parse_split(const char *split, kb_knobs *k, kb_err *e)
+{
+    k->split_backend[0] = '\0';
+    if (!split || !*split) return KB_OK;
+    if (kb_backend_index(split) < 0)
+        return KB_FAIL(e, KB_ERR_ARG, "KBENCH_TEST_SPLIT='%s': expected a backend (eager, fused, "
+                       "tuned, cudnn)", split);
+    snprintf(k->split_backend, sizeof k->split_backend, "%s", split);
+    return KB_OK;
+}
+
 kb_status kb_knobs_from_env(kb_knobs *k, kb_err *e)
 {
-    return kb_knobs_parse(getenv("KBENCH_TEST_EXTRA_BYTES"), getenv("KBENCH_TEST_EXTRA_TIME"),
-                          getenv("KBENCH_TEST_PERTURB"), k, e);
+    KB_TRY(kb_knobs_parse(getenv("KBENCH_TEST_EXTRA_BYTES"), getenv("KBENCH_TEST_EXTRA_TIME"),
+                          getenv("KBENCH_TEST_PERTURB"), k, e));
+    return kb_knobs_parse_split(getenv("KBENCH_TEST_SPLIT"), k, e);
 }
 
 int kb_knob_applies(const char *knob_backend, const char *series)

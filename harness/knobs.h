@@ -37,6 +37,12 @@
  *         eps_1e-5    RMSNorm / LayerNorm forward with eps 1e-5, not 1e-6
  *       A kind that does not apply to a case's benchmark (a forward
  *       mutant on a backward) makes the case SKIP, saying so.
+ *   KBENCH_TEST_SPLIT=<backend>
+ *       after each run of <backend> (timed runs and the kernel check's traced
+ *       call), launch one extra empty kernel (split_noop_kernel) on the
+ *       stream: a fusion come apart, in kernel count only (the empty kernel
+ *       costs ~2 us), which the kernel check must flag FUSION_CHANGED
+ *       (ci/fusion-check).
  * A malformed value is an error (the run stops), never silently ignored. */
 #ifndef KB_KNOBS_H
 #define KB_KNOBS_H
@@ -66,11 +72,15 @@ typedef struct {
     char perturb_backend[48];
     kb_perturb perturb;
     double scale;            /* for KB_PERTURB_SCALE: the f in 1+f */
+    char split_backend[48];  /* KBENCH_TEST_SPLIT; "": off */
 } kb_knobs;
 
 /* Pure parser (unit tested); NULL/empty values mean off. */
 kb_status kb_knobs_parse(const char *extra_bytes, const char *extra_time, const char *perturb,
                          kb_knobs *k, kb_err *e);
+/* KBENCH_TEST_SPLIT's value (NULL/empty: off) into k->split_backend: a
+ * backend name (eager fused tuned cudnn), else KB_ERR_ARG. */
+kb_status kb_knobs_parse_split(const char *split, kb_knobs *k, kb_err *e);
 /* From the environment. */
 kb_status kb_knobs_from_env(kb_knobs *k, kb_err *e);
 
@@ -83,6 +93,9 @@ const char *kb_perturb_name(kb_perturb k);
 int kb_perturb_applies(kb_perturb k, kb_bench_id b);
 /* Enqueue the damage on s (KB_ERR_UNSUPPORTED where it does not apply). */
 kb_status kb_perturb_output(const kb_knobs *k, kb_buffers *b, cudaStream_t s, kb_err *e);
+
+/* Enqueue on s one empty kernel (KBENCH_TEST_SPLIT). */
+kb_status kb_test_split_noop(cudaStream_t s, kb_err *e);
 
 /* Enqueue on s a one-thread kernel that busy-waits ns nanoseconds of
  * %globaltimer (KBENCH_TEST_EXTRA_TIME); ns == 0 enqueues nothing. */

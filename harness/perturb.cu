@@ -203,6 +203,17 @@ __global__ void spin_kernel(uint64_t ns)
     } while (t - t0 < ns);
 }
 
+/* KBENCH_TEST_SPLIT: the kernel a fusion that came apart would add. Its
+ * name is what the kernel check prints. */
+__global__ void split_noop_kernel() {}
+
+extern "C" kb_status kb_test_split_noop(cudaStream_t s, kb_err *e)
+{
+    split_noop_kernel<<<1, 1, 0, s>>>();
+    KB_LAUNCHED(e);
+    return KB_OK;
+}
+
 extern "C" kb_status kb_spin_ns(uint64_t ns, cudaStream_t s, kb_err *e)
 {
     if (ns == 0) return KB_OK;

@@ -35,7 +35,8 @@ static const col cols[] = {
     DBL(median_ms), DBL(min_ms),   DBL(max_ms),   DBL(noise),   DBL(gbps),
     DBL(sol_gbps),  DBL(sol_pct),  INT(samples),  STR(accuracy), I64(mismatches),
     DBL(max_err),   DBL(baseline_gbps), STR(verdict), STR(gpu),  STR(config),
-    STR(date),      STR(version),  STR(env),     STR(message)};
+    STR(date),      STR(version),  STR(env),     INT(kernels), STR(kernel_names),
+    STR(kernel_us), STR(message)};
 #define NCOLS (sizeof cols / sizeof cols[0])
 #define NCSV (NCOLS - 1)
 #define NREQUIRED 6 /* benchmark,backend,dtype,M,N,median_ms */
@@ -330,6 +331,7 @@ void kb_result_print(FILE *f, const kb_result *x)
     if (isfinite(x->baseline_gbps)) fprintf(f, "  baseline %.1f GB/s", x->baseline_gbps);
     if (x->verdict[0]) fprintf(f, "%s%s", isfinite(x->baseline_gbps) ? " " : "  ", x->verdict);
     if (x->config[0]) fprintf(f, "  [%s]", x->config);
+    if (x->kernels > 0) fprintf(f, "  kernels %d (%s)", x->kernels, x->kernel_names);
     if (x->message[0]) fprintf(f, "  -- %s", x->message);
     fputc('\n', f);
 }

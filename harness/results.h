@@ -4,10 +4,14 @@
  * it, peers' scripts write it):
  *   benchmark,backend,dtype,M,N,median_ms,min_ms,max_ms,noise,gbps,sol_gbps,
  *   sol_pct,samples,accuracy,mismatches,max_err,baseline_gbps,verdict,gpu,
- *   config,date,version,env
+ *   config,date,version,env,kernels,kernel_names,kernel_us
  * env: the environment banner without the GPU name (envinfo.h).
  * accuracy: PASS | FAIL | SKIP. verdict: SAME | FASTER | SLOWER | NOISY |
- * NO_BASELINE | (empty when not checked). Unmeasured numbers are empty.
+ * NO_BASELINE | FUSION_CHANGED | (empty when not checked). Unmeasured
+ * numbers are empty. kernels: how many kernels one call launched (CUPTI,
+ * kernel_check.h); kernel_names their short names and kernel_us their
+ * durations in microseconds, both ';'-joined in launch order; empty when not
+ * recorded (older files lack the three columns: read as not recorded).
  * backend is the series name: "eager", "tuned", "tuned:<custom-name>",
  * or a peer ("torch_eager", "torch_compile", "liger", ...). */
 #ifndef KB_RESULTS_H
@@ -40,6 +44,9 @@ typedef struct {
     char date[32];        /* ISO 8601 UTC */
     char version[16];
     char env[256];        /* kbench, CUDA runtime/driver, cuDNN, clocks (envinfo.h) */
+    int kernels;              /* kernels per call (CUPTI); 0: not recorded */
+    char kernel_names[1024];  /* ';'-joined short names, launch order */
+    char kernel_us[512];      /* ';'-joined durations in us, same order */
     char message[512];    /* skip reason / failure text (not in CSV) */
 } kb_result;
 

@@ -16,6 +16,7 @@
 #include "buffers.h"
 #include "dump.h"
 #include "files.h"
+#include "kernel_check.h"
 
 #define KB_SEED 0x6b62656e6368ull /* "kbench" */
 
@@ -107,6 +108,8 @@ kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e)
 void kb_session_close(kb_session *s)
 {
     kb_gpu_lock_release(&s->lock);
+    kb_kernel_checker_free(s->kernels);
+    s->kernels = NULL;
     kb_flusher_free(&s->flusher);
     if (s->stream) cudaStreamDestroy(s->stream);
     kb_baseline_free(&s->baseline);
@@ -153,6 +156,7 @@ static kb_status update_baseline(kb_session *s, kb_err *e)
         row.q3_ms = r->q3_ms;
         snprintf(row.date, sizeof row.date, "%s", r->date);
         snprintf(row.version, sizeof row.version, "%s", KB_VERSION);
+        kb_kernels_to_row(&b, r, &row);
         st = kb_baseline_upsert(&b, &row, e);
         n++;
     }
@@ -181,6 +185,15 @@ kb_status kb_session_finish(kb_session *s, kb_err *e)
         first = st;
         *e = tmp;
     }
+    size_t nk = 0, nmiss = 0;
+    if (s->o->update_baseline_kernels &&
+        (st = kb_baseline_record_kernels(s->baseline_path, &s->results, &nk, &nmiss, &tmp)) !=
+            KB_OK && first == KB_OK) {
+        first = st;
+        *e = tmp;
+    } else if (s->o->update_baseline_kernels)
+        printf("baseline: kernel columns of %zu rows written to %s (%zu results have no row)\n",
+               nk, s->baseline_path, nmiss);
     return first;
 }
 
@@ -193,12 +206,14 @@ typedef struct {
     void *extra;        /* KBENCH_TEST_EXTRA_BYTES scratch, else NULL */
     size_t extra_bytes;
     uint64_t spin_ns;   /* KBENCH_TEST_EXTRA_TIME hold, else 0 */
+    int split;          /* KBENCH_TEST_SPLIT: one more (empty) kernel per run */
 } timed_arg;
 
 static kb_status timed_run(void *arg, cudaStream_t st, kb_err *e)
 {
     timed_arg *a = (timed_arg *)arg;
     KB_TRY(a->impl->run(a->p, a->t, a->state, st, e));
+    if (a->split) KB_TRY(kb_test_split_noop(st, e));
     if (a->extra) KB_CUDA(e, cudaMemsetAsync(a->extra, 0, a->extra_bytes, st));
     KB_TRY(kb_spin_ns(a->spin_ns, st, e));
     return KB_OK;
@@ -397,9 +412,11 @@ static kb_outcome run_buffers(kb_session *s, const kb_case *c, const char *case_
     if (!ok) return KB_CASE_FAIL;
     s->phases.check = mono_ms();
     /* An input kind tests numerics; its speed is the randn case's. */
-    if (s->o->no_timing || c->inputs != KB_INPUTS_RANDN) return KB_CASE_PASS;
+    if (s->o->no_timing || c->inputs != KB_INPUTS_RANDN)
+        return kb_kernel_check(s, c, state, &b->t, KB_CASE_PASS, r);
 
-    timed_arg arg = {c->impl, &c->p, &b->t, state, NULL, 0, 0};
+    timed_arg arg = {c->impl, &c->p, &b->t, state, NULL, 0, 0,
+                     kb_knob_applies(s->knobs.split_backend, r->backend)};
     if (s->knobs.slow_fraction > 0 && kb_knob_applies(s->knobs.slow_backend, r->backend) &&
         extra_time_ns(s, &arg, case_name, &arg.spin_ns, e) != KB_OK)
         return KB_CASE_FAIL;
@@ -414,7 +431,7 @@ static kb_outcome run_buffers(kb_session *s, const kb_case *c, const char *case_
     kb_outcome oc = time_and_judge(s, c, &arg, r, e);
     s->phases.timing = mono_ms();
     cudaFree(arg.extra);
-    return oc;
+    return kb_kernel_check(s, c, state, &b->t, oc, r);
 }
 
 static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg, kb_result *r,

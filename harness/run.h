@@ -47,6 +47,7 @@ typedef struct {
     kb_knobs knobs; /* test-only (knobs.h); all off in real runs */
     kb_phases phases; /* of the last case */
     double open_ms[4];  /* session start-up: device, baseline, flush buffer+stream, SOL/floor */
+    struct kb_kernel_checker *kernels; /* kernel_check.h; NULL until the first check */
 } kb_session;
 
 typedef enum { KB_CASE_PASS = 0, KB_CASE_FAIL, KB_CASE_SKIP } kb_outcome;

@@ -72,11 +72,12 @@ constexpr int kOccAll = 32; /* occ value meaning "as many CTAs as fit" */
     {opname, 6, {"threads", "rows", "cluster", "occ", "db", "reload"}, {11, 8, 5, 10, 2, 2},  \
      {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, NT_FWD_OCC_CHOICES, {0, 1},   \
       {0, 1}},                                                                             \
-     nt_heuristic<ln, false>, nt_fwd_valid<ln>, nullptr, nt_fwd_launch<ln>}
+     nt_heuristic<ln, false>, nt_fwd_valid<ln>, nullptr, nt_fwd_launch<ln>, nullptr}
 #define KB_NORM_BWD_SPACE(opname, ln)                                                    \
     {opname, 6, {"threads", "rows", "cluster", "occ", "acc", "reload"}, {11, 8, 5, 9, 2, 2}, \
      {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, NT_OCC_CHOICES, {0, 1}, {0, 1}}, \
-     nt_heuristic<ln, true>, nt_bwd_valid<ln>, nt_bwd_workspace<ln>, nt_bwd_launch<ln>}
+     nt_heuristic<ln, true>, nt_bwd_valid<ln>, nt_bwd_workspace<ln>, nt_bwd_launch<ln>,   \
+     nt_bwd_kernels}
 
 constexpr int kFwdNV[] = {1, 2, 3, 4, 6, 8, 12, 16};
 constexpr int kFwdDbNV[] = {1, 2, 3, 4, 6, 8};
@@ -577,6 +578,10 @@ size_t nt_bwd_workspace(const kb_problem *p, const kb_setup_ctx *ctx, const kb_t
     const int sms = ctx && ctx->sm_count > 0 ? ctx->sm_count : 256;
     return (size_t)nt_bwd_slots_bound(p, sms, c) * (size_t)p->N * sizeof(float);
 }
+
+/* Kernels of one backward launch (kb_impl.kernels): the register kernel and
+ * dw_reduce; the reload fallback runs dw_cols between them. */
+inline int nt_bwd_kernels(const kb_problem *, const kb_tune_cfg *c) { return c->v[P_RELOAD] ? 3 : 2; }
 
 template <bool LN>
 kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_cfg *c,

@@ -853,6 +853,13 @@ kb_status kb_tuned_run(const kb_problem *p, const kb_tensors *t, void *state, cu
     return st->sp->launch(p, t, &st->cfg, s, e);
 }
 
+int kb_tuned_kernels(const kb_problem *p, const void *state)
+{
+    const tuned_state *st = (const tuned_state *)state;
+    if (!st) return 0;
+    return st->sp->kernels ? st->sp->kernels(p, &st->cfg) : 1;
+}
+
 void kb_tuned_describe(const void *state, char *buf, size_t len)
 {
     const tuned_state *st = (const tuned_state *)state;

@@ -36,6 +36,8 @@ typedef struct kb_tune_space {
     size_t (*workspace)(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg *c);
     kb_status (*launch)(const kb_problem *p, const kb_tensors *t, const kb_tune_cfg *c,
                         cudaStream_t s, kb_err *e);
+    /* Kernels one launch of c enqueues (kb_impl.kernels); NULL: 1. */
+    int (*kernels)(const kb_problem *p, const kb_tune_cfg *c);
 } kb_tune_space;
 
 /* "threads=256,rows=1" -> cfg; unknown keys, bad numbers, values not among
@@ -100,6 +102,7 @@ kb_status kb_tuned_run(const kb_problem *p, const kb_tensors *t, void *state, cu
                        kb_err *e);
 void kb_tuned_describe(const void *state, char *buf, size_t len);
 void kb_tuned_teardown(void *state);
+int kb_tuned_kernels(const kb_problem *p, const void *state);
 
 /* Defines kb_<op>_tuned_<dir> from a kb_tune_space named space. */
 #define KB_TUNED_IMPL(sym, bench_id, space)                                   \
@@ -109,7 +112,7 @@ void kb_tuned_teardown(void *state);
         return kb_tuned_setup(&(space), p, ctx, state, ws, e);                \
     }                                                                         \
     KB_EXTERN_C const kb_impl sym = {"tuned", bench_id, sym##_setup, kb_tuned_run, \
-                                     kb_tuned_describe, kb_tuned_teardown};
+                                     kb_tuned_describe, kb_tuned_teardown, kb_tuned_kernels};
 
 #ifdef __cplusplus
 #define KB_EXTERN_C extern "C"

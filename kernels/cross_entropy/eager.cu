@@ -672,6 +672,6 @@ static kb_status run_bwd(const kb_problem *p, const kb_tensors *t, void *state, 
 } /* namespace */
 
 extern "C" const kb_impl kb_cross_entropy_eager_fwd = {"eager", KB_CE_FWD, setup_fwd, run_fwd,
-                                                       NULL, NULL};
+                                                       NULL, NULL, kb_kernels_fixed<2>};
 extern "C" const kb_impl kb_cross_entropy_eager_bwd = {"eager", KB_CE_BWD, setup_bwd, run_bwd,
-                                                       NULL, NULL};
+                                                       NULL, NULL, kb_kernels_fixed<3>};

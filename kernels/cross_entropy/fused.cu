@@ -104,6 +104,8 @@ static kb_status ce_bwd_run(const kb_problem *p, const kb_tensors *t, void *stat
 }
 
 extern "C" const kb_impl kb_cross_entropy_fused_fwd = {
-    "fused", KB_CE_FWD, fused_setup<ce_name>, ce_fwd_run, fused_describe, fused_teardown};
+    "fused", KB_CE_FWD, fused_setup<ce_name>, ce_fwd_run, fused_describe, fused_teardown,
+    kb_kernels_fixed<1>};
 extern "C" const kb_impl kb_cross_entropy_fused_bwd = {
-    "fused", KB_CE_BWD, fused_setup<ce_name>, ce_bwd_run, fused_describe, fused_teardown};
+    "fused", KB_CE_BWD, fused_setup<ce_name>, ce_bwd_run, fused_describe, fused_teardown,
+    kb_kernels_fixed<1>};

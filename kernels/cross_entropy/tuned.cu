@@ -384,6 +384,7 @@ const kb_tune_space fwd_space = {
     fwd_valid,
     nullptr,
     fwd_launch,
+    nullptr, /* kernels: one */
 };
 
 const kb_tune_space bwd_space = {
@@ -399,6 +400,7 @@ const kb_tune_space bwd_space = {
     bwd_valid,
     nullptr,
     bwd_launch,
+    nullptr, /* kernels: one */
 };
 
 } // namespace

@@ -23,7 +23,7 @@
 
 const kb_impl kb_layernorm_cudnn_fwd = {"cudnn", KB_LAYERNORM_FWD, kb_cudnn_norm_setup,
                                         kb_cudnn_norm_run, kb_cudnn_norm_describe,
-                                        kb_cudnn_norm_teardown};
+                                        kb_cudnn_norm_teardown, NULL};
 const kb_impl kb_layernorm_cudnn_bwd = {"cudnn", KB_LAYERNORM_BWD, kb_cudnn_norm_setup,
                                         kb_cudnn_norm_run, kb_cudnn_norm_describe,
-                                        kb_cudnn_norm_teardown};
+                                        kb_cudnn_norm_teardown, NULL};

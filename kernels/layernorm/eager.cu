@@ -351,6 +351,6 @@ static kb_status run_bwd(const kb_problem *p, const kb_tensors *t, void *state, 
 } /* namespace */
 
 extern "C" const kb_impl kb_layernorm_eager_fwd = {"eager", KB_LAYERNORM_FWD, setup_fwd, run_fwd,
-                                                   NULL, NULL};
+                                                   NULL, NULL, kb_kernels_fixed<3>};
 extern "C" const kb_impl kb_layernorm_eager_bwd = {"eager", KB_LAYERNORM_BWD, setup_bwd, run_bwd,
-                                                   NULL, NULL};
+                                                   NULL, NULL, kb_kernels_fixed<6>};

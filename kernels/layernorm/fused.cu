@@ -186,7 +186,7 @@ struct ln_op {
 
 extern "C" const kb_impl kb_layernorm_fused_fwd = {
     "fused", KB_LAYERNORM_FWD, fused_setup<ln_name>, fused_norm_fwd_run<ln_op>,
-    fused_describe, fused_teardown};
+    fused_describe, fused_teardown, kb_kernels_fixed<1>};
 extern "C" const kb_impl kb_layernorm_fused_bwd = {
     "fused", KB_LAYERNORM_BWD, fused_norm_bwd_setup<ln_op>, fused_norm_bwd_run<ln_op>,
-    fused_describe, fused_teardown};
+    fused_describe, fused_teardown, kb_kernels_fixed<2>}; /* rows, then the dw reduction */

@@ -334,6 +334,6 @@ static kb_status run_bwd(const kb_problem *p, const kb_tensors *t, void *state, 
 } /* namespace */
 
 extern "C" const kb_impl kb_rmsnorm_eager_fwd = {"eager", KB_RMSNORM_FWD, setup_fwd, run_fwd, NULL,
-                                                 NULL};
+                                                 NULL, kb_kernels_fixed<8>};
 extern "C" const kb_impl kb_rmsnorm_eager_bwd = {"eager", KB_RMSNORM_BWD, setup_bwd, run_bwd, NULL,
-                                                 NULL};
+                                                 NULL, kb_kernels_fixed<15>};

@@ -147,7 +147,7 @@ struct rms_op {
 
 extern "C" const kb_impl kb_rmsnorm_fused_fwd = {
     "fused", KB_RMSNORM_FWD, fused_setup<rms_name>, fused_norm_fwd_run<rms_op>,
-    fused_describe, fused_teardown};
+    fused_describe, fused_teardown, kb_kernels_fixed<1>};
 extern "C" const kb_impl kb_rmsnorm_fused_bwd = {
     "fused", KB_RMSNORM_BWD, fused_norm_bwd_setup<rms_op>, fused_norm_bwd_run<rms_op>,
-    fused_describe, fused_teardown};
+    fused_describe, fused_teardown, kb_kernels_fixed<2>}; /* rows, then the dw reduction */

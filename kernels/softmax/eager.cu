@@ -547,6 +547,6 @@ static kb_status run_bwd(const kb_problem *p, const kb_tensors *t, void *state, 
 } /* namespace */
 
 extern "C" const kb_impl kb_softmax_eager_fwd = {"eager", KB_SOFTMAX_FWD, setup, run_fwd, NULL,
-                                                 NULL};
+                                                 NULL, kb_kernels_fixed<1>};
 extern "C" const kb_impl kb_softmax_eager_bwd = {"eager", KB_SOFTMAX_BWD, setup, run_bwd, NULL,
-                                                 NULL};
+                                                 NULL, kb_kernels_fixed<1>};

@@ -134,7 +134,7 @@ static kb_status softmax_bwd_run(const kb_problem *p, const kb_tensors *t, void 
 
 extern "C" const kb_impl kb_softmax_fused_fwd = {
     "fused", KB_SOFTMAX_FWD, fused_setup<softmax_name>, softmax_fwd_run, fused_describe,
-    fused_teardown};
+    fused_teardown, kb_kernels_fixed<1>};
 extern "C" const kb_impl kb_softmax_fused_bwd = {
     "fused", KB_SOFTMAX_BWD, fused_setup<softmax_name>, softmax_bwd_run, fused_describe,
-    fused_teardown};
+    fused_teardown, kb_kernels_fixed<1>};

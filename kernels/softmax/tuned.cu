@@ -763,6 +763,7 @@ const kb_tune_space fwd_space = {
     fwd_valid,
     nullptr,
     fwd_launch,
+    nullptr, /* kernels: one */
 };
 
 const kb_tune_space bwd_space = {
@@ -779,6 +780,7 @@ const kb_tune_space bwd_space = {
     bwd_valid,
     nullptr,
     bwd_launch,
+    nullptr, /* kernels: one */
 };
 
 } // namespace

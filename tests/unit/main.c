@@ -18,6 +18,7 @@ static const struct {
     {"tuner", kb_suite_tuner}, {"resources", kb_suite_resources},
     {"accuracy", kb_suite_accuracy}, {"inputs", kb_suite_inputs},
     {"gpulock", kb_suite_gpulock}, {"gpuspec", kb_suite_gpuspec},
+    {"kernels", kb_suite_kernels},
 };
 
 int main(int argc, char **argv)

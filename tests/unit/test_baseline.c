@@ -58,6 +58,8 @@ START_TEST(read_good)
     const kb_baseline_row *r = kb_baseline_find(&b, "softmax_forward", "eager", "bf16", 32768, 4096);
     ck_assert_ptr_nonnull(r);
     ck_assert_double_eq(r->gbps, 2175.3);
+    ck_assert_int_eq(r->kernels, 0); /* a file from before the kernel check */
+    ck_assert_str_eq(r->kernel_names, "");
     ck_assert_double_eq(r->median_ms, 0.1234);
     ck_assert_double_eq(r->noise, 0.004);
     ck_assert_int_eq(r->samples, 57);
@@ -229,9 +231,10 @@ START_TEST(write_format_exact)
     char *text = kbt_read(path, NULL);
     ck_assert_ptr_nonnull(text);
     ck_assert_str_eq(text,
-                     "benchmark,backend,dtype,M,N,median_ms,gbps,noise,samples,q1_ms,q3_ms,date,version\n"
+                     "benchmark,backend,dtype,M,N,median_ms,gbps,noise,samples,q1_ms,q3_ms,date,version,"
+                     "kernels,kernel_names\n"
                      "softmax_forward,eager,bf16,32768,4096,0.1234,2175.3,0.004,57,0.1,,"
-                     "2025-01-01T00:00:00Z,0.1.0\n");
+                     "2025-01-01T00:00:00Z,0.1.0,,\n");
     free(text);
     snprintf(path + strlen(path), 64, ".%ld.tmp", (long)getpid());
     ck_assert(!kbt_exists(path));

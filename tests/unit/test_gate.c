@@ -112,7 +112,7 @@ END_TEST
 
 START_TEST(names_round_trip)
 {
-    for (int v = KB_VERDICT_NO_BASELINE; v <= KB_VERDICT_NOISY; v++) {
+    for (int v = KB_VERDICT_NO_BASELINE; v <= KB_VERDICT_FUSION_CHANGED; v++) {
         kb_verdict back;
         kb_err e;
         ck_assert_int_eq(kb_verdict_parse(kb_verdict_name((kb_verdict)v), &back, &e), KB_OK);

@@ -38,6 +38,9 @@ static kb_result mkres(void)
     snprintf(x.date, sizeof x.date, "2025-01-01T00:00:00Z");
     snprintf(x.version, sizeof x.version, "0.1.0");
     snprintf(x.env, sizeof x.env, "kbench 0.1.0 | CUDA runtime 13.0, driver 13.0");
+    x.kernels = 2;
+    snprintf(x.kernel_names, sizeof x.kernel_names, "fwd_reg<bfloat16, 8>;split_noop_kernel");
+    snprintf(x.kernel_us, sizeof x.kernel_us, "12.5;1.75");
     return x;
 }
 
@@ -91,6 +94,9 @@ static void same_result(const kb_result *g, const kb_result *w)
     ck_assert_str_eq(g->date, w->date);
     ck_assert_str_eq(g->version, w->version);
     ck_assert_str_eq(g->env, w->env);
+    ck_assert_int_eq(g->kernels, w->kernels);
+    ck_assert_str_eq(g->kernel_names, w->kernel_names);
+    ck_assert_str_eq(g->kernel_us, w->kernel_us);
 }
 
 START_TEST(push_grows)
@@ -129,15 +135,16 @@ START_TEST(csv_round_trip_and_nan)
     ck_assert_ptr_nonnull(text);
     const char *hdr = "benchmark,backend,dtype,M,N,median_ms,min_ms,max_ms,noise,gbps,sol_gbps,"
                       "sol_pct,samples,accuracy,mismatches,max_err,baseline_gbps,verdict,gpu,"
-                      "config,date,version,env\n";
+                      "config,date,version,env,kernels,kernel_names,kernel_us\n";
     ck_assert_int_eq(strncmp(text, hdr, strlen(hdr)), 0);
     const char *row1 = "softmax_forward,eager,bf16,32768,4096,0.1234,0.122,0.1301,0.004,2175.3,"
                        "4274,50.9,57,PASS,0,0.25,2180,SAME,NVIDIA H200,,2025-01-01T00:00:00Z,"
-                       "0.1.0,\"kbench 0.1.0 | CUDA runtime 13.0, driver 13.0\"\n";
+                       "0.1.0,\"kbench 0.1.0 | CUDA runtime 13.0, driver 13.0\",2,"
+                       "\"fwd_reg<bfloat16, 8>;split_noop_kernel\",12.5;1.75\n";
     ck_assert_int_eq(strncmp(text + strlen(hdr), row1, strlen(row1)), 0);
     /* NaN numbers are empty fields, text needing it is quoted. */
     const char *row2 = "layernorm_backward,\"tuned:big, \"\"x\"\"\",fp32,1,262144,,,,,,,,,SKIP,,,,,,"
-                       "\"threads=256,\ncluster=4\",,,\n";
+                       "\"threads=256,\ncluster=4\",,,,,,\n";
     ck_assert_str_eq(text + strlen(hdr) + strlen(row1), row2);
     free(text);
 
@@ -184,14 +191,16 @@ START_TEST(json_output)
         "\"samples\": 57, \"accuracy\": \"PASS\", \"mismatches\": 0, \"max_err\": 0.25, "
         "\"baseline_gbps\": 2180, \"verdict\": \"SAME\", \"gpu\": \"NVIDIA H200\", "
         "\"config\": \"\", \"date\": \"2025-01-01T00:00:00Z\", \"version\": \"0.1.0\", "
-        "\"env\": \"kbench 0.1.0 | CUDA runtime 13.0, driver 13.0\", \"message\": \"\"},\n"
+        "\"env\": \"kbench 0.1.0 | CUDA runtime 13.0, driver 13.0\", \"kernels\": 2, "
+        "\"kernel_names\": \"fwd_reg<bfloat16, 8>;split_noop_kernel\", \"kernel_us\": \"12.5;1.75\", "
+        "\"message\": \"\"},\n"
         "  {\"benchmark\": \"layernorm_backward\", \"backend\": \"tuned:big, \\\"x\\\"\", "
         "\"dtype\": \"fp32\", \"M\": 1, \"N\": 262144, \"median_ms\": null, \"min_ms\": null, "
         "\"max_ms\": null, \"noise\": null, \"gbps\": null, \"sol_gbps\": null, "
         "\"sol_pct\": null, \"samples\": null, \"accuracy\": \"SKIP\", \"mismatches\": null, "
         "\"max_err\": null, \"baseline_gbps\": null, \"verdict\": \"\", \"gpu\": \"\", "
         "\"config\": \"threads=256,\\ncluster=4\", \"date\": \"\", \"version\": \"\", \"env\": \"\", "
-        "\"message\": \"needs \\\"smem\\\"\\t> limit\"}\n"
+        "\"kernels\": null, \"kernel_names\": \"\", \"kernel_us\": \"\", \"message\": \"needs \\\"smem\\\"\\t> limit\"}\n"
         "]\n");
     free(text);
     kb_results_free(&r);
@@ -219,6 +228,10 @@ START_TEST(read_peer_minimal)
     ck_assert_float_nan(r.v[1].median_ms); /* empty */
     ck_assert_float_nan(r.v[2].median_ms); /* "nan" */
     ck_assert_int_eq(r.v[2].N, 1024);
+    /* Files from before the kernel check: its columns read as not recorded. */
+    ck_assert_int_eq(r.v[0].kernels, 0);
+    ck_assert_str_eq(r.v[0].kernel_names, "");
+    ck_assert_str_eq(r.v[0].kernel_us, "");
     kb_results_free(&r);
 }
 END_TEST
@@ -408,7 +421,7 @@ START_TEST(print_line)
     char *s = print_to_string(&x);
     ck_assert_str_eq(s, "softmax_forward eager bf16 32768x4096: 0.1234 ms (min 0.1220, max 0.1301, "
                         "noise 0.4%, 57 samples)  2175.3 GB/s  50.9% SOL  accuracy PASS  "
-                        "baseline 2180.0 GB/s SAME\n");
+                        "baseline 2180.0 GB/s SAME  kernels 2 (fwd_reg<bfloat16, 8>;split_noop_kernel)\n");
     free(s);
 
     kb_result k = mkskip();
@@ -426,6 +439,7 @@ START_TEST(print_line)
     x.min_ms = x.max_ms = NAN;
     x.samples = 0;
     snprintf(x.message, sizeof x.message, "worst at 7: 1.5 vs 1.0");
+    x.kernels = 0; /* not recorded: not printed */
     s = print_to_string(&x);
     ck_assert_str_eq(s, "softmax_forward eager bf16 32768x4096: 0.1234 ms (noise 0.4%)  "
                         "2175.3 GB/s  50.9% SOL  accuracy FAIL (12 mismatches, max_err 3.5)  "

@@ -45,6 +45,7 @@ static const kb_tune_space space = {
     valid,
     NULL,
     no_launch,
+    NULL,
 };
 
 static const kb_problem prob = {KB_SOFTMAX_FWD, KB_BF16, 1024, 262144};

@@ -22,6 +22,7 @@ KB_SUITE(accuracy)
 KB_SUITE(gpulock)
 KB_SUITE(gpuspec)
 KB_SUITE(inputs)
+KB_SUITE(kernels)
 #undef KB_SUITE
 
 #endif

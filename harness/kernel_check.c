@@ -1,0 +1,179 @@
+/* The kernel check of a case; see kernel_check.h. */
+#include "kernel_check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel_trace.h"
+
+/* One per session, made at the first check: CUPTI is loaded once. */
+struct kb_kernel_checker {
+    kb_tracer *tracer; /* NULL: the check is skipped, why says why */
+    char why[700];
+};
+
+void kb_kernel_checker_free(struct kb_kernel_checker *k)
+{
+    if (!k) return;
+    kb_tracer_close(k->tracer);
+    free(k);
+}
+
+int kb_kernels_changed(int got, int expected, int base, const char *base_names, char *why,
+                       size_t len)
+{
+    const int bad_decl = expected > 0 && got != expected, bad_base = base > 0 && got != base;
+    int n = snprintf(why, len, "%d kernel%s per call", got, got == 1 ? "" : "s");
+    size_t used = n > 0 && (size_t)n < len ? (size_t)n : len;
+    if (expected > 0 && used < len) {
+        n = snprintf(why + used, len - used, "; the backend declares %d%s", expected,
+                     bad_decl ? " (differs)" : "");
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (base > 0 && used < len) {
+        n = snprintf(why + used, len - used, "; its baseline row records %d%s (%s)", base,
+                     bad_base ? ", differs" : "", base_names && *base_names ? base_names : "no names");
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (expected <= 0 && base <= 0 && used < len)
+        snprintf(why + used, len - used, "; nothing to compare with (not declared, no baseline "
+                                         "count)");
+    return bad_decl || bad_base;
+}
+
+/* ---- the traced call ---------------------------------------------------------- */
+typedef struct {
+    const kb_case *c;
+    const kb_tensors *t;
+    void *state;
+    int split; /* KBENCH_TEST_SPLIT applies */
+} call_arg;
+
+static kb_status traced_call(void *arg, cudaStream_t s, kb_err *e)
+{
+    const call_arg *a = arg;
+    KB_TRY(a->c->impl->run(&a->c->p, a->t, a->state, s, e));
+    return a->split ? kb_test_split_noop(s, e) : KB_OK;
+}
+
+static struct kb_kernel_checker *checker(kb_session *s)
+{
+    if (s->kernels) return s->kernels;
+    struct kb_kernel_checker *k = calloc(1, sizeof *k);
+    if (!k) return NULL;
+    kb_err e = {{0}};
+    if (kb_tracer_open(NULL, 0, &k->tracer, &e) != KB_OK) {
+        snprintf(k->why, sizeof k->why, "%s", kb_err_text(&e));
+        fprintf(stderr, "kbench: kernel check skipped: %s\n", k->why);
+    }
+    s->kernels = k;
+    return k;
+}
+
+/* The check is skipped for this case: say why where nothing else is said. */
+static kb_outcome skipped(kb_result *r, const char *why, kb_outcome oc)
+{
+    if (!r->message[0]) snprintf(r->message, sizeof r->message, "kernel check skipped: %s", why);
+    return oc;
+}
+
+kb_outcome kb_kernel_check(kb_session *s, const kb_case *c, void *state, const kb_tensors *t,
+                           kb_outcome oc, kb_result *r)
+{
+    if (strcmp(r->accuracy, "PASS") != 0) return oc;
+    struct kb_kernel_checker *k = checker(s);
+    if (!k) return skipped(r, "out of host memory", oc);
+    if (!k->tracer) return skipped(r, k->why, oc);
+
+    kb_err e = {{0}};
+    kb_kernel_trace *tr = malloc(sizeof *tr);
+    if (!tr) return skipped(r, "out of host memory", oc);
+    call_arg a = {c, t, state, kb_knob_applies(s->knobs.split_backend, r->backend)};
+    /* Same cache state as every timed run: L2 flushed just before. */
+    cudaError_t ce = cudaMemsetAsync(s->flusher.buf, 0, s->flusher.bytes, s->stream);
+    kb_status st = ce == cudaSuccess
+                       ? kb_trace_call(k->tracer, traced_call, &a, s->stream, tr, &e)
+                       : KB_FAIL(&e, KB_ERR_CUDA, "L2 flush before the traced call: %s",
+                                 cudaGetErrorString(ce));
+    if (st == KB_ERR_UNSUPPORTED) { /* CUPTI refused: not the case's fault */
+        free(tr);
+        return skipped(r, kb_err_text(&e), oc);
+    }
+    if (st != KB_OK) {
+        snprintf(r->message, sizeof r->message, "kernel check: %s", kb_err_text(&e));
+        free(tr);
+        return KB_CASE_FAIL;
+    }
+    if (tr->n == 0) {
+        char why[160];
+        snprintf(why, sizeof why, "CUPTI recorded no kernel on the case's stream (%d on others)",
+                 tr->other);
+        free(tr);
+        return skipped(r, why, oc);
+    }
+    r->kernels = tr->n;
+    kb_trace_names(tr, r->kernel_names, sizeof r->kernel_names);
+    kb_trace_times_us(tr, r->kernel_us, sizeof r->kernel_us);
+    free(tr);
+
+    const int expected = c->impl->kernels ? c->impl->kernels(&c->p, state) : 0;
+    const kb_baseline_row *row =
+        kb_baseline_find(&s->baseline, r->benchmark, r->backend, r->dtype, r->M, r->N);
+    char why[1400];
+    if (!kb_kernels_changed(r->kernels, expected, row ? row->kernels : 0,
+                            row ? row->kernel_names : NULL, why, sizeof why))
+        return oc;
+    /* The time verdict stays readable: a fusion may come apart at no cost. */
+    char time[sizeof r->message];
+    if (r->message[0]) snprintf(time, sizeof time, "%s", r->message);
+    else snprintf(time, sizeof time, "time verdict %s", r->verdict[0] ? r->verdict : "not checked");
+    snprintf(r->message, sizeof r->message, "FUSION_CHANGED: %s; %s", why, time);
+    snprintf(r->verdict, sizeof r->verdict, "%s", kb_verdict_name(KB_VERDICT_FUSION_CHANGED));
+    return KB_CASE_FAIL;
+}
+
+/* ---- baselines ------------------------------------------------------------------- */
+void kb_kernels_to_row(const kb_baseline *old, const kb_result *r, kb_baseline_row *row)
+{
+    const kb_baseline_row *was =
+        old ? kb_baseline_find(old, r->benchmark, r->backend, r->dtype, r->M, r->N) : NULL;
+    if (r->kernels > 0) {
+        row->kernels = r->kernels;
+        snprintf(row->kernel_names, sizeof row->kernel_names, "%s", r->kernel_names);
+    } else if (was) {
+        row->kernels = was->kernels;
+        snprintf(row->kernel_names, sizeof row->kernel_names, "%s", was->kernel_names);
+    }
+}
+
+kb_status kb_baseline_record_kernels(const char *path, const kb_results *res, size_t *updated,
+                                     size_t *missing, kb_err *e)
+{
+    kb_baseline b;
+    kb_baseline_init(&b);
+    size_t nu = 0, nm = 0;
+    kb_status st = kb_baseline_read(path, &b, e);
+    if (st == KB_OK && b.n == 0)
+        st = KB_FAIL(e, KB_ERR_ARG, "%s has no rows: record the timing columns first "
+                     "(--update-baseline)", path);
+    for (size_t i = 0; st == KB_OK && i < res->n; i++) {
+        const kb_result *r = &res->v[i];
+        if (strcmp(r->accuracy, "PASS") != 0 || r->kernels <= 0) continue;
+        const kb_baseline_row *was =
+            kb_baseline_find(&b, r->benchmark, r->backend, r->dtype, r->M, r->N);
+        if (!was) {
+            nm++;
+            continue;
+        }
+        kb_baseline_row row = *was;
+        kb_kernels_to_row(NULL, r, &row);
+        st = kb_baseline_upsert(&b, &row, e);
+        nu++;
+    }
+    if (st == KB_OK) st = kb_baseline_write(path, &b, e);
+    kb_baseline_free(&b);
+    if (updated) *updated = nu;
+    if (missing) *missing = nm;
+    return st;
+}
