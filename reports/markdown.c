@@ -44,7 +44,7 @@ static void list_series(FILE *f, const kb_report_model *m, int peers)
 
 typedef struct {
     size_t rows, timed, untimed, fails, peer_fails;
-    size_t slower, faster, same, noisy, nobase, verdicts;
+    size_t slower, faster, same, noisy, nobase, verdicts, fusion;
 } counts;
 
 static counts count_all(const kb_report_model *m, const kb_report_judged *j)
@@ -67,6 +67,7 @@ static counts count_all(const kb_report_model *m, const kb_report_judged *j)
         else if (strcmp(v, "FASTER") == 0) c.faster++;
         else if (strcmp(v, "SAME") == 0) c.same++;
         else if (strcmp(v, "NOISY") == 0) c.noisy++;
+        else if (strcmp(v, "FUSION_CHANGED") == 0) c.fusion++;
         else c.nobase++;
     }
     return c;
@@ -76,8 +77,13 @@ static void write_overview(FILE *f, const kb_report_model *m, const counts *c,
                            const kb_plot_result *plots)
 {
     char b[64];
-    size_t compared = c->slower + c->faster + c->same + c->noisy;
-    if (c->slower)
+    size_t compared = c->slower + c->faster + c->same + c->noisy + c->fusion;
+    if (c->fusion)
+        fprintf(f, "- **Regressions: %zu** of %zu cases compared: %zu slower than the baseline, "
+                   "%zu launching a different number of kernels (FUSION_CHANGED) "
+                   "([details](#regressions-vs-baseline)).\n",
+                c->slower + c->fusion, compared, c->slower, c->fusion);
+    else if (c->slower)
         fprintf(f, "- **Regressions: %zu** of %zu cases compared are slower than the baseline "
                    "([details](#regressions-vs-baseline)).\n",
                 c->slower, compared);
@@ -337,10 +343,34 @@ static void regression_table(FILE *f, const kb_report_model *m, const kb_report_
     fprintf(f, "\n");
 }
 
+/* Cases whose kernel count changed: the kernels they launched now (the
+ * expected count and the baseline's list are in the run's log). */
+static void fusion_table(FILE *f, const kb_report_model *m, const kb_report_judged *j)
+{
+    char name[256];
+    fprintf(f, "Kernel count changed (FUSION_CHANGED): the count differs from the one the "
+               "backend declares or the baseline row records.\n\n"
+               "| case | kernels now | kernels launched |\n|---|--:|---|\n");
+    for (size_t i = 0; i < m->rows.n; i++) {
+        if (!j[i].verdict || strcmp(j[i].verdict, "FUSION_CHANGED") != 0) continue;
+        kb_report_case_name(j[i].row, name, sizeof name);
+        fprintf(f, "| ");
+        md_text(f, name);
+        fprintf(f, " | %d | ", j[i].row->kernels);
+        for (const char *s = j[i].row->kernel_names; *s; s++) {
+            if (*s == '<' || *s == '>') fputs(*s == '<' ? "&lt;" : "&gt;", f);
+            else if (*s == ';') fputs("; ", f);
+            else md_text(f, (char[2]){*s, 0});
+        }
+        fprintf(f, " |\n");
+    }
+    fprintf(f, "\n");
+}
+
 static void write_regressions(FILE *f, const kb_report_model *m, const kb_report_judged *j,
                               const counts *c, const char *baseline_name, int baseline_missing)
 {
-    size_t compared = c->slower + c->faster + c->same + c->noisy;
+    size_t compared = c->slower + c->faster + c->same + c->noisy + c->fusion;
     fprintf(f, "## Regressions vs baseline\n\n");
     if (baseline_missing) {
         fprintf(f, "Baseline `%s` not found: nothing to compare with beyond the run's own "
@@ -364,9 +394,11 @@ static void write_regressions(FILE *f, const kb_report_model *m, const kb_report
                        "no verdicts.\n\n");
         return;
     }
-    fprintf(f, "%zu compared: %zu slower, %zu faster, %zu same, %zu noisy; %zu without a "
-               "baseline.\n\n",
-            compared, c->slower, c->faster, c->same, c->noisy, c->nobase);
+    fprintf(f, "%zu compared: %zu slower, %zu faster, %zu same, %zu noisy", compared, c->slower,
+            c->faster, c->same, c->noisy);
+    if (c->fusion) fprintf(f, ", %zu FUSION_CHANGED", c->fusion);
+    fprintf(f, "; %zu without a baseline.\n\n", c->nobase);
+    if (c->fusion) fusion_table(f, m, j);
     static const char *const bad[] = {"SLOWER", "NOISY"};
     static const char *const good[] = {"FASTER"};
     if (c->slower + c->noisy) regression_table(f, m, j, bad, 2);
@@ -435,6 +467,7 @@ kb_status kb_report_write_markdown(FILE *f, const kb_report_model *m,
     write_summary(f, m);
     for (size_t b = 0; b < m->benches.n; b++)
         KB_TRY(write_benchmark(f, m, m->benches.v[b], plots, e));
+    KB_TRY(kb_report_write_kernels(f, m, e));
     write_regressions(f, m, j, &c, baseline_name, baseline_missing);
     write_accuracy(f, m, &c);
     fprintf(f, "---\nWritten by kbench-report from %zu result rows.\n", m->rows.n);

@@ -104,6 +104,22 @@ kb_status kb_report_write_markdown(FILE *f, const kb_report_model *m,
                                    const kb_report_judged *j, const char *baseline_name,
                                    int baseline_missing, const kb_plot_result *plots,
                                    kb_err *e);
+/* The "Kernels per call" section (reports/kernels.c); writes nothing when no
+ * row carries a kernel count. */
+int kb_report_has_kernels(const kb_report_model *m);
+kb_status kb_report_write_kernels(FILE *f, const kb_report_model *m, kb_err *e);
+
+/* Kernel time of rows[0..n) by kernel name (kernel_names / kernel_us lists),
+ * largest first, at most cap names (the rest count in *total_us only).
+ * Returns how many names were written. */
+typedef struct {
+    char name[128];
+    double us;    /* summed over the rows */
+    size_t calls; /* launches counted */
+} kb_kernel_share;
+size_t kb_report_kernel_split(const kb_result *const *rows, size_t n, kb_kernel_share *out,
+                              size_t cap, double *total_us);
+
 kb_status kb_report_write_summary_csv(const char *path, const kb_report_model *m, kb_err *e);
 
 /* Peers are series measured outside kbench (torch_*, liger, quack, ...). */

@@ -192,6 +192,55 @@ START_TEST(test_missing_eager)
 }
 END_TEST
 
+/* Kernel counts and the split of kernel time; FUSION_CHANGED is a regression. */
+START_TEST(test_kernels_section)
+{
+    kb_results r;
+    kb_results_init(&r);
+    read_fix(&r, FIX("kernels.csv"));
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    kb_report_opts o;
+    kb_report_opts_init(&o);
+    o.out_dir = dir;
+    o.formats = KB_REPORT_MD;
+    kb_err e = {""};
+    ck_assert_msg(kb_report_generate(&r, &o, &e) == KB_OK, "%s", e.msg);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *md = kbt_read(path, NULL);
+    ck_assert_ptr_nonnull(md);
+    ck_assert_ptr_nonnull(strstr(md, "## Kernels per call"));
+    /* a<float> twice per call: 20 + 40 of 150 us over the two shapes */
+    ck_assert_msg(strstr(md, "| rmsnorm_backward | bf16 | eager | 2 | 3 | b 60% \xc2\xb7" " "
+                             "a&lt;float&gt; 40% |"), "%s", md);
+    ck_assert_msg(strstr(md, "| rmsnorm_backward | bf16 | fused | 2 | 2\xe2\x80\x93" "3 (1 "
+                             "FUSION_CHANGED) | bwd&lt;float&gt; 82% \xc2\xb7" " dw_reduce 16% "
+                             "\xc2\xb7" " split_noop_kernel 1% |"), "%s", md);
+    ck_assert_msg(strstr(md, "| softmax_forward | bf16 | tuned | 1 | 1 | \xe2\x80\x94 |"), "%s", md);
+    /* eager softmax has no kernel columns: no row */
+    const char *ks = strstr(md, "## Kernels per call"), *ke = strstr(ks, "## Regressions");
+    const char *eg = strstr(ks, "| softmax_forward | bf16 | eager |");
+    ck_assert(ke && (!eg || eg > ke));
+    ck_assert_msg(strstr(md, "- **Regressions: 1** of 6 cases compared: 0 slower than the "
+                             "baseline, 1 launching a different number of kernels"), "%s", md);
+    ck_assert_msg(strstr(md, "| rmsnorm_backward.fused.bf16.32768x1024 | 3 | bwd&lt;float&gt;; "
+                             "dw_reduce; split_noop_kernel |"), "%s", md);
+    free(md);
+
+    const kb_result *rows[2] = {&r.v[0], &r.v[1]};
+    kb_kernel_share sh[1];
+    double total = 0;
+    /* cap 1: the first name met is kept, the others count in the total */
+    ck_assert_uint_eq(kb_report_kernel_split(rows, 2, sh, 1, &total), 1);
+    ck_assert_str_eq(sh[0].name, "a<float>");
+    ck_assert_double_eq(sh[0].us, 60);
+    ck_assert_uint_eq(sh[0].calls, 4);
+    ck_assert_double_eq(total, 150);
+    kbt_rm_rf(dir);
+    kb_results_free(&r);
+}
+END_TEST
+
 START_TEST(test_empty_input)
 {
     kb_results r;
@@ -661,6 +710,7 @@ Suite *kb_suite_report(void)
     tcase_add_test(t, test_speedup_lines);
     tcase_add_test(t, test_missing_eager);
     tcase_add_test(t, test_empty_input);
+    tcase_add_test(t, test_kernels_section);
     tcase_add_test(t, test_malformed_csv);
     tcase_add_test(t, test_dedup_and_fill);
     suite_add_tcase(s, t);
