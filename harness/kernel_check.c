@@ -125,10 +125,10 @@ kb_outcome kb_kernel_check(kb_session *s, const kb_case *c, void *state, const k
                             row ? row->kernel_names : NULL, why, sizeof why))
         return oc;
     /* The time verdict stays readable: a fusion may come apart at no cost. */
-    char time[sizeof r->message];
-    if (r->message[0]) snprintf(time, sizeof time, "%s", r->message);
-    else snprintf(time, sizeof time, "time verdict %s", r->verdict[0] ? r->verdict : "not checked");
-    snprintf(r->message, sizeof r->message, "FUSION_CHANGED: %s; %s", why, time);
+    char was[sizeof r->message];
+    snprintf(was, sizeof was, "%s", r->message);
+    snprintf(r->message, sizeof r->message, "FUSION_CHANGED (time verdict %s): %s%s%s",
+             r->verdict[0] ? r->verdict : "not checked", why, was[0] ? "; " : "", was);
     snprintf(r->verdict, sizeof r->verdict, "%s", kb_verdict_name(KB_VERDICT_FUSION_CHANGED));
     return KB_CASE_FAIL;
 }
