@@ -34,8 +34,9 @@ static void usage(FILE *f)
             "  summarises what a baseline refresh changed.\n"
             "\n"
             "Exit status: 0 report written and no regression; 4 report written and a kbench\n"
-            "row is SLOWER (recorded, or judged against --baseline) or failed accuracy;\n"
-            "1 error (unreadable input, missing --baseline or --baseline-diff file); 2 usage.\n");
+            "row is SLOWER (recorded, or judged against --baseline), FUSION_CHANGED or failed\n"
+            "accuracy; 1 error (unreadable input, missing --baseline or --baseline-diff file);\n"
+            "2 usage.\n");
 }
 
 static int parse_double(const char *s, double lo, double hi, double *out)
@@ -171,7 +172,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "kbench-report: wrote %s/report.md and %s/summary.csv\n", o.out_dir,
                 o.out_dir);
     if (st == KB_OK && regressions)
-        fprintf(stderr, "kbench-report: %zu regression(s): SLOWER or accuracy FAIL rows\n",
+        fprintf(stderr, "kbench-report: %zu regression(s): SLOWER, FUSION_CHANGED or accuracy FAIL "
+                        "rows\n",
                 regressions);
     kb_results_free(&r);
     return st != KB_OK ? 1 : regressions ? 4 : 0;

@@ -510,7 +510,8 @@ kb_status kb_report_generate(const kb_results *r, const kb_report_opts *o, kb_er
             const kb_result *x = &m.rows.v[i];
             if (kb_report_is_peer(x->backend)) continue;
             if (strcmp(x->accuracy, "FAIL") == 0 ||
-                (j[i].verdict && strcmp(j[i].verdict, "SLOWER") == 0))
+                (j[i].verdict && (strcmp(j[i].verdict, "SLOWER") == 0 ||
+                                  strcmp(j[i].verdict, "FUSION_CHANGED") == 0)))
                 ++*o->regressions;
         }
     }

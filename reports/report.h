@@ -60,8 +60,9 @@ typedef struct {
     double sol_gbps;           /* <= 0: median of the results' sol_gbps          */
     double tolerance;          /* <= 0: KB_REPORT_DEFAULT_TOL                    */
     FILE *out;                 /* speedup lines; NULL: stdout                    */
-    size_t *regressions;       /* out: kbench rows judged SLOWER or failing
-                                  accuracy (peers' rows excluded); NULL: unused */
+    size_t *regressions;       /* out: kbench rows judged SLOWER, FUSION_CHANGED
+                                  or failing accuracy (peers' rows excluded);
+                                  NULL: unused */
 } kb_report_opts;
 
 void kb_report_opts_init(kb_report_opts *o);

@@ -204,8 +204,11 @@ START_TEST(test_kernels_section)
     kb_report_opts_init(&o);
     o.out_dir = dir;
     o.formats = KB_REPORT_MD;
+    size_t nreg = 0;
+    o.regressions = &nreg;
     kb_err e = {""};
     ck_assert_msg(kb_report_generate(&r, &o, &e) == KB_OK, "%s", e.msg);
+    ck_assert_uint_eq(nreg, 1); /* FUSION_CHANGED makes kbench-report exit 4 */
     snprintf(path, sizeof path, "%s/report.md", dir);
     char *md = kbt_read(path, NULL);
     ck_assert_ptr_nonnull(md);
