@@ -58,8 +58,9 @@ static void report_case(run_state *rs, const kb_result *r, kb_outcome oc)
     if (verbose) {
         const kb_phases *ph = &rs->s->phases;
         printf("  wall %.0f ms: lock wait %.0f, setup %.0f, alloc %.0f, inputs+accuracy %.0f, "
-               "timing %.0f, teardown %.0f\n",
-               ph->total, ph->lock, ph->setup, ph->alloc, ph->check, ph->timing, ph->teardown);
+               "timing %.0f, kernel check %.0f, teardown %.0f\n",
+               ph->total, ph->lock, ph->setup, ph->alloc, ph->check, ph->timing, ph->kernels,
+               ph->teardown);
     }
     else
         printf("%s %s %s %" PRId64 "x%" PRId64 ": %.1f GB/s (%.1f%% SOL) %s\n", r->benchmark,

@@ -379,6 +379,15 @@ static kb_status extra_time_ns(kb_session *s, const timed_arg *arg, const char *
     return KB_OK;
 }
 
+/* The kernel check (kernel_check.h), its wall time a phase of its own. */
+static kb_outcome kernel_check(kb_session *s, const kb_case *c, void *state, const kb_buffers *b,
+                               kb_outcome oc, kb_result *r)
+{
+    oc = kb_kernel_check(s, c, state, &b->t, oc, r);
+    s->phases.kernels = mono_ms();
+    return oc;
+}
+
 static kb_outcome run_buffers(kb_session *s, const kb_case *c, const char *case_name, void *state,
                               kb_buffers *b, kb_result *r, kb_err *e)
 {
@@ -413,7 +422,7 @@ static kb_outcome run_buffers(kb_session *s, const kb_case *c, const char *case_
     s->phases.check = mono_ms();
     /* An input kind tests numerics; its speed is the randn case's. */
     if (s->o->no_timing || c->inputs != KB_INPUTS_RANDN)
-        return kb_kernel_check(s, c, state, &b->t, KB_CASE_PASS, r);
+        return kernel_check(s, c, state, b, KB_CASE_PASS, r);
 
     timed_arg arg = {c->impl, &c->p, &b->t, state, NULL, 0, 0,
                      kb_knob_applies(s->knobs.split_backend, r->backend)};
@@ -431,7 +440,7 @@ static kb_outcome run_buffers(kb_session *s, const kb_case *c, const char *case_
     kb_outcome oc = time_and_judge(s, c, &arg, r, e);
     s->phases.timing = mono_ms();
     cudaFree(arg.extra);
-    return kb_kernel_check(s, c, state, &b->t, oc, r);
+    return kernel_check(s, c, state, b, oc, r);
 }
 
 static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg, kb_result *r,
@@ -495,7 +504,7 @@ kb_outcome kb_run_case(kb_session *s, const kb_case *c, const kb_custom_config *
     kb_gpu_lock_release(&s->lock);
     /* Each phase's end stamp becomes its duration; phases not reached are 0. */
     double prev = t0, *stamps[] = {&ph->lock, &ph->setup, &ph->alloc, &ph->check, &ph->timing,
-                                   &ph->teardown};
+                                   &ph->kernels, &ph->teardown};
     for (size_t i = 0; i < sizeof stamps / sizeof *stamps; i++) {
         if (*stamps[i] <= 0) continue;
         const double end = *stamps[i];

@@ -22,7 +22,7 @@ extern "C" {
 /* Where one case's wall time went (ms), printed with verbose results: the
  * suite's own speed is measured, not guessed. */
 typedef struct {
-    double lock, setup, alloc, check, timing, teardown, total;
+    double lock, setup, alloc, check, timing, kernels, teardown, total;
 } kb_phases;
 
 typedef struct {
