@@ -28,6 +28,8 @@ static void usage(FILE *f)
             "  --sol GBPS         speed of light in GB/s (default: the results' sol_gbps)\n"
             "  --no-plots         skip the plots\n"
             "  --gnuplot PATH     gnuplot to run (default: gnuplot on PATH)\n"
+            "  --reference NAME   the series speedups are relative to (default: eager); with\n"
+            "                     peers merged, torch_eager gives the seed suite's numbers\n"
             "  -h, --help         this text\n"
             "\n"
             "       kbench-report --baseline-diff OLD.csv NEW.csv\n"
@@ -50,7 +52,7 @@ static int parse_double(const char *s, double lo, double hi, double *out)
 }
 
 enum { OPT_HELP = 'h', OPT_OUT = 256, OPT_BASELINE, OPT_TOLERANCE, OPT_TITLE, OPT_SOL,
-       OPT_NO_PLOTS, OPT_GNUPLOT, OPT_BASELINE_DIFF, OPT_END };
+       OPT_NO_PLOTS, OPT_GNUPLOT, OPT_BASELINE_DIFF, OPT_REFERENCE, OPT_END };
 
 static const struct option long_opts[] = {
     {"help", no_argument, NULL, OPT_HELP},
@@ -62,6 +64,7 @@ static const struct option long_opts[] = {
     {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
     {"gnuplot", required_argument, NULL, OPT_GNUPLOT},
     {"baseline-diff", no_argument, NULL, OPT_BASELINE_DIFF},
+    {"reference", required_argument, NULL, OPT_REFERENCE},
     {NULL, 0, NULL, 0},
 };
 
@@ -98,6 +101,7 @@ static int parse_args(int argc, char **argv, kb_report_opts *o, int *diff)
         case OPT_BASELINE: o->baseline_path = optarg; break;
         case OPT_TITLE: o->title = optarg; break;
         case OPT_GNUPLOT: o->gnuplot = optarg; break;
+        case OPT_REFERENCE: o->reference = optarg; break;
         case OPT_SOL:
             if (parse_double(optarg, 0.0, 1e9, &o->sol_gbps)) break;
             snprintf(msg, sizeof msg, "--sol '%s': expected a bandwidth in GB/s above 0", optarg);
@@ -164,6 +168,19 @@ int main(int argc, char **argv)
     kb_err e = {""};
     kb_status st = KB_OK;
     for (size_t k = 0; k < nfiles && st == KB_OK; k++) st = kb_results_read_csv(files[k], &r, &e);
+    /* A reference no row has would leave every speedup empty: a typo. */
+    if (st == KB_OK && o.reference) {
+        size_t i = 0;
+        while (i < r.n && strcmp(r.v[i].backend, o.reference) != 0) i++;
+        if (i == r.n) {
+            fprintf(stderr,
+                    "kbench-report: --reference %s: no rows of that series in the input\n"
+                    "Run 'kbench-report --help' for usage.\n",
+                    o.reference);
+            kb_results_free(&r);
+            return 2;
+        }
+    }
     size_t regressions = 0;
     o.regressions = &regressions;
     if (st == KB_OK) st = kb_report_generate(&r, &o, &e);

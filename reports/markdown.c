@@ -152,14 +152,14 @@ static void write_speedup_matrix(FILE *f, const kb_report_model *m)
 {
     fprintf(f, "| benchmark | dtype |");
     for (size_t s = 0; s < m->series.n; s++)
-        if (strcmp(m->series.v[s], "eager") != 0) {
+        if (strcmp(m->series.v[s], m->ref) != 0) {
             fputc(' ', f);
             md_text(f, m->series.v[s]);
             fprintf(f, " |");
         }
     fprintf(f, "\n|---|---|");
     for (size_t s = 0; s < m->series.n; s++)
-        if (strcmp(m->series.v[s], "eager") != 0) fprintf(f, "--:|");
+        if (strcmp(m->series.v[s], m->ref) != 0) fprintf(f, "--:|");
     fprintf(f, "\n");
     for (size_t b = 0; b < m->benches.n; b++)
         for (size_t d = 0; d < m->dtypes.n; d++) {
@@ -167,8 +167,8 @@ static void write_speedup_matrix(FILE *f, const kb_report_model *m)
             if (!kb_report_has(m, bench, dt, NULL)) continue;
             double best = NAN;
             for (size_t s = 0; s < m->series.n; s++) {
-                if (strcmp(m->series.v[s], "eager") == 0) continue;
-                double g = kb_report_speedup(m->rows.v, m->rows.n, bench, dt, "eager",
+                if (strcmp(m->series.v[s], m->ref) == 0) continue;
+                double g = kb_report_speedup(m->rows.v, m->rows.n, bench, dt, m->ref,
                                              m->series.v[s], NULL);
                 if (isfinite(g) && !(g <= best)) best = g;
             }
@@ -176,12 +176,12 @@ static void write_speedup_matrix(FILE *f, const kb_report_model *m)
             md_text(f, bench);
             fprintf(f, " | %s |", dt);
             for (size_t s = 0; s < m->series.n; s++) {
-                if (strcmp(m->series.v[s], "eager") == 0) continue;
+                if (strcmp(m->series.v[s], m->ref) == 0) continue;
                 if (!kb_report_has(m, bench, dt, m->series.v[s])) {
                     fprintf(f, " |");
                     continue;
                 }
-                double g = kb_report_speedup(m->rows.v, m->rows.n, bench, dt, "eager",
+                double g = kb_report_speedup(m->rows.v, m->rows.n, bench, dt, m->ref,
                                              m->series.v[s], NULL);
                 if (!isfinite(g)) fprintf(f, " " DASH " |");
                 else if (g == best) fprintf(f, " **%.2fx** |", g);
@@ -196,14 +196,14 @@ static void write_summary(FILE *f, const kb_report_model *m)
 {
     char b1[64], b2[64], b3[64];
     fprintf(f, "## Summary\n\n"
-               "Geomean over shapes of eager latency / backend latency, counting only the "
-               "shapes both timed; best per row in bold.\n\n");
+               "Geomean over shapes of %s latency / backend latency, counting only the "
+               "shapes both timed; best per row in bold.\n\n", m->ref);
     write_speedup_matrix(f, m);
     fprintf(f, "Per backend: geomeans over the shapes it timed (\xe2\x9c\x97 = accuracy failures "
-               "among them); speedup over the shapes eager also timed (n, when fewer). Worst "
-               "shape = lowest GB/s. Best GB/s per benchmark in bold.\n\n");
-    fprintf(f, "| benchmark | dtype | backend | shapes | speedup vs eager | GB/s | %% of SOL "
-               "| worst shape (GB/s) |\n");
+               "among them); speedup over the shapes %s also timed (n, when fewer). Worst "
+               "shape = lowest GB/s. Best GB/s per benchmark in bold.\n\n", m->ref);
+    fprintf(f, "| benchmark | dtype | backend | shapes | speedup vs %s | GB/s | %% of SOL "
+               "| worst shape (GB/s) |\n", m->ref);
     fprintf(f, "|---|---|---|--:|--:|--:|--:|---|\n");
     for (size_t b = 0; b < m->benches.n; b++)
         for (size_t d = 0; d < m->dtypes.n; d++) {
@@ -251,9 +251,10 @@ static void write_summary(FILE *f, const kb_report_model *m)
             const char *bench = m->benches.v[b], *dt = m->dtypes.v[d];
             if (!kb_report_has(m, bench, dt, NULL)) continue;
             kb_report_cell c;
-            kb_report_cell_get(m, bench, dt, "eager", &c);
+            kb_report_cell_get(m, bench, dt, m->ref, &c);
             if (c.points == 0)
-                fprintf(f, "No eager results for %s %s: speedups not computed.\n\n", bench, dt);
+                fprintf(f, "No %s results for %s %s: speedups not computed.\n\n", m->ref, bench,
+                        dt);
         }
 }
 

@@ -239,42 +239,58 @@ static kb_status collect_dtypes(kb_names *s, const kb_results *r, kb_err *e)
 
 /* ---- stdout: the PyTorch suite's lines ----------------------------------- */
 
-static size_t count_timed(const kb_results *r, const char *bench, const char *backend)
+static size_t count_timed(const kb_results *r, const char *bench, const char *dtype,
+                          const char *backend)
 {
     size_t k = 0;
     for (size_t i = 0; i < r->n; i++)
         if (kb_report_timed(&r->v[i]) && strcmp(r->v[i].benchmark, bench) == 0 &&
-            strcmp(r->v[i].backend, backend) == 0)
+            strcmp(r->v[i].dtype, dtype) == 0 && strcmp(r->v[i].backend, backend) == 0)
             k++;
     return k;
 }
 
-void kb_report_print_speedups(FILE *f, const kb_results *r)
+static int has_rows(const kb_results *r, const char *bench, const char *dtype)
 {
-    kb_names benches = {0}, series = {0};
-    if (collect_benches(&benches, r, NULL) != KB_OK || collect_series(&series, r, NULL) != KB_OK) {
+    for (size_t i = 0; i < r->n; i++)
+        if (strcmp(r->v[i].benchmark, bench) == 0 && strcmp(r->v[i].dtype, dtype) == 0) return 1;
+    return 0;
+}
+
+/* Per (benchmark, dtype), as report.md and summary.csv count them: one
+ * geomean definition everywhere (a speedup pooled over dtypes would mix
+ * bf16's and fp32's different byte counts into one number). */
+void kb_report_print_speedups(FILE *f, const kb_results *r, const char *ref)
+{
+    kb_names benches = {0}, series = {0}, dtypes = {0};
+    if (!ref) ref = "eager";
+    if (collect_benches(&benches, r, NULL) != KB_OK || collect_series(&series, r, NULL) != KB_OK ||
+        collect_dtypes(&dtypes, r, NULL) != KB_OK) {
         fprintf(f, "kbench-report: out of host memory\n");
         goto done;
     }
-    for (size_t b = 0; b < benches.n; b++) {
-        const char *bench = benches.v[b];
-        fprintf(f, "Geomean speedup for benchmark %s\n", bench);
-        size_t neager = count_timed(r, bench, "eager");
-        if (neager == 0) {
-            fprintf(f, "  no eager results: speedup not computed\n");
-            continue;
+    for (size_t b = 0; b < benches.n; b++)
+        for (size_t d = 0; d < dtypes.n; d++) {
+            const char *bench = benches.v[b], *dt = dtypes.v[d];
+            if (!has_rows(r, bench, dt)) continue;
+            fprintf(f, "Geomean speedup for benchmark %s (%s)\n", bench, dt);
+            size_t nref = count_timed(r, bench, dt, ref);
+            if (nref == 0) {
+                fprintf(f, "  no %s results: speedup not computed\n", ref);
+                continue;
+            }
+            fprintf(f, "  %s %zu data points\n", ref, nref);
+            for (size_t s = 0; s < series.n; s++) {
+                if (strcmp(series.v[s], ref) == 0) continue;
+                size_t pts;
+                double g = kb_report_speedup(r->v, r->n, bench, dt, ref, series.v[s], &pts);
+                if (pts > 0) fprintf(f, "  %s %zu data points, %.2fx speedup\n", series.v[s], pts, g);
+            }
         }
-        fprintf(f, "  eager %zu data points\n", neager);
-        for (size_t s = 0; s < series.n; s++) {
-            if (strcmp(series.v[s], "eager") == 0) continue;
-            size_t pts;
-            double g = kb_report_speedup(r->v, r->n, bench, NULL, "eager", series.v[s], &pts);
-            if (pts > 0) fprintf(f, "  %s %zu data points, %.2fx speedup\n", series.v[s], pts, g);
-        }
-    }
 done:
     names_free(&benches);
     names_free(&series);
+    names_free(&dtypes);
 }
 
 /* ---- the model ---------------------------------------------------------- */
@@ -327,6 +343,7 @@ kb_status kb_report_model_build(kb_report_model *m, const kb_results *r,
     int override = o->sol_gbps > 0;
     m->sol_gbps = override ? o->sol_gbps : median_sol(&m->rows);
     m->tol = o->tolerance > 0 ? o->tolerance : KB_REPORT_DEFAULT_TOL;
+    m->ref = o->reference && *o->reference ? o->reference : "eager";
     for (size_t i = 0; i < m->rows.n; i++) fill_sol(&m->rows.v[i], m->sol_gbps, override);
     if (o->title && *o->title) snprintf(m->gpu, sizeof m->gpu, "%s", o->title);
     for (size_t i = 0; !m->gpu[0] && i < m->rows.n; i++)
@@ -408,7 +425,7 @@ void kb_report_cell_get(const kb_report_model *m, const char *bench, const char 
     }
     c->gbps = geo_value(&gb);
     c->sol_pct = geo_value(&sol);
-    c->speedup = kb_report_speedup(m->rows.v, m->rows.n, bench, dtype, "eager", backend,
+    c->speedup = kb_report_speedup(m->rows.v, m->rows.n, bench, dtype, m->ref, backend,
                                    &c->speedup_points);
 }
 
@@ -498,7 +515,7 @@ kb_status kb_report_generate(const kb_results *r, const kb_report_opts *o, kb_er
     kb_plot_result plots = {KB_PLOTS_OFF, ""};
     kb_status st = KB_OK;
 
-    if (o->formats & KB_REPORT_STDOUT) kb_report_print_speedups(o->out ? o->out : stdout, &m.rows);
+    if (o->formats & KB_REPORT_STDOUT) kb_report_print_speedups(o->out ? o->out : stdout, &m.rows, m.ref);
     /* A missing baseline is an empty one (as kb_baseline_read has it: a GPU
      * without baselines yet); report.md says so. */
     int bl_missing = o->baseline_path && access(o->baseline_path, F_OK) != 0;

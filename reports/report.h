@@ -11,10 +11,13 @@
  *                 Geomean speedup for benchmark <benchmark>
  *                   eager <n> data points
  *                   <backend> <n> data points, <g>x speedup
- *               g = geomean of eager median_ms / backend median_ms over the
- *               (dtype, M, N) both timed (all dtypes pooled). A backend with
- *               no such shape gets no line. Without eager rows the benchmark
- *               prints "  no eager results: speedup not computed" instead.
+ *               per (benchmark, dtype): "Geomean speedup for benchmark <b>
+ *               (<dtype>)"; g = geomean of reference median_ms / backend
+ *               median_ms over the (M, N) both timed, the same definition as
+ *               report.md and summary.csv. The reference is eager unless
+ *               opts->reference names another series. A backend with no such
+ *               shape gets no line. Without reference rows the block prints
+ *               "  no <ref> results: speedup not computed" instead.
  *   report.md   summary, per-shape GB/s, regressions, accuracy failures and
  *               skips; reads as a CI job summary or PR comment. No clock
  *               time in it: the same input gives the same bytes.
@@ -60,6 +63,9 @@ typedef struct {
     double sol_gbps;           /* <= 0: median of the results' sol_gbps          */
     double tolerance;          /* <= 0: KB_REPORT_DEFAULT_TOL                    */
     FILE *out;                 /* speedup lines; NULL: stdout                    */
+    const char *reference;     /* speedup denominator series; NULL: "eager". With
+                                  peers merged, "torch_eager" compares with the
+                                  seed suite's numbers                          */
     size_t *regressions;       /* out: kbench rows judged SLOWER, FUSION_CHANGED
                                   or failing accuracy (peers' rows excluded);
                                   NULL: unused */
@@ -108,7 +114,7 @@ kb_status kb_report_dedup(const kb_results *in, kb_results *out, size_t *replace
 
 /* The stdout block for every benchmark: registry order, then others as met;
  * series likewise (eager fused tuned cudnn, then tuned:x and peers). */
-void kb_report_print_speedups(FILE *f, const kb_results *deduped);
+void kb_report_print_speedups(FILE *f, const kb_results *deduped, const char *reference);
 
 /* Rows added and GB/s moved between two baseline files (ci/refresh-baselines).
  * A missing old file counts as empty. */

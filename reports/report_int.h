@@ -28,13 +28,14 @@ typedef struct {
     char gpu[64];     /* title: opts->title or the first gpu column seen          */
     size_t replaced;  /* duplicate rows dropped                                   */
     double tol;
+    const char *ref;  /* speedup denominator: opts->reference or "eager"          */
 } kb_report_model;
 
 /* One (benchmark, dtype, backend) cell of the summary. */
 typedef struct {
     size_t points;         /* timed shapes                                    */
-    size_t speedup_points; /* shapes timed by both it and eager              */
-    double speedup;        /* geomean eager/backend; NaN without eager       */
+    size_t speedup_points; /* shapes timed by both it and the reference      */
+    double speedup;        /* geomean ref/backend; NaN without the reference */
     double gbps, sol_pct;  /* geomeans over its timed shapes; NaN if none    */
     kb_mn worst;           /* lowest GB/s                                     */
     double worst_gbps;     /* NaN when no timed shape                         */

@@ -121,15 +121,16 @@ static char *print_lines(const kb_results *in)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     ck_assert_ptr_nonnull(f);
-    kb_report_print_speedups(f, &d);
+    kb_report_print_speedups(f, &d, NULL);
     fclose(f);
     kb_results_free(&d);
     return buf;
 }
 
-/* The PyTorch suite's lines, numbers worked out by hand from run.csv and
- * peers.csv: tuned = geomean(4, 4, 2) over bf16 and fp16 = 32^(1/3);
- * liger = geomean(1.6, 2) = sqrt(3.2), its skipped shape left out. */
+/* The PyTorch suite's lines, per dtype as report.md counts them, numbers
+ * worked out by hand from run.csv and peers.csv: bf16 tuned = geomean(4, 4),
+ * fp16 tuned = 2; liger = geomean(1.6, 2) = sqrt(3.2), its skipped shape
+ * left out. */
 START_TEST(test_speedup_lines)
 {
     kb_results r;
@@ -137,18 +138,63 @@ START_TEST(test_speedup_lines)
     read_fix(&r, FIX("run.csv"));
     read_fix(&r, FIX("peers.csv"));
     char *out = print_lines(&r);
-    ck_assert_str_eq(out, "Geomean speedup for benchmark softmax_forward\n"
-                          "  eager 4 data points\n"
+    ck_assert_str_eq(out, "Geomean speedup for benchmark softmax_forward (bf16)\n"
+                          "  eager 3 data points\n"
                           "  fused 3 data points, 2.00x speedup\n"
-                          "  tuned 3 data points, 3.17x speedup\n"
+                          "  tuned 2 data points, 4.00x speedup\n"
                           "  torch_compile 2 data points, 4.00x speedup\n"
                           "  liger 2 data points, 1.79x speedup\n"
-                          "Geomean speedup for benchmark rmsnorm_forward\n"
+                          "Geomean speedup for benchmark softmax_forward (fp16)\n"
+                          "  eager 1 data points\n"
+                          "  tuned 1 data points, 2.00x speedup\n"
+                          "Geomean speedup for benchmark rmsnorm_forward (bf16)\n"
                           "  no eager results: speedup not computed\n"
-                          "Geomean speedup for benchmark layernorm_backward\n"
+                          "Geomean speedup for benchmark layernorm_backward (bf16)\n"
                           "  eager 1 data points\n"
                           "  tuned 1 data points, 2.00x speedup\n");
     free(out);
+    kb_results_free(&r);
+}
+END_TEST
+
+/* --reference: another series as the denominator, everywhere the same. */
+START_TEST(test_reference_series)
+{
+    kb_results r, d;
+    kb_results_init(&r);
+    read_fix(&r, FIX("run.csv"));
+    kb_err e = {""};
+    ck_assert_int_eq(kb_report_dedup(&r, &d, NULL, &e), KB_OK);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(f);
+    kb_report_print_speedups(f, &d, "fused");
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, "Geomean speedup for benchmark softmax_forward (bf16)\n"
+                                      "  fused 3 data points\n"
+                                      "  eager 3 data points, 0.50x speedup\n"
+                                      "  tuned 2 data points, 2.00x speedup\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "Geomean speedup for benchmark softmax_forward (fp16)\n"
+                                      "  no fused results: speedup not computed\n"));
+    free(buf);
+    kb_results_free(&d);
+
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    kb_report_opts o;
+    kb_report_opts_init(&o);
+    o.out_dir = dir;
+    o.formats = KB_REPORT_MD;
+    o.reference = "fused";
+    ck_assert_int_eq(kb_report_generate(&r, &o, &e), KB_OK);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *md = kbt_read(path, NULL);
+    ck_assert_ptr_nonnull(strstr(md, "Geomean over shapes of fused latency / backend latency"));
+    ck_assert_ptr_nonnull(strstr(md, "| speedup vs fused |"));
+    ck_assert_ptr_nonnull(strstr(md, "| softmax_forward | bf16 | tuned | 2 | 2.00x |"));
+    free(md);
+    kbt_rm_rf(dir);
     kb_results_free(&r);
 }
 END_TEST
@@ -162,7 +208,7 @@ START_TEST(test_missing_eager)
     ck_assert(isnan(kb_report_speedup(r.v, r.n, "rmsnorm_backward", NULL, "eager", "tuned", &pts)));
     ck_assert_uint_eq(pts, 0);
     char *out = print_lines(&r);
-    ck_assert_str_eq(out, "Geomean speedup for benchmark rmsnorm_backward\n"
+    ck_assert_str_eq(out, "Geomean speedup for benchmark rmsnorm_backward (bf16)\n"
                           "  no eager results: speedup not computed\n");
     free(out);
 
@@ -712,6 +758,7 @@ Suite *kb_suite_report(void)
     t = tcase_create("input");
     tcase_add_test(t, test_speedup_lines);
     tcase_add_test(t, test_missing_eager);
+    tcase_add_test(t, test_reference_series);
     tcase_add_test(t, test_empty_input);
     tcase_add_test(t, test_kernels_section);
     tcase_add_test(t, test_malformed_csv);
