@@ -688,11 +688,59 @@ START_TEST(test_no_gnuplot)
     snprintf(path, sizeof path, "%s/plots/softmax_forward_bf16.dat", dir);
     char *dat = kbt_read(path, NULL);
     ck_assert_ptr_nonnull(dat);
-    /* One row per shape, one column per series, NaN for tuned's skip. */
-    ck_assert_ptr_nonnull(strstr(dat, "\n2 8192x262144 1073.7 2147.5 NaN\n"));
+    /* One row per shape (N, shape, highest GB/s), one column per series,
+     * NaN for tuned's skip. */
+    ck_assert_ptr_nonnull(strstr(dat, "\n262144 8192x262144 2147.5 1073.7 2147.5 NaN\n"));
     free(dat);
     snprintf(path, sizeof path, "%s/plots/softmax_forward_bf16.png", dir);
     ck_assert(!kbt_exists(path));
+    kbt_rm_rf(dir);
+    kb_results_free(&r);
+}
+END_TEST
+
+/* Lines only through a fixed-M sweep, by N on a log2 axis; the odd list's
+ * 32768x4095 (same M), other M and a lone shape are labelled points. */
+START_TEST(test_plot_sweeps_and_points)
+{
+    kb_results r;
+    kb_results_init(&r);
+    static const int64_t n_sweep[] = {4096, 1024, 2048}; /* out of order on purpose */
+    for (size_t i = 0; i < 3; i++) {
+        push(&r, mk("softmax_forward", "eager", "bf16", 32768, n_sweep[i], 1.0));
+        push(&r, mk("softmax_forward", "tuned", "bf16", 32768, n_sweep[i], 0.5));
+    }
+    push(&r, mk("softmax_forward", "eager", "bf16", 32768, 4095, 1.0));
+    push(&r, mk("softmax_forward", "tuned", "bf16", 4096, 50257, 0.5));
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    kb_report_opts o;
+    kb_report_opts_init(&o);
+    o.out_dir = dir;
+    o.formats = KB_REPORT_PLOTS;
+    o.gnuplot = "/nonexistent/gnuplot";
+    kb_err e = {""};
+    ck_assert_msg(kb_report_generate(&r, &o, &e) == KB_OK, "%s", e.msg);
+    snprintf(path, sizeof path, "%s/plots/softmax_forward_bf16.dat", dir);
+    char *dat = kbt_read(path, NULL);
+    ck_assert_ptr_nonnull(dat);
+    const char *sweep = strstr(dat, "\n1024 32768x1024 ");
+    ck_assert_ptr_nonnull(sweep);
+    ck_assert_ptr_nonnull(strstr(sweep, "\n2048 32768x2048 "));
+    const char *points = strstr(dat, "\n\n\n"); /* block 1 after two blank lines */
+    ck_assert_ptr_nonnull(points);
+    ck_assert(strstr(sweep, "\n4096 32768x4096 ") < points);
+    ck_assert_ptr_nonnull(strstr(points, "\n4095 32768x4095 "));
+    ck_assert_ptr_nonnull(strstr(points, "\n50257 4096x50257 "));
+    free(dat);
+    snprintf(path, sizeof path, "%s/plots/softmax_forward_bf16.gp", dir);
+    char *gp = kbt_read(path, NULL);
+    ck_assert_ptr_nonnull(strstr(gp, "set logscale x 2\n"));
+    ck_assert_ptr_nonnull(strstr(gp, "index 0 using 1:4 with linespoints"));
+    ck_assert_ptr_nonnull(strstr(gp, "index 1 using 1:4 with points"));
+    ck_assert_ptr_nonnull(strstr(gp, "index 1 using 1:3:2 with labels"));
+    ck_assert_ptr_nonnull(strstr(gp, "'1K' 1024"));
+    free(gp);
     kbt_rm_rf(dir);
     kb_results_free(&r);
 }
@@ -774,6 +822,7 @@ Suite *kb_suite_report(void)
     tcase_add_test(t, test_golden_markdown);
     tcase_add_test(t, test_no_gnuplot);
     tcase_add_test(t, test_plots_drawn);
+    tcase_add_test(t, test_plot_sweeps_and_points);
     suite_add_tcase(s, t);
     return s;
 }
