@@ -30,6 +30,8 @@ static void usage(FILE *f)
             "  --gnuplot PATH     gnuplot to run (default: gnuplot on PATH)\n"
             "  --reference NAME   the series speedups are relative to (default: eager); with\n"
             "                     peers merged, torch_eager gives the seed suite's numbers\n"
+            "  --image-base URL   link report.md's plots under URL (where CI publishes the\n"
+            "                     report folder) instead of the relative plots/\n"
             "  -h, --help         this text\n"
             "\n"
             "       kbench-report --baseline-diff OLD.csv NEW.csv\n"
@@ -52,7 +54,7 @@ static int parse_double(const char *s, double lo, double hi, double *out)
 }
 
 enum { OPT_HELP = 'h', OPT_OUT = 256, OPT_BASELINE, OPT_TOLERANCE, OPT_TITLE, OPT_SOL,
-       OPT_NO_PLOTS, OPT_GNUPLOT, OPT_BASELINE_DIFF, OPT_REFERENCE, OPT_END };
+       OPT_NO_PLOTS, OPT_GNUPLOT, OPT_BASELINE_DIFF, OPT_REFERENCE, OPT_IMAGE_BASE, OPT_END };
 
 static const struct option long_opts[] = {
     {"help", no_argument, NULL, OPT_HELP},
@@ -65,6 +67,7 @@ static const struct option long_opts[] = {
     {"gnuplot", required_argument, NULL, OPT_GNUPLOT},
     {"baseline-diff", no_argument, NULL, OPT_BASELINE_DIFF},
     {"reference", required_argument, NULL, OPT_REFERENCE},
+    {"image-base", required_argument, NULL, OPT_IMAGE_BASE},
     {NULL, 0, NULL, 0},
 };
 
@@ -102,6 +105,7 @@ static int parse_args(int argc, char **argv, kb_report_opts *o, int *diff)
         case OPT_TITLE: o->title = optarg; break;
         case OPT_GNUPLOT: o->gnuplot = optarg; break;
         case OPT_REFERENCE: o->reference = optarg; break;
+        case OPT_IMAGE_BASE: o->image_base = optarg; break;
         case OPT_SOL:
             if (parse_double(optarg, 0.0, 1e9, &o->sol_gbps)) break;
             snprintf(msg, sizeof msg, "--sol '%s': expected a bandwidth in GB/s above 0", optarg);

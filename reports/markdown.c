@@ -30,6 +30,29 @@ static const char *num(char *b, size_t n, const char *fmt, double v)
 
 static int is_fail(const kb_result *x) { return strcmp(x->accuracy, "FAIL") == 0; }
 
+/* Tables longer than a screen are folded, so a PR comment or job summary
+ * shows the verdicts and the speedup matrix without scrolling past them. */
+#define FOLD_ROWS 20
+
+static void fold_open(FILE *f, size_t rows, const char *what)
+{
+    if (rows > FOLD_ROWS) fprintf(f, "<details><summary>%s (%zu rows)</summary>\n\n", what, rows);
+}
+
+static void fold_close(FILE *f, size_t rows)
+{
+    if (rows > FOLD_ROWS) fprintf(f, "</details>\n\n");
+}
+
+/* Where plot links point: plots/ beside report.md, or under opts->image_base
+ * (an URL) where report.md is published without its folder. */
+static void plot_link(FILE *f, const kb_report_model *m, const char *stem, const char *ext)
+{
+    const char *base = m->image_base ? m->image_base : "";
+    size_t n = strlen(base);
+    fprintf(f, "%s%splots/%s.%s", base, n && base[n - 1] != '/' ? "/" : "", stem, ext);
+}
+
 
 static void list_series(FILE *f, const kb_report_model *m, int peers)
 {
@@ -114,7 +137,9 @@ static void write_overview(FILE *f, const kb_report_model *m, const counts *c,
     }
     fprintf(f, ".\n");
     if (isfinite(m->sol_gbps))
-        fprintf(f, "- **Speed of light:** %s GB/s (device-to-device copy, read + write bytes).\n",
+        fprintf(f, "- **Speed of light:** %s GB/s (device-to-device copy, read + write bytes; a "
+                   "measured reference, not a hard ceiling: a kernel with another read:write "
+                   "mix, or whose small outputs stay in L2, can pass it by a few per cent).\n",
                 num(b, sizeof b, "%.0f", m->sol_gbps));
     else
         fprintf(f, "- **Speed of light:** unknown (no sol_gbps in the results): %% of SOL "
@@ -202,6 +227,12 @@ static void write_summary(FILE *f, const kb_report_model *m)
     fprintf(f, "Per backend: geomeans over the shapes it timed (\xe2\x9c\x97 = accuracy failures "
                "among them); speedup over the shapes %s also timed (n, when fewer). Worst "
                "shape = lowest GB/s. Best GB/s per benchmark in bold.\n\n", m->ref);
+    size_t nrows = 0;
+    for (size_t b = 0; b < m->benches.n; b++)
+        for (size_t d = 0; d < m->dtypes.n; d++)
+            for (size_t s = 0; s < m->series.n; s++)
+                nrows += (size_t)kb_report_has(m, m->benches.v[b], m->dtypes.v[d], m->series.v[s]);
+    fold_open(f, nrows, "per backend: speedup, GB/s, % of SOL, worst shape");
     fprintf(f, "| benchmark | dtype | backend | shapes | speedup vs %s | GB/s | %% of SOL "
                "| worst shape (GB/s) |\n", m->ref);
     fprintf(f, "|---|---|---|--:|--:|--:|--:|---|\n");
@@ -246,6 +277,7 @@ static void write_summary(FILE *f, const kb_report_model *m)
             }
         }
     fprintf(f, "\n");
+    fold_close(f, nrows);
     for (size_t b = 0; b < m->benches.n; b++)
         for (size_t d = 0; d < m->dtypes.n; d++) {
             const char *bench = m->benches.v[b], *dt = m->dtypes.v[d];
@@ -269,10 +301,15 @@ static kb_status write_benchmark(FILE *f, const kb_report_model *m, const char *
         if (plots->state == KB_PLOTS_DRAWN || plots->state == KB_PLOTS_FAILED) {
             if (kb_report_plottable(m, bench, dt)) {
                 kb_report_plot_stem(bench, dt, stem, sizeof stem);
-                fprintf(f, "![%s %s: GB/s by shape](plots/%s.png)\n\n", bench, dt, stem);
-                fprintf(f, "[SVG](plots/%s.svg) \xc2\xb7 [data](plots/%s.dat) \xc2\xb7 "
-                           "[gnuplot script](plots/%s.gp)\n\n",
-                        stem, stem, stem);
+                fprintf(f, "![%s %s: GB/s by shape](", bench, dt);
+                plot_link(f, m, stem, "png");
+                fprintf(f, ")\n\n[SVG](");
+                plot_link(f, m, stem, "svg");
+                fprintf(f, ") \xc2\xb7 [data](");
+                plot_link(f, m, stem, "dat");
+                fprintf(f, ") \xc2\xb7 [gnuplot script](");
+                plot_link(f, m, stem, "gp");
+                fprintf(f, ")\n\n");
             }
         }
         kb_mn *shapes;
@@ -418,6 +455,7 @@ static void write_accuracy(FILE *f, const kb_report_model *m, const counts *c)
     if (!c->fails && !c->peer_fails) {
         fprintf(f, "None: every checked case matches the fp32 reference within tolerance.\n\n");
     } else {
+        fold_open(f, c->fails + c->peer_fails, "accuracy failures");
         fprintf(f, "| case | mismatches | worst error / tolerance | note |\n|---|--:|--:|---|\n");
         for (size_t i = 0; i < m->rows.n; i++) {
             const kb_result *x = &m->rows.v[i];
@@ -432,12 +470,14 @@ static void write_accuracy(FILE *f, const kb_report_model *m, const counts *c)
             fprintf(f, " |\n");
         }
         fprintf(f, "\n");
+        fold_close(f, c->fails + c->peer_fails);
     }
     fprintf(f, "## Skipped\n\n");
     if (!c->untimed) {
         fprintf(f, "None.\n\n");
         return;
     }
+    fold_open(f, c->untimed, "skipped or untimed cases");
     fprintf(f, "| case | reason |\n|---|---|\n");
     for (size_t i = 0; i < m->rows.n; i++) {
         const kb_result *x = &m->rows.v[i];
@@ -453,6 +493,7 @@ static void write_accuracy(FILE *f, const kb_report_model *m, const counts *c)
         fprintf(f, " |\n");
     }
     fprintf(f, "\n");
+    fold_close(f, c->untimed);
 }
 
 kb_status kb_report_write_markdown(FILE *f, const kb_report_model *m,

@@ -344,6 +344,7 @@ kb_status kb_report_model_build(kb_report_model *m, const kb_results *r,
     m->sol_gbps = override ? o->sol_gbps : median_sol(&m->rows);
     m->tol = o->tolerance > 0 ? o->tolerance : KB_REPORT_DEFAULT_TOL;
     m->ref = o->reference && *o->reference ? o->reference : "eager";
+    m->image_base = o->image_base;
     for (size_t i = 0; i < m->rows.n; i++) fill_sol(&m->rows.v[i], m->sol_gbps, override);
     if (o->title && *o->title) snprintf(m->gpu, sizeof m->gpu, "%s", o->title);
     for (size_t i = 0; !m->gpu[0] && i < m->rows.n; i++)

@@ -63,6 +63,9 @@ typedef struct {
     double sol_gbps;           /* <= 0: median of the results' sol_gbps          */
     double tolerance;          /* <= 0: KB_REPORT_DEFAULT_TOL                    */
     FILE *out;                 /* speedup lines; NULL: stdout                    */
+    const char *image_base;    /* report.md's plot links under this URL (e.g.
+                                  where CI publishes the report folder); NULL:
+                                  relative "plots/..."                          */
     const char *reference;     /* speedup denominator series; NULL: "eager". With
                                   peers merged, "torch_eager" compares with the
                                   seed suite's numbers                          */

@@ -29,6 +29,7 @@ typedef struct {
     size_t replaced;  /* duplicate rows dropped                                   */
     double tol;
     const char *ref;  /* speedup denominator: opts->reference or "eager"          */
+    const char *image_base; /* opts->image_base: plot links' prefix (NULL: none)   */
 } kb_report_model;
 
 /* One (benchmark, dtype, backend) cell of the summary. */

@@ -746,6 +746,39 @@ START_TEST(test_plot_sweeps_and_points)
 }
 END_TEST
 
+/* Long tables fold; plot links go under --image-base when given. */
+START_TEST(test_fold_and_image_base)
+{
+    kb_results r;
+    kb_results_init(&r);
+    push(&r, mk("softmax_forward", "eager", "bf16", 4, 1024, 1.0));
+    for (int i = 0; i < 21; i++) push(&r, mk("softmax_forward", "fused", "bf16", 4, 2048 + i, NAN));
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    kb_report_opts o;
+    kb_report_opts_init(&o);
+    o.out_dir = dir;
+    o.formats = KB_REPORT_MD | KB_REPORT_PLOTS;
+    o.gnuplot = "/bin/false"; /* runs and fails: links are written, images are not */
+    o.image_base = "https://ci.example/run/7/report";
+    FILE *devnull = fopen("/dev/null", "w");
+    o.out = devnull;
+    kb_err e = {""};
+    ck_assert_msg(kb_report_generate(&r, &o, &e) == KB_OK, "%s", e.msg);
+    fclose(devnull);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *md = kbt_read(path, NULL);
+    ck_assert_ptr_nonnull(strstr(md, "<details><summary>skipped or untimed cases (21 rows)</summary>"));
+    ck_assert_ptr_nonnull(strstr(md, "](https://ci.example/run/7/report/plots/softmax_forward_bf16.png)"));
+    ck_assert_ptr_null(strstr(md, "](plots/"));
+    /* short tables stay open */
+    ck_assert_ptr_null(strstr(md, "<details><summary>per backend"));
+    free(md);
+    kbt_rm_rf(dir);
+    kb_results_free(&r);
+}
+END_TEST
+
 START_TEST(test_plots_drawn)
 {
     if (access("/usr/bin/gnuplot", X_OK) != 0) {
@@ -823,6 +856,7 @@ Suite *kb_suite_report(void)
     tcase_add_test(t, test_no_gnuplot);
     tcase_add_test(t, test_plots_drawn);
     tcase_add_test(t, test_plot_sweeps_and_points);
+    tcase_add_test(t, test_fold_and_image_base);
     suite_add_tcase(s, t);
     return s;
 }

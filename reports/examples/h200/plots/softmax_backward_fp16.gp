@@ -1,22 +1,23 @@
 # Written by kbench-report. Redraw: cd to this folder, gnuplot softmax_backward_fp16.gp
 set terminal pngcairo noenhanced size 1280,720 font 'sans,11'
 set output 'softmax_backward_fp16.png'
-set title 'softmax_backward fp16 on NVIDIA H200: memory bandwidth by shape'
-set xlabel 'shape (M x N)'
+set title 'softmax_backward fp16 on NVIDIA H200: memory bandwidth by row length'
+set xlabel 'N (log2 scale).  Lines: fixed-M sweeps.  Open circles: other shapes, labelled MxN.'
 set ylabel 'GB/s'
-set xrange [-0.5:1.5]
-set yrange [0:4800]
-set xtics rotate by 45 right nomirror ('32768x1024' 0, '4096x50257' 1)
+set logscale x 2
+set xrange [1024/1.2:65536*1.2]
+set yrange [0:4900]
+set xtics nomirror ('1K' 1024, '2K' 2048, '4K' 4096, '8K' 8192, '16K' 16384, '32K' 32768, '64K' 65536)
 set ytics nomirror
-set grid ytics lc rgb '#dddddd'
-set key outside right top
-set bmargin 7
+set grid xtics ytics lc rgb '#dddddd'
+set key below horizontal
 plot \
-  'softmax_backward_fp16.dat' using 1:3 with linespoints lw 2 pt 7 ps 1 dt 1 lc rgb '#1f77b4' title 'eager', \
-  'softmax_backward_fp16.dat' using 1:4 with linespoints lw 2 pt 7 ps 1 dt 1 lc rgb '#9467bd' title 'fused', \
-  'softmax_backward_fp16.dat' using 1:5 with linespoints lw 2 pt 7 ps 1 dt 1 lc rgb '#2ca02c' title 'tuned', \
-  'softmax_backward_fp16.dat' using 1:6 with linespoints lw 2 pt 7 ps 1 dt 1 lc rgb '#8c564b' title 'cudnn', \
-  4199.3 with lines dt 3 lw 2 lc rgb '#000000' title 'SOL 4199 GB/s'
+  'softmax_backward_fp16.dat' index 0 using 1:4 with points pt 6 ps 1.5 lw 2 lc rgb '#1f77b4' title 'eager', \
+  'softmax_backward_fp16.dat' index 0 using 1:5 with points pt 6 ps 1.5 lw 2 lc rgb '#9467bd' title 'fused', \
+  'softmax_backward_fp16.dat' index 0 using 1:6 with points pt 6 ps 1.5 lw 2 lc rgb '#2ca02c' title 'tuned', \
+  'softmax_backward_fp16.dat' index 0 using 1:7 with points pt 6 ps 1.5 lw 2 lc rgb '#8c564b' title 'cudnn', \
+  'softmax_backward_fp16.dat' index 0 using 1:3:2 with labels offset 0,1 font ',8' notitle, \
+  4199.3 with lines dt 3 lw 2 lc rgb '#000000' title 'SOL (measured device copy) 4199 GB/s'
 set terminal svg noenhanced size 1280,720 dynamic font 'sans,11'
 set output 'softmax_backward_fp16.svg'
 replot
