@@ -699,6 +699,23 @@ START_TEST(test_no_gnuplot)
 }
 END_TEST
 
+/* kb_report_generate into dir with the speedup lines discarded. */
+static void gen_quiet(const kb_results *r, const char *dir, unsigned formats, const char *gnuplot,
+                      const char *image_base)
+{
+    kb_report_opts o;
+    kb_report_opts_init(&o);
+    o.out_dir = dir;
+    o.formats = formats;
+    o.gnuplot = gnuplot;
+    o.image_base = image_base;
+    FILE *devnull = fopen("/dev/null", "w");
+    o.out = devnull;
+    kb_err e = {""};
+    ck_assert_msg(kb_report_generate(r, &o, &e) == KB_OK, "%s", e.msg);
+    fclose(devnull);
+}
+
 /* Lines only through a fixed-M sweep, by N on a log2 axis; the odd list's
  * 32768x4095 (same M), other M and a lone shape are labelled points. */
 START_TEST(test_plot_sweeps_and_points)
@@ -714,13 +731,7 @@ START_TEST(test_plot_sweeps_and_points)
     push(&r, mk("softmax_forward", "tuned", "bf16", 4096, 50257, 0.5));
     char dir[4096], path[4200];
     kbt_tmpdir(dir);
-    kb_report_opts o;
-    kb_report_opts_init(&o);
-    o.out_dir = dir;
-    o.formats = KB_REPORT_PLOTS;
-    o.gnuplot = "/nonexistent/gnuplot";
-    kb_err e = {""};
-    ck_assert_msg(kb_report_generate(&r, &o, &e) == KB_OK, "%s", e.msg);
+    gen_quiet(&r, dir, KB_REPORT_PLOTS, "/nonexistent/gnuplot", NULL);
     snprintf(path, sizeof path, "%s/plots/softmax_forward_bf16.dat", dir);
     char *dat = kbt_read(path, NULL);
     ck_assert_ptr_nonnull(dat);
@@ -755,17 +766,9 @@ START_TEST(test_fold_and_image_base)
     for (int i = 0; i < 21; i++) push(&r, mk("softmax_forward", "fused", "bf16", 4, 2048 + i, NAN));
     char dir[4096], path[4200];
     kbt_tmpdir(dir);
-    kb_report_opts o;
-    kb_report_opts_init(&o);
-    o.out_dir = dir;
-    o.formats = KB_REPORT_MD | KB_REPORT_PLOTS;
-    o.gnuplot = "/bin/false"; /* runs and fails: links are written, images are not */
-    o.image_base = "https://ci.example/run/7/report";
-    FILE *devnull = fopen("/dev/null", "w");
-    o.out = devnull;
-    kb_err e = {""};
-    ck_assert_msg(kb_report_generate(&r, &o, &e) == KB_OK, "%s", e.msg);
-    fclose(devnull);
+    /* gnuplot runs and fails: links are written, images are not */
+    gen_quiet(&r, dir, KB_REPORT_MD | KB_REPORT_PLOTS, "/bin/false",
+              "https://ci.example/run/7/report");
     snprintf(path, sizeof path, "%s/report.md", dir);
     char *md = kbt_read(path, NULL);
     ck_assert_ptr_nonnull(strstr(md, "<details><summary>skipped or untimed cases (21 rows)</summary>"));
