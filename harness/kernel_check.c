@@ -71,6 +71,20 @@ static struct kb_kernel_checker *checker(kb_session *s)
     return k;
 }
 
+/* Verbose runs (and CTest logs): every kernel with its launch shape. */
+static void print_trace(FILE *f, const kb_kernel_trace *tr)
+{
+    const int kept = tr->n < KB_TRACE_MAX ? tr->n : KB_TRACE_MAX;
+    for (int i = 0; i < kept; i++) {
+        const kb_kernel_rec *k = &tr->k[i];
+        fprintf(f, "  kernel %d/%d: %s  grid (%d,%d,%d) block (%d,%d,%d)  %d regs  smem %d+%d B  "
+                   "%.2f us\n",
+                i + 1, tr->n, k->name, k->grid[0], k->grid[1], k->grid[2], k->block[0],
+                k->block[1], k->block[2], k->registers, k->smem_static, k->smem_dynamic,
+                k->end_ns > k->start_ns ? (double)(k->end_ns - k->start_ns) * 1e-3 : 0.0);
+    }
+}
+
 /* The check is skipped for this case: say why where nothing else is said. */
 static kb_outcome skipped(kb_result *r, const char *why, kb_outcome oc)
 {
@@ -115,6 +129,7 @@ kb_outcome kb_kernel_check(kb_session *s, const kb_case *c, void *state, const k
     r->kernels = tr->n;
     kb_trace_names(tr, r->kernel_names, sizeof r->kernel_names);
     kb_trace_times_us(tr, r->kernel_us, sizeof r->kernel_us);
+    if (s->o->print_result || s->o->mode == KB_MODE_CASE) print_trace(stdout, tr);
     free(tr);
 
     const int expected = c->impl->kernels ? c->impl->kernels(&c->p, state) : 0;
