@@ -15,6 +15,7 @@
 #include "registry.h"
 #include "report.h"
 #include "run.h"
+#include "server.h"
 
 enum { EXIT_PASS = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
@@ -276,7 +277,9 @@ static int self_test(const kb_options *o)
     return exit_for(st);
 }
 
-int main(int argc, char **argv)
+/* Everything kbench does for one command line; the exit code. Run by main()
+ * and, for CTest cases, by the per-GPU server (server.h). */
+static int kb_main(int argc, char **argv)
 {
     kb_options o;
     kb_err e = {{0}};
@@ -297,17 +300,30 @@ int main(int argc, char **argv)
     case KB_MODE_LIST: print_list(); return EXIT_PASS;
     case KB_MODE_LIST_CASES: return kb_cases_foreach(print_case, NULL) == KB_OK ? 0 : 1;
     case KB_MODE_SELF_TEST: return self_test(&o);
-    case KB_MODE_CASE: {
-        /* A CTest case is one process, and GPU cases run one after another:
-         * its exit is on the suite's critical path. Everything is written
-         * and the session closed by now; the CUDA runtime's own teardown
+    case KB_MODE_CASE:
+    case KB_MODE_RUN: return run_cases(&o);
+    }
+    return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--serve") == 0) return kb_server_run(argv[2], kb_main);
+    /* A CTest case goes to the GPU's server when one can be used; options
+     * are checked here first so a usage error never starts one. */
+    kb_options o;
+    kb_err e = {{0}};
+    if (argc >= 2 && kb_cli_parse(argc, argv, &o, &e) == KB_OK && o.mode == KB_MODE_CASE) {
+        int rc = 0;
+        if (kb_server_client(argc, argv, o.device, &rc)) return rc;
+        /* In this process: GPU cases run one after another, so its exit is
+         * on the suite's critical path. Everything is written and the
+         * session closed when kb_main returns; the CUDA runtime's teardown
          * at exit adds nothing the driver does not do when the process ends. */
-        int rc = run_cases(&o);
+        rc = kb_main(argc, argv);
         fflush(stdout);
         fflush(stderr);
         _exit(rc);
     }
-    case KB_MODE_RUN: return run_cases(&o);
-    }
-    return EXIT_USAGE;
+    return kb_main(argc, argv);
 }

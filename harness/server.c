@@ -1,0 +1,395 @@
+/* Per-GPU case server and its thin client; see server.h for why. */
+#define _DEFAULT_SOURCE /* SCM_RIGHTS/CMSG_* helpers, setsid, readlink */
+#include "server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "kbench.h"
+
+extern char **environ;
+
+#define ACK 'A'
+
+/* ---- shared ---------------------------------------------------------------- */
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int read_all(int fd, void *buf, size_t n)
+{
+    char *p = buf;
+    while (n) {
+        ssize_t r = read(fd, p, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* FNV-1a, to name a server after what it must match. */
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+/* ---- client ---------------------------------------------------------------- */
+
+/* A CUDA tool injected into this process must see the case's GPU work. */
+static int under_cuda_tool(void)
+{
+    const char *inj = getenv("CUDA_INJECTION64_PATH");
+    const char *pre = getenv("LD_PRELOAD");
+    return (inj && *inj) || (pre && (strstr(pre, "sanitizer") || strstr(pre, "nsys") ||
+                                     strstr(pre, "ncu") || strstr(pre, "Nsight")));
+}
+
+static int socket_path(const char *exe, int ordinal, char *buf, size_t len)
+{
+    struct stat st;
+    if (stat(exe, &st) != 0) return -1;
+    uint64_t h = 1469598103934665603ull;
+    h = fnv(h, exe, strlen(exe));
+    h = fnv(h, &st.st_ino, sizeof st.st_ino);
+    h = fnv(h, &st.st_mtime, sizeof st.st_mtime);
+    h = fnv(h, &st.st_size, sizeof st.st_size);
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    if (vis) h = fnv(h, vis, strlen(vis) + 1);
+    const char *dir = getenv("KBENCH_LOCK_DIR");
+    if (!dir || !*dir) dir = "/tmp";
+    int n = snprintf(buf, len, "%s/kbench-srv-%ld-%016" PRIx64 "-%d.sock", dir, (long)getuid(),
+                     h, ordinal);
+    struct sockaddr_un a;
+    return n > 0 && (size_t)n < len && (size_t)n < sizeof a.sun_path ? 0 : -1;
+}
+
+static int connect_to(const char *path)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Detached (own session, double fork) so that ctest, which waits for its
+ * case's process and pipes, never waits for the server. */
+static int spawn(const char *exe, const char *path)
+{
+    pid_t p = fork();
+    if (p < 0) return -1;
+    if (p == 0) {
+        setsid();
+        if (fork() != 0) _exit(0);
+        int dn = open("/dev/null", O_RDWR);
+        if (dn >= 0) {
+            dup2(dn, 0);
+            dup2(dn, 1);
+            dup2(dn, 2);
+        }
+        for (int fd = 3; fd < 1024; fd++) close(fd);
+        execl(exe, "kbench", "--serve", path, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(p, &status, 0) < 0 && errno == EINTR) {
+    }
+    return 0;
+}
+
+/* The request: fds 1 and 2 as SCM_RIGHTS, then a length and NUL-separated
+ * strings: cwd, argc, envc, argv..., environ... */
+static int send_request(int fd, int argc, char **argv)
+{
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd)) return -1;
+    int envc = 0;
+    while (environ[envc]) envc++;
+    char counts[2][16];
+    snprintf(counts[0], sizeof counts[0], "%d", argc);
+    snprintf(counts[1], sizeof counts[1], "%d", envc);
+    size_t len = strlen(cwd) + 1 + strlen(counts[0]) + 1 + strlen(counts[1]) + 1;
+    for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
+    for (int i = 0; i < envc; i++) len += strlen(environ[i]) + 1;
+    char *blob = malloc(len), *p = blob;
+    if (!blob) return -1;
+    const char *head[3] = {cwd, counts[0], counts[1]};
+    for (int i = 0; i < 3; i++) p = stpcpy(p, head[i]) + 1;
+    for (int i = 0; i < argc; i++) p = stpcpy(p, argv[i]) + 1;
+    for (int i = 0; i < envc; i++) p = stpcpy(p, environ[i]) + 1;
+
+    uint64_t n = len;
+    struct iovec iov = {&n, sizeof n};
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(2 * sizeof(int))];
+    } ctl;
+    memset(&ctl, 0, sizeof ctl);
+    struct msghdr m;
+    memset(&m, 0, sizeof m);
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = ctl.buf;
+    m.msg_controllen = sizeof ctl.buf;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(2 * sizeof(int));
+    int fds[2] = {1, 2};
+    memcpy(CMSG_DATA(c), fds, sizeof fds);
+    fflush(stdout);
+    fflush(stderr);
+    ssize_t w;
+    do w = sendmsg(fd, &m, 0);
+    while (w < 0 && errno == EINTR);
+    int rc = (w == (ssize_t)sizeof n && write_all(fd, blob, len) == 0) ? 0 : -1;
+    free(blob);
+    return rc;
+}
+
+int kb_server_client(int argc, char **argv, int ordinal, int *rc)
+{
+    const char *use = getenv("KBENCH_SERVER");
+    if ((use && strcmp(use, "0") == 0) || under_cuda_tool()) return 0;
+    if (ordinal < 0) {
+        kb_err e;
+        if (kb_resource_parse(getenv("CTEST_RESOURCE_GROUP_COUNT"),
+                              getenv("CTEST_RESOURCE_GROUP_0_GPUS"), &ordinal, &e) != KB_OK)
+            return 0; /* the in-process run reports the malformed allocation */
+        if (ordinal < 0) ordinal = 0;
+    }
+    char exe[PATH_MAX], path[512];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return 0;
+    exe[n] = '\0';
+    if (socket_path(exe, ordinal, path, sizeof path) != 0) return 0;
+    signal(SIGPIPE, SIG_IGN);
+    /* Twice at most: a server that closed before taking the request (its
+     * idle exit) never ran the case, so asking the next one is safe. */
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int fd = connect_to(path);
+        if (fd < 0) {
+            if (spawn(exe, path) != 0) return 0;
+            for (int waited = 0; fd < 0 && waited < 30000; waited += 10) {
+                sleep_ms(10);
+                fd = connect_to(path);
+            }
+            if (fd < 0) return 0;
+        }
+        char ack = 0;
+        if (send_request(fd, argc, argv) != 0 || read_all(fd, &ack, 1) != 0 || ack != ACK) {
+            close(fd);
+            continue;
+        }
+        int32_t answer;
+        int got = read_all(fd, &answer, sizeof answer) == 0;
+        close(fd);
+        if (!got) {
+            fprintf(stderr, "Error: the kbench server running this case (%s) ended without an "
+                            "answer: it crashed or was killed during the case\n",
+                    path);
+            *rc = 1;
+            return 1;
+        }
+        *rc = answer;
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- server ---------------------------------------------------------------- */
+
+typedef struct {
+    int out, err;
+    char *blob;
+    char **argv, **env;
+    int argc;
+    const char *cwd;
+} request;
+
+static void request_free(request *r)
+{
+    if (r->out >= 0) close(r->out);
+    if (r->err >= 0) close(r->err);
+    free(r->blob);
+    free(r->argv);
+    free(r->env);
+    memset(r, 0, sizeof *r);
+    r->out = r->err = -1;
+}
+
+static int receive(int fd, request *r)
+{
+    memset(r, 0, sizeof *r);
+    r->out = r->err = -1;
+    uint64_t len = 0;
+    struct iovec iov = {&len, sizeof len};
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(2 * sizeof(int))];
+    } ctl;
+    struct msghdr m;
+    memset(&m, 0, sizeof m);
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = ctl.buf;
+    m.msg_controllen = sizeof ctl.buf;
+    ssize_t got;
+    do got = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+    while (got < 0 && errno == EINTR);
+    struct cmsghdr *c = got == (ssize_t)sizeof len ? CMSG_FIRSTHDR(&m) : NULL;
+    if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(2 * sizeof(int))) return -1;
+    int fds[2];
+    memcpy(fds, CMSG_DATA(c), sizeof fds);
+    r->out = fds[0];
+    r->err = fds[1];
+    if (len == 0 || len > (64u << 20)) return -1;
+    r->blob = malloc(len + 1);
+    if (!r->blob || read_all(fd, r->blob, len) != 0) return -1;
+    r->blob[len] = '\0';
+    char *p = r->blob, *end = r->blob + len;
+    r->cwd = p;
+    p += strlen(p) + 1;
+    if (p >= end) return -1;
+    r->argc = atoi(p);
+    p += strlen(p) + 1;
+    if (p >= end) return -1;
+    int envc = atoi(p);
+    p += strlen(p) + 1;
+    if (r->argc < 1 || envc < 0 || envc > 100000) return -1;
+    r->argv = calloc((size_t)r->argc + 1, sizeof *r->argv);
+    r->env = calloc((size_t)envc + 1, sizeof *r->env);
+    if (!r->argv || !r->env) return -1;
+    for (int i = 0; i < r->argc; i++, p += strlen(p) + 1) {
+        if (p >= end) return -1;
+        r->argv[i] = p;
+    }
+    for (int i = 0; i < envc; i++, p += strlen(p) + 1) {
+        if (p >= end) return -1;
+        r->env[i] = p;
+    }
+    return 0;
+}
+
+/* Runs one request as if it were this process's own command line. */
+static int serve(request *r, kb_server_main_fn fn)
+{
+    fflush(stdout);
+    fflush(stderr);
+    int saved_out = dup(1), saved_err = dup(2);
+    dup2(r->out, 1);
+    dup2(r->err, 2);
+    char **base_env = environ;
+    environ = r->env;
+    int rc = chdir(r->cwd) == 0 ? fn(r->argc, r->argv) : 1;
+    fflush(stdout);
+    fflush(stderr);
+    environ = base_env;
+    /* The client's pipes must see EOF once it exits: keep no copy open. */
+    dup2(saved_out, 1);
+    dup2(saved_err, 2);
+    close(saved_out);
+    close(saved_err);
+    return rc;
+}
+
+int kb_server_run(const char *sock_path, kb_server_main_fn fn)
+{
+    signal(SIGPIPE, SIG_IGN);
+    /* One server per socket, for its whole life: the lock is dropped by the
+     * kernel when it exits, however it exits. A second one waits, then finds
+     * the socket alive and leaves. */
+    char lock_path[600];
+    snprintf(lock_path, sizeof lock_path, "%s.lock", sock_path);
+    int lk = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (lk < 0) return 1;
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    if (fcntl(lk, F_SETLKW, &fl) != 0) return 1;
+    int alive = connect_to(sock_path);
+    if (alive >= 0) { /* cannot happen while we hold the lock, but be sure */
+        close(alive);
+        return 0;
+    }
+    unlink(sock_path);
+    int ls = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", sock_path);
+    mode_t old = umask(077); /* this user's clients only */
+    int ok = ls >= 0 && bind(ls, (struct sockaddr *)&a, sizeof a) == 0 && listen(ls, 64) == 0;
+    umask(old);
+    if (!ok) return 1;
+    int healthy = 1;
+    while (healthy) {
+        struct pollfd p = {ls, POLLIN, 0};
+        int pr = poll(&p, 1, KB_SERVER_IDLE_S * 1000);
+        if (pr < 0 && errno == EINTR) continue;
+        if (pr <= 0) break; /* idle: leave */
+        int c = accept(ls, NULL, NULL);
+        if (c < 0) continue;
+        request r;
+        if (receive(c, &r) == 0) {
+            char ack = ACK;
+            if (write_all(c, &ack, 1) == 0) {
+                int32_t rc = serve(&r, fn);
+                (void)write_all(c, &rc, sizeof rc);
+            }
+        }
+        request_free(&r);
+        close(c);
+        /* A case that left a CUDA error behind poisons the context. */
+        if (cudaDeviceSynchronize() != cudaSuccess || cudaGetLastError() != cudaSuccess)
+            healthy = 0;
+    }
+    /* New clients must not find us any more; those already queued are told
+     * nothing (no ACK) and ask the next server. */
+    unlink(sock_path);
+    close(ls);
+    return 0;
+}

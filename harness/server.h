@@ -1,0 +1,49 @@
+/* One CUDA context per GPU for a whole ctest run.
+ *
+ * Each CTest case is its own `kbench --case NAME` process, and most of such a
+ * process's ~450 ms on an H200 is CUDA context creation and teardown, not the
+ * case. Cases of one GPU must not overlap (not even one's start-up with
+ * another's timing: measured, ci/GATE.md), so that overhead is paid in series.
+ * Instead a case process is a thin client: it hands its argv, environment,
+ * working directory and its stdout/stderr descriptors (SCM_RIGHTS) to a
+ * per-GPU server over a Unix socket and exits with the server's answer. The
+ * server, started by the first case and gone after KB_SERVER_IDLE_S seconds
+ * without a case, runs each case exactly as the process would have (same
+ * code, the client's environment and descriptors), one at a time, and keeps
+ * its CUDA context, SOL cache and loaded libraries between cases. The client
+ * never touches the GPU. What a case prints and its exit code are unchanged.
+ *
+ * The server is not used (the case runs in its own process) when
+ * KBENCH_SERVER=0, under a CUDA tool that injects itself into the process
+ * (compute-sanitizer, nsys, ncu: they must see the case's GPU work), or when
+ * no server can be reached or started. A server exits after a case that left
+ * a CUDA error behind (a sticky error would fail every later case); a server
+ * that dies mid-case makes that case fail with a message, and the next case
+ * starts a new one. Servers are per user, per kbench binary (path, inode,
+ * mtime), per CUDA_VISIBLE_DEVICES and per GPU ordinal, so a rebuild never
+ * talks to an old server. */
+#ifndef KB_SERVER_H
+#define KB_SERVER_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KB_SERVER_IDLE_S 20
+
+/* What the server runs for a request: kbench's main logic, returning the
+ * exit code (no _exit). */
+typedef int (*kb_server_main_fn)(int argc, char **argv);
+
+/* Client side. ordinal: the GPU the case will use (-1: from CTest's
+ * allocation or 0). Returns 1 when the case ran through a server (*rc its
+ * exit code), 0 when the caller must run it in this process. */
+int kb_server_client(int argc, char **argv, int ordinal, int *rc);
+
+/* `kbench --serve SOCKET`: the server loop; returns the process exit code. */
+int kb_server_run(const char *sock_path, kb_server_main_fn fn);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
