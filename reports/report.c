@@ -497,6 +497,13 @@ static kb_status write_markdown(const char *dir, const kb_report_model *m,
     kb_status st = kb_report_write_markdown(f, m, j, bname, baseline_missing, plots, e);
     if (fclose(f) != 0 && st == KB_OK)
         st = KB_FAIL(e, KB_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    /* The same report as one self-contained page, for CI artifacts. */
+    if (st == KB_OK) {
+        char html[4096], title[128];
+        snprintf(html, sizeof html, "%s/report.html", dir);
+        snprintf(title, sizeof title, "kbench report%s%s", m->gpu[0] ? ": " : "", m->gpu);
+        st = kb_report_write_html(path, html, dir, title, e);
+    }
     return st;
 }
 

@@ -21,6 +21,8 @@
  *   report.md   summary, per-shape GB/s, regressions, accuracy failures and
  *               skips; reads as a CI job summary or PR comment. No clock
  *               time in it: the same input gives the same bytes.
+ *   report.html report.md as one self-contained page (CSS and plot SVGs
+ *               inlined), for CI artifacts; written with report.md.
  *   summary.csv geomeans per (benchmark, backend, dtype).
  *   plots/      per (benchmark, dtype): <b>_<dtype>.dat + .gp (gnuplot),
  *               .png (pngcairo) and .svg. Without gnuplot the .dat/.gp are

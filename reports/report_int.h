@@ -102,6 +102,10 @@ void kb_report_plot_stem(const char *bench, const char *dtype, char *buf, size_t
 
 /* baseline_name: the file's base name or NULL; baseline_missing: it was
  * given but does not exist. */
+/* report.md at md_path rendered to one self-contained HTML page (plots
+ * inlined from dir/plots/<stem>.svg); html.c. */
+kb_status kb_report_write_html(const char *md_path, const char *html_path, const char *dir,
+                               const char *title, kb_err *e);
 kb_status kb_report_write_markdown(FILE *f, const kb_report_model *m,
                                    const kb_report_judged *j, const char *baseline_name,
                                    int baseline_missing, const kb_plot_result *plots,

@@ -782,6 +782,47 @@ START_TEST(test_fold_and_image_base)
 }
 END_TEST
 
+/* report.html from report.md: tables with alignment, folds, headings with
+ * GitHub's anchors, text escaped, the plot's SVG inlined (no asset). */
+START_TEST(test_html_self_contained)
+{
+    char dir[4096], path[4200], md[4200], html[4200];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/plots", dir);
+    ck_assert_int_eq(mkdir(path, 0777), 0);
+    snprintf(path, sizeof path, "%s/plots/a_bf16.svg", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("<?xml version=\"1.0\"?>\n<!DOCTYPE svg>\n<svg width=\"10\"><g/></svg>\n", f);
+    fclose(f);
+    snprintf(md, sizeof md, "%s/report.md", dir);
+    f = fopen(md, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("# kbench report: GPU <1>\n\n- **Accuracy:** ok ([details](#accuracy-failures))\n\n"
+          "![a bf16](plots/a_bf16.png)\n\n<details><summary>t</summary>\n\n"
+          "| case | n |\n|---|--:|\n| x\\|y | 3 |\n\n</details>\n\n## Accuracy failures\n\n"
+          "None with `code` & more.\n",
+          f);
+    fclose(f);
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    kb_err e = {""};
+    ck_assert_msg(kb_report_write_html(md, html, dir, "t", &e) == KB_OK, "%s", e.msg);
+    char *h = kbt_read(html, NULL);
+    ck_assert_ptr_nonnull(strstr(h, "<h1 id=\"kbench-report-gpu-1\">kbench report: GPU &lt;1&gt;</h1>"));
+    ck_assert_ptr_nonnull(strstr(h, "<li><strong>Accuracy:</strong> ok (<a href=\"#accuracy-failures\">details</a>)</li>"));
+    ck_assert_ptr_nonnull(strstr(h, "<figure><svg width=\"10\"><g/></svg>"));
+    ck_assert_ptr_null(strstr(h, "<?xml"));
+    ck_assert_ptr_null(strstr(h, "<img"));
+    ck_assert_ptr_nonnull(strstr(h, "<details><summary>t</summary>\n<table><thead><tr><th>case</th><th>n</th>"));
+    ck_assert_ptr_nonnull(strstr(h, "<tr><td style=\"text-align:left\">x|y</td><td style=\"text-align:right\">3</td></tr>"));
+    ck_assert_ptr_nonnull(strstr(h, "</tbody></table>\n</details>"));
+    ck_assert_ptr_nonnull(strstr(h, "<h2 id=\"accuracy-failures\">"));
+    ck_assert_ptr_nonnull(strstr(h, "<p>None with <code>code</code> &amp; more.</p>"));
+    free(h);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 START_TEST(test_plots_drawn)
 {
     if (access("/usr/bin/gnuplot", X_OK) != 0) {
@@ -860,6 +901,7 @@ Suite *kb_suite_report(void)
     tcase_add_test(t, test_plots_drawn);
     tcase_add_test(t, test_plot_sweeps_and_points);
     tcase_add_test(t, test_fold_and_image_base);
+    tcase_add_test(t, test_html_self_contained);
     suite_add_tcase(s, t);
     return s;
 }
