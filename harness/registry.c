@@ -230,13 +230,39 @@ void kb_case_name(const kb_case *c, char *buf, size_t len)
              c->inputs ? kb_inputs_name(c->inputs) : "");
 }
 
+/* Deviations of a library backend from PyTorch's semantics that the input
+ * kinds found. Their cases stay registered and must keep failing accuracy:
+ * CTest expects it (label known_deviation, tests/discover_cases.cmake), so
+ * the day the library changes the case fails and this table is revisited.
+ * Measured on the H200: kernels/README.md. */
+static const struct {
+    kb_bench_id bench;
+    const char *backend;
+    kb_inputs inputs;
+    const char *what;
+} deviations[] = {
+    {KB_LAYERNORM_FWD, "cudnn", KB_INPUTS_CONSTANT,
+     "cuDNN 9 LayerNorm forward returns |y| up to ~4e-3 instead of 0 on zero-variance rows "
+     "(PyTorch returns 0)"},
+};
+
+const char *kb_case_known_deviation(const kb_case *c)
+{
+    for (size_t i = 0; i < sizeof deviations / sizeof deviations[0]; i++)
+        if (deviations[i].bench == c->p.bench && deviations[i].inputs == c->inputs &&
+            strcmp(deviations[i].backend, c->backend) == 0)
+            return deviations[i].what;
+    return NULL;
+}
+
 void kb_case_labels(const kb_case *c, char *buf, size_t len)
 {
     const kb_bench_info *bi = &benches[c->p.bench];
-    snprintf(buf, len, "%s,%s,%s,%s,%s,gpu%s%s%s", bi->family, bi->name,
+    snprintf(buf, len, "%s,%s,%s,%s,%s,gpu%s%s%s%s", bi->family, bi->name,
              bi->backward ? "backward" : "forward", c->backend, kb_dtype_name(c->p.dtype),
              c->set == KB_SHAPES_ODD ? ",odd" : "", c->inputs ? ",inputs," : "",
-             c->inputs ? kb_inputs_name(c->inputs) : "");
+             c->inputs ? kb_inputs_name(c->inputs) : "",
+             kb_case_known_deviation(c) ? ",known_deviation" : "");
 }
 
 static kb_status parse_dim(const char *s, const char *end, const char *whole, int64_t *out,

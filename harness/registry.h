@@ -80,6 +80,9 @@ kb_status kb_case_parse(const char *name, kb_case *out, kb_err *e);
 /* Labels, ','-separated: family, benchmark, direction, backend, dtype, gpu
  * (odd for the odd list; inputs and the kind's name for a non-randn kind). */
 void kb_case_labels(const kb_case *c, char *buf, size_t len);
+/* What a library backend is known to get wrong on this case's inputs (the
+ * case is expected to fail accuracy), or NULL. */
+const char *kb_case_known_deviation(const kb_case *c);
 
 /* "MxN" with M >= 1, N >= 1, decimal, nothing else. */
 kb_status kb_shape_parse(const char *s, kb_shape *out, kb_err *e);

@@ -325,7 +325,13 @@ static kb_verdict verdict(kb_session *s, kb_result *r)
     r->baseline_gbps = row ? row->gbps : NAN;
     kb_perf base = {row ? row->gbps : NAN, row ? row->noise : NAN, row ? row->median_ms : NAN};
     kb_perf now = {r->gbps, r->noise, r->median_ms};
-    kb_verdict v = kb_verdict_decide(&s->gate, &base, &now, &change, &band);
+    /* Every kernel of a call brings its own launch gap, so its jitter: the
+     * floor is per kernel, times the kernels one call launches (the
+     * baseline's recorded count; 1 when unknown). */
+    kb_gate_opts g = s->gate;
+    const int kernels = row && row->kernels > 0 ? row->kernels : 1;
+    g.floor_ms *= kernels;
+    kb_verdict v = kb_verdict_decide(&g, &base, &now, &change, &band);
     snprintf(r->verdict, sizeof r->verdict, "%s", kb_verdict_name(v));
     if (v == KB_VERDICT_SLOWER || v == KB_VERDICT_FASTER || v == KB_VERDICT_NOISY)
         snprintf(r->message, sizeof r->message,
@@ -336,8 +342,8 @@ static kb_verdict verdict(kb_session *s, kb_result *r)
     else if (v == KB_VERDICT_SAME && isfinite(change) && fabs(change) > band)
         snprintf(r->message, sizeof r->message,
                  "SAME: %.2f us vs baseline %.2f us, within the %.2f us launch-jitter floor "
-                 "(%+.1f%% GB/s)",
-                 1e3 * r->median_ms, 1e3 * row->median_ms, 1e3 * s->gate.floor_ms, 100 * change);
+                 "of %d kernel(s) (%+.1f%% GB/s)",
+                 1e3 * r->median_ms, 1e3 * row->median_ms, 1e3 * g.floor_ms, kernels, 100 * change);
     else if (v == KB_VERDICT_NO_BASELINE)
         snprintf(r->message, sizeof r->message,
                  "NO_BASELINE: %s has no row for this case: its speed is not gated",

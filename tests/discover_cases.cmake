@@ -20,10 +20,16 @@ foreach(line IN LISTS lines)
   math(EXPR rest "${sp} + 1")
   string(SUBSTRING "${line}" ${rest} -1 labels)
   string(REPLACE "," ";" labels "${labels}")
+  # A known deviation of a library (harness/registry.c) must keep failing
+  # accuracy: the case passes on exactly that message, never on a crash.
+  set(expect "")
+  if(labels MATCHES "(^|;)known_deviation(;|$)")
+    set(expect " PASS_REGULAR_EXPRESSION \"accuracy FAIL \\\\(\"")
+  endif()
   string(APPEND script
     "add_test([=[${name}]=] \"${KBENCH}\" --case [=[${name}]=])\n"
     "set_tests_properties([=[${name}]=] PROPERTIES LABELS \"${labels}\" "
-    "SKIP_RETURN_CODE 77 RESOURCE_GROUPS \"gpus:1\" FIXTURES_REQUIRED kb_gpus TIMEOUT 900)\n")
+    "SKIP_RETURN_CODE 77 RESOURCE_GROUPS \"gpus:1\" FIXTURES_REQUIRED kb_gpus TIMEOUT 900${expect})\n")
   math(EXPR count "${count} + 1")
 endforeach()
 file(WRITE "${OUT}.tmp" "${script}")
