@@ -61,6 +61,13 @@ static void sleep_ms(long ms)
     }
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 /* FNV-1a, to name a server after what it must match. */
 static uint64_t fnv(uint64_t h, const void *data, size_t n)
 {
@@ -219,7 +226,23 @@ int kb_server_client(int argc, char **argv, int ordinal, int *rc)
             if (fd < 0) return 0;
         }
         char ack = 0;
-        if (send_request(fd, argc, argv) != 0 || read_all(fd, &ack, 1) != 0 || ack != ACK) {
+        if (send_request(fd, argc, argv) != 0) {
+            close(fd);
+            continue;
+        }
+        /* The server takes the next request only when the GPU is free: a
+         * late ACK is a wait for another case (this run's or another's). */
+        struct pollfd pf = {fd, POLLIN, 0};
+        if (poll(&pf, 1, 200) == 0) {
+            const double t0 = now_s();
+            printf("waiting for GPU %d: its kbench server is running another case\n", ordinal);
+            fflush(stdout);
+            if (read_all(fd, &ack, 1) == 0)
+                printf("got GPU %d after waiting %.2f s\n", ordinal, now_s() - t0 + 0.2);
+        } else if (read_all(fd, &ack, 1) != 0) {
+            ack = 0;
+        }
+        if (ack != ACK) {
             close(fd);
             continue;
         }
