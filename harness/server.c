@@ -28,31 +28,22 @@ extern char **environ;
 
 /* ---- shared ---------------------------------------------------------------- */
 
-static int write_all(int fd, const void *buf, size_t n)
+/* All n bytes through read() or write(), across short counts and EINTR. */
+static int io_all(int fd, void *buf, size_t n, int writing)
 {
-    const char *p = buf;
+    char *p = buf;
     while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        p += w;
-        n -= (size_t)w;
+        ssize_t k = writing ? write(fd, p, n) : read(fd, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        p += k;
+        n -= (size_t)k;
     }
     return 0;
 }
 
-static int read_all(int fd, void *buf, size_t n)
-{
-    char *p = buf;
-    while (n) {
-        ssize_t r = read(fd, p, n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return -1;
-        p += r;
-        n -= (size_t)r;
-    }
-    return 0;
-}
+static int write_all(int fd, const void *buf, size_t n) { return io_all(fd, (void *)buf, n, 1); }
+static int read_all(int fd, void *buf, size_t n) { return io_all(fd, buf, n, 0); }
 
 static void sleep_ms(long ms)
 {

@@ -70,6 +70,17 @@ static void timer_free(timer_res *r)
     if (r->flag_host) cudaFreeHost(r->flag_host);
 }
 
+/* Events and the host-mapped flag the stream-holding kernel spins on. */
+static kb_status timer_init(timer_res *r, const char *what, kb_err *e)
+{
+    cudaError_t rc = cudaEventCreate(&r->start);
+    if (rc == cudaSuccess) rc = cudaEventCreate(&r->stop);
+    if (rc == cudaSuccess) rc = cudaHostAlloc((void **)&r->flag_host, sizeof(int), cudaHostAllocMapped);
+    if (rc == cudaSuccess) rc = cudaHostGetDevicePointer((void **)&r->flag_dev, r->flag_host, 0);
+    if (rc != cudaSuccess) return KB_FAIL(e, KB_ERR_CUDA, "%s: %s", what, cudaGetErrorString(rc));
+    return KB_OK;
+}
+
 static kb_status one_sample(kb_timed_fn fn, void *arg, kb_flusher *f, cudaStream_t s,
                             timer_res *r, float *ms, kb_err *e)
 {
@@ -127,15 +138,8 @@ extern "C" kb_status kb_time_fn(kb_timed_fn fn, void *arg, const kb_timing_opts 
     timer_res r = {NULL, NULL, NULL, NULL};
     double *samples = (double *)malloc(sizeof(double) * 2 * (size_t)o->max_samples);
     if (!samples) return KB_FAIL(e, KB_ERR_NOMEM, "out of host memory for timing samples");
-    kb_status st = KB_OK;
-    cudaError_t rc = cudaEventCreate(&r.start);
-    if (rc == cudaSuccess) rc = cudaEventCreate(&r.stop);
-    if (rc == cudaSuccess) rc = cudaHostAlloc((void **)&r.flag_host, sizeof(int), cudaHostAllocMapped);
-    if (rc == cudaSuccess) rc = cudaHostGetDevicePointer((void **)&r.flag_dev, r.flag_host, 0);
-    if (rc != cudaSuccess)
-        st = KB_FAIL(e, KB_ERR_CUDA, "timer setup: %s", cudaGetErrorString(rc));
-    else
-        st = time_loop(fn, arg, o, f, s, &r, samples, out, e);
+    kb_status st = timer_init(&r, "timer setup", e);
+    if (st == KB_OK) st = time_loop(fn, arg, o, f, s, &r, samples, out, e);
     timer_free(&r);
     free(samples);
     return st;
@@ -164,13 +168,7 @@ extern "C" kb_status kb_launch_jitter(kb_flusher *f, cudaStream_t s, int samples
     timer_res r = {NULL, NULL, NULL, NULL};
     double *v = (double *)malloc(sizeof(double) * (size_t)samples);
     if (!v) return KB_FAIL(e, KB_ERR_NOMEM, "out of host memory for launch-jitter samples");
-    kb_status st = KB_OK;
-    cudaError_t rc = cudaEventCreate(&r.start);
-    if (rc == cudaSuccess) rc = cudaEventCreate(&r.stop);
-    if (rc == cudaSuccess) rc = cudaHostAlloc((void **)&r.flag_host, sizeof(int), cudaHostAllocMapped);
-    if (rc == cudaSuccess) rc = cudaHostGetDevicePointer((void **)&r.flag_dev, r.flag_host, 0);
-    if (rc != cudaSuccess)
-        st = KB_FAIL(e, KB_ERR_CUDA, "launch-jitter timer setup: %s", cudaGetErrorString(rc));
+    kb_status st = timer_init(&r, "launch-jitter timer setup", e);
     float ms = 0;
     for (int i = -5; st == KB_OK && i < samples; i++) {
         st = one_sample(launch_empty, NULL, f, s, &r, &ms, e);
