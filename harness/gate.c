@@ -50,3 +50,18 @@ kb_verdict kb_verdict_decide(const kb_gate_opts *o, const kb_perf *base, const k
     if (*change > *band) return KB_VERDICT_FASTER;
     return KB_VERDICT_SAME;
 }
+
+int kb_policy_remeasure(kb_verdict first, int throttled)
+{
+    return first == KB_VERDICT_NOISY || (throttled && first != KB_VERDICT_NO_BASELINE);
+}
+
+kb_verdict kb_policy_final(kb_verdict v, int throttled)
+{
+    return throttled && v == KB_VERDICT_SLOWER ? KB_VERDICT_NOISY : v;
+}
+
+int kb_policy_fails(kb_verdict v)
+{
+    return v == KB_VERDICT_SLOWER || v == KB_VERDICT_FUSION_CHANGED;
+}

@@ -63,6 +63,17 @@ kb_status kb_verdict_parse(const char *s, kb_verdict *v, kb_err *e);
 kb_verdict kb_verdict_decide(const kb_gate_opts *o, const kb_perf *base, const kb_perf *now,
                              double *change, double *band);
 
+/* The runner's policy around a verdict, pure so that it is unit tested:
+ *   - a case is measured once, and once more with 4x the budget when the
+ *     first verdict is NOISY or the GPU was throttled during it (a throttled
+ *     run without a baseline has nothing to be judged against: no second
+ *     run);
+ *   - a SLOWER verdict from a throttled GPU is NOISY: not the code's fault;
+ *   - a case fails on SLOWER and FUSION_CHANGED. */
+int kb_policy_remeasure(kb_verdict first, int throttled);
+kb_verdict kb_policy_final(kb_verdict v, int throttled);
+int kb_policy_fails(kb_verdict v);
+
 #ifdef __cplusplus
 }
 #endif

@@ -457,17 +457,14 @@ static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg
     if (measure_watched(s, arg, 1.0, &t, &throttled, r, e) != KB_OK) return KB_CASE_FAIL;
     record_timing(s, &c->p, &t, r);
     kb_verdict v = verdict(s, r);
-    if (v == KB_VERDICT_NOISY || (throttled && v != KB_VERDICT_NO_BASELINE)) {
-        /* once more, four times the budget */
+    if (kb_policy_remeasure(v, throttled)) { /* once more, four times the budget */
         if (measure_watched(s, arg, 4.0, &t, &throttled, r, e) != KB_OK) return KB_CASE_FAIL;
         record_timing(s, &c->p, &t, r);
         v = verdict(s, r);
     }
-    if (throttled && v == KB_VERDICT_SLOWER) { /* not the code's fault: do not cry wolf */
-        v = KB_VERDICT_NOISY;
-        snprintf(r->verdict, sizeof r->verdict, "%s", kb_verdict_name(v));
-    }
-    return v == KB_VERDICT_SLOWER ? KB_CASE_FAIL : KB_CASE_PASS;
+    const kb_verdict final = kb_policy_final(v, throttled);
+    if (final != v) snprintf(r->verdict, sizeof r->verdict, "%s", kb_verdict_name(final));
+    return kb_policy_fails(final) ? KB_CASE_FAIL : KB_CASE_PASS;
 }
 
 static kb_outcome run_locked(kb_session *s, const kb_case *c, const kb_custom_config *custom,

@@ -110,6 +110,29 @@ START_TEST(time_floor_for_launch_bound_cases)
 }
 END_TEST
 
+/* Every verdict x throttled combination of the runner's policy. */
+START_TEST(remeasure_throttle_policy)
+{
+    const kb_verdict all[] = {KB_VERDICT_NONE, KB_VERDICT_NO_BASELINE, KB_VERDICT_SAME,
+                              KB_VERDICT_FASTER, KB_VERDICT_SLOWER, KB_VERDICT_NOISY,
+                              KB_VERDICT_FUSION_CHANGED};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        const kb_verdict v = all[i];
+        /* quiet GPU: only NOISY is measured again, nothing is rewritten */
+        ck_assert_int_eq(kb_policy_remeasure(v, 0), v == KB_VERDICT_NOISY);
+        ck_assert_int_eq(kb_policy_final(v, 0), v);
+        /* throttled: everything that has a baseline is measured again */
+        ck_assert_int_eq(kb_policy_remeasure(v, 1), v != KB_VERDICT_NO_BASELINE);
+        ck_assert_int_eq(kb_policy_final(v, 1),
+                         v == KB_VERDICT_SLOWER ? KB_VERDICT_NOISY : v);
+        ck_assert_int_eq(kb_policy_fails(v),
+                         v == KB_VERDICT_SLOWER || v == KB_VERDICT_FUSION_CHANGED);
+    }
+    /* so a throttled SLOWER never fails the case */
+    ck_assert(!kb_policy_fails(kb_policy_final(KB_VERDICT_SLOWER, 1)));
+}
+END_TEST
+
 START_TEST(names_round_trip)
 {
     for (int v = KB_VERDICT_NO_BASELINE; v <= KB_VERDICT_FUSION_CHANGED; v++) {
@@ -240,6 +263,7 @@ Suite *kb_suite_gate(void)
     tcase_add_test(t, bimodal_is_noisy);
     tcase_add_test(t, missing_baseline);
     tcase_add_test(t, time_floor_for_launch_bound_cases);
+    tcase_add_test(t, remeasure_throttle_policy);
     tcase_add_test(t, names_round_trip);
     tcase_add_test(t, knobs_parse);
     tcase_add_test(t, knobs_parse_extra_time);
