@@ -86,7 +86,7 @@ kb_status kb_buffers_alloc(const kb_problem *p, size_t ws, kb_buffers *b, kb_err
     /* Headroom for the reference's scratch, the L2 flush buffer and cuDNN. */
     const size_t headroom = (size_t)1 << 30;
     if (need + headroom > free_b)
-        return KB_FAIL(e, KB_ERR_NOMEM,
+        return KB_FAIL(e, KB_ERR_DEVMEM,
                        "%s %s %" PRId64 "x%" PRId64 " needs %.2f GB of device memory "
                        "(+1 GB headroom), only %.2f GB free: skipped",
                        kb_bench_info_get(p->bench)->name, kb_dtype_name(p->dtype), p->M, p->N,
@@ -94,7 +94,7 @@ kb_status kb_buffers_alloc(const kb_problem *p, size_t ws, kb_buffers *b, kb_err
     cudaError_t rc = cudaMalloc(&b->block, need);
     if (rc == cudaErrorMemoryAllocation) {
         (void)cudaGetLastError();
-        return KB_FAIL(e, KB_ERR_NOMEM, "cudaMalloc of %.2f GB failed: skipped", need / 1e9);
+        return KB_FAIL(e, KB_ERR_DEVMEM, "cudaMalloc of %.2f GB failed: skipped", need / 1e9);
     }
     KB_CUDA(e, rc);
     b->bytes = need;

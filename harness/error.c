@@ -28,7 +28,8 @@ const char *kb_status_name(kb_status st)
     case KB_ERR_IO: return "I/O error";
     case KB_ERR_PARSE: return "parse error";
     case KB_ERR_CUDA: return "CUDA error";
-    case KB_ERR_NOMEM: return "out of device memory";
+    case KB_ERR_NOMEM: return "out of host memory";
+    case KB_ERR_DEVMEM: return "does not fit in device memory";
     case KB_ERR_NODEV: return "no CUDA device";
     case KB_ERR_UNSUPPORTED: return "unsupported";
     case KB_ERR_ACCURACY: return "accuracy failure";

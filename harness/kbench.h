@@ -27,11 +27,12 @@ typedef enum {
     KB_ERR_IO,          /* file could not be read or written             */
     KB_ERR_PARSE,       /* malformed file content (CSV, cache)           */
     KB_ERR_CUDA,        /* a CUDA runtime call or a launch failed        */
-    KB_ERR_NOMEM,       /* shape does not fit in free device memory      */
+    KB_ERR_NOMEM,       /* out of host memory                            */
     KB_ERR_NODEV,       /* no usable CUDA device                         */
     KB_ERR_UNSUPPORTED, /* backend cannot run this case (SKIP, not FAIL) */
     KB_ERR_ACCURACY,    /* output differs from the fp32 reference        */
-    KB_ERR_PERF         /* slower than the stored baseline               */
+    KB_ERR_PERF,        /* slower than the stored baseline               */
+    KB_ERR_DEVMEM       /* shape does not fit in free device memory: SKIP */
 } kb_status;
 
 /* msg is for users: it names the value, file or shape, and carries no

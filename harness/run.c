@@ -553,7 +553,7 @@ static kb_outcome run_locked(kb_session *s, const kb_case *c, const kb_custom_co
     st = kb_buffers_alloc(&c->p, ws, &b, &e);
     ph->alloc = mono_ms();
     b.inputs = c->inputs;
-    if (st == KB_ERR_NOMEM)
+    if (st == KB_ERR_DEVMEM)
         oc = KB_CASE_SKIP;
     else if (st != KB_OK)
         oc = KB_CASE_FAIL;

@@ -710,7 +710,7 @@ static kb_status run_search(const kb_tune_space *sp, const kb_problem *p,
     kb_buffers b;
     memset(&b, 0, sizeof b);
     kb_status rc = kb_buffers_alloc(p, ws, &b, e);
-    if (rc == KB_ERR_NOMEM) return KB_ERR_UNSUPPORTED; /* the case itself will not fit */
+    if (rc == KB_ERR_DEVMEM) return KB_ERR_UNSUPPORTED; /* the case itself will not fit */
     if (rc != KB_OK) return rc;
     timing_arg ta;
     memset(&ta, 0, sizeof ta);

@@ -274,7 +274,8 @@ START_TEST(error_text_strips_location)
     setenv("KBENCH_DEBUG", "1", 1);
     ck_assert_ptr_nonnull(strstr(kb_err_text(&e), "bad 7 [test_registry.c:"));
     unsetenv("KBENCH_DEBUG");
-    ck_assert_str_eq(kb_status_name(KB_ERR_NOMEM), "out of device memory");
+    ck_assert_str_eq(kb_status_name(KB_ERR_NOMEM), "out of host memory");
+    ck_assert_str_eq(kb_status_name(KB_ERR_DEVMEM), "does not fit in device memory");
 }
 END_TEST
 
