@@ -78,7 +78,7 @@ static int under_cuda_tool(void)
                                      strstr(pre, "ncu") || strstr(pre, "Nsight")));
 }
 
-static int socket_path(const char *exe, int ordinal, char *buf, size_t len)
+int kb_server_socket_path(const char *exe, int ordinal, char *buf, size_t len)
 {
     struct stat st;
     if (stat(exe, &st) != 0) return -1;
@@ -202,7 +202,7 @@ int kb_server_client(int argc, char **argv, int ordinal, int *rc)
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) return 0;
     exe[n] = '\0';
-    if (socket_path(exe, ordinal, path, sizeof path) != 0) return 0;
+    if (kb_server_socket_path(exe, ordinal, path, sizeof path) != 0) return 0;
     signal(SIGPIPE, SIG_IGN);
     /* Twice at most: a server that closed before taking the request (its
      * idle exit) never ran the case, so asking the next one is safe. */

@@ -25,6 +25,8 @@
 #ifndef KB_SERVER_H
 #define KB_SERVER_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -39,6 +41,11 @@ typedef int (*kb_server_main_fn)(int argc, char **argv);
  * allocation or 0). Returns 1 when the case ran through a server (*rc its
  * exit code), 0 when the caller must run it in this process. */
 int kb_server_client(int argc, char **argv, int ordinal, int *rc);
+
+/* The socket of the server for this kbench binary and GPU ordinal (a
+ * function of the binary's path, inode, mtime and size, of
+ * CUDA_VISIBLE_DEVICES and of the user). 0, or -1 when it cannot be named. */
+int kb_server_socket_path(const char *exe, int ordinal, char *buf, size_t len);
 
 /* `kbench --serve SOCKET`: the server loop; returns the process exit code. */
 int kb_server_run(const char *sock_path, kb_server_main_fn fn);

@@ -18,6 +18,7 @@ static const struct {
     {"tuner", kb_suite_tuner}, {"resources", kb_suite_resources},
     {"accuracy", kb_suite_accuracy}, {"inputs", kb_suite_inputs},
     {"gpulock", kb_suite_gpulock}, {"gpuspec", kb_suite_gpuspec},
+    {"server", kb_suite_server},
     {"kernels", kb_suite_kernels},
 };
 

@@ -21,6 +21,7 @@ KB_SUITE(resources)
 KB_SUITE(accuracy)
 KB_SUITE(gpulock)
 KB_SUITE(gpuspec)
+KB_SUITE(server)
 KB_SUITE(inputs)
 KB_SUITE(kernels)
 #undef KB_SUITE
