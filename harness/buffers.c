@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "reference.h"
 #include "registry.h"
 
 #define ALIGN 256
@@ -124,15 +123,6 @@ void kb_buffers_free(kb_buffers *b)
 {
     if (b->block) cudaFree(b->block);
     memset(b, 0, sizeof *b);
-}
-
-kb_status kb_buffers_prepare(kb_buffers *b, uint64_t seed, cudaStream_t s, kb_err *e)
-{
-    KB_TRY(kb_inputs_generate(b, seed, s, e));
-    KB_TRY(kb_ref_gpu_saved(b, s, e));
-    KB_TRY(kb_ref_gpu_gold(b, s, e));
-    KB_CUDA(e, cudaStreamSynchronize(s));
-    return KB_OK;
 }
 
 kb_status kb_buffers_poison(kb_buffers *b, cudaStream_t s, kb_err *e)

@@ -31,9 +31,6 @@ void kb_buffers_free(kb_buffers *b);
 /* Number of elements / bytes of t.out for p. */
 int64_t kb_out_elems(const kb_problem *p);
 
-/* Inputs from the fixed seed (see kernels/reference/inputs.cu), then the
- * saved forward statistics, then the gold outputs; all on stream s. */
-kb_status kb_buffers_prepare(kb_buffers *b, uint64_t seed, cudaStream_t s, kb_err *e);
 /* Fill outputs (out, dw) with NaN so unwritten elements fail accuracy, and
  * every guard band with its pattern. */
 kb_status kb_buffers_poison(kb_buffers *b, cudaStream_t s, kb_err *e);

@@ -17,6 +17,7 @@
 #include "dump.h"
 #include "files.h"
 #include "kernel_check.h"
+#include "reference.h"
 
 #define KB_SEED 0x6b62656e6368ull /* "kbench" */
 

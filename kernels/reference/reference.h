@@ -61,6 +61,11 @@ kb_status kb_inputs_generate(kb_buffers *b, uint64_t seed, cudaStream_t s, kb_er
 kb_status kb_ref_gpu_saved(kb_buffers *b, cudaStream_t s, kb_err *e);
 /* Gold outputs into b->gold (and b->gold_dw). */
 kb_status kb_ref_gpu_gold(kb_buffers *b, cudaStream_t s, kb_err *e);
+/* A case's buffers made ready: inputs from the fixed seed, then the saved
+ * forward statistics, then the gold outputs; all on stream s, synchronised.
+ * Here rather than in harness/buffers.c so that the buffers (allocation,
+ * poison, guards) do not depend on the reference that fills them. */
+kb_status kb_buffers_prepare(kb_buffers *b, uint64_t seed, cudaStream_t s, kb_err *e);
 
 /* GPU reference vs CPU reference on small shapes (every benchmark, dtype);
  * prints one line per check to log. KB_ERR_ACCURACY on a mismatch. */

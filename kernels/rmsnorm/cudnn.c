@@ -1,5 +1,5 @@
 /* RMSNorm forward and backward through cuDNN 9's graph API; the graph,
- * engine choice and execution live in kernels/common/cudnn_norm.c, shared with
+ * engine choice and execution live in kernels/cudnn/cudnn_norm.c, shared with
  * LayerNorm (they differ only in the norm mode and LayerNorm's mean/bias).
  *
  * cuDNN calls: dlopen("libcudnn.so.9"), cudnnCreate, cudnnBackend{Create,

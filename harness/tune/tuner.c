@@ -23,6 +23,7 @@
 
 #include "accuracy.h"
 #include "buffers.h"
+#include "reference.h"
 #include "registry.h"
 #include "timing.h"
 
