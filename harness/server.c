@@ -137,6 +137,29 @@ static int spawn(const char *exe, const char *path)
     return 0;
 }
 
+/* The request's first message: its length, with the client's stdout and
+ * stderr attached as SCM_RIGHTS. Self-referencing: initialise in place. */
+typedef struct {
+    uint64_t len;
+    struct iovec iov;
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(2 * sizeof(int))];
+    } ctl;
+    struct msghdr m;
+} fd_msg;
+
+static void fd_msg_init(fd_msg *x)
+{
+    memset(x, 0, sizeof *x);
+    x->iov.iov_base = &x->len;
+    x->iov.iov_len = sizeof x->len;
+    x->m.msg_iov = &x->iov;
+    x->m.msg_iovlen = 1;
+    x->m.msg_control = x->ctl.buf;
+    x->m.msg_controllen = sizeof x->ctl.buf;
+}
+
 /* The request: fds 1 and 2 as SCM_RIGHTS, then a length and NUL-separated
  * strings: cwd, argc, envc, argv..., environ... */
 static int send_request(int fd, int argc, char **argv)
@@ -158,20 +181,10 @@ static int send_request(int fd, int argc, char **argv)
     for (int i = 0; i < argc; i++) p = stpcpy(p, argv[i]) + 1;
     for (int i = 0; i < envc; i++) p = stpcpy(p, environ[i]) + 1;
 
-    uint64_t n = len;
-    struct iovec iov = {&n, sizeof n};
-    union {
-        struct cmsghdr h;
-        char buf[CMSG_SPACE(2 * sizeof(int))];
-    } ctl;
-    memset(&ctl, 0, sizeof ctl);
-    struct msghdr m;
-    memset(&m, 0, sizeof m);
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
-    m.msg_control = ctl.buf;
-    m.msg_controllen = sizeof ctl.buf;
-    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    fd_msg x;
+    fd_msg_init(&x);
+    x.len = len;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&x.m);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
     c->cmsg_len = CMSG_LEN(2 * sizeof(int));
@@ -180,9 +193,9 @@ static int send_request(int fd, int argc, char **argv)
     fflush(stdout);
     fflush(stderr);
     ssize_t w;
-    do w = sendmsg(fd, &m, 0);
+    do w = sendmsg(fd, &x.m, 0);
     while (w < 0 && errno == EINTR);
-    int rc = (w == (ssize_t)sizeof n && write_all(fd, blob, len) == 0) ? 0 : -1;
+    int rc = (w == (ssize_t)sizeof x.len && write_all(fd, blob, len) == 0) ? 0 : -1;
     free(blob);
     return rc;
 }
@@ -278,22 +291,13 @@ static int receive(int fd, request *r)
 {
     memset(r, 0, sizeof *r);
     r->out = r->err = -1;
-    uint64_t len = 0;
-    struct iovec iov = {&len, sizeof len};
-    union {
-        struct cmsghdr h;
-        char buf[CMSG_SPACE(2 * sizeof(int))];
-    } ctl;
-    struct msghdr m;
-    memset(&m, 0, sizeof m);
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
-    m.msg_control = ctl.buf;
-    m.msg_controllen = sizeof ctl.buf;
+    fd_msg x;
+    fd_msg_init(&x);
     ssize_t got;
-    do got = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+    do got = recvmsg(fd, &x.m, MSG_CMSG_CLOEXEC);
     while (got < 0 && errno == EINTR);
-    struct cmsghdr *c = got == (ssize_t)sizeof len ? CMSG_FIRSTHDR(&m) : NULL;
+    const uint64_t len = x.len;
+    struct cmsghdr *c = got == (ssize_t)sizeof x.len ? CMSG_FIRSTHDR(&x.m) : NULL;
     if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(2 * sizeof(int))) return -1;
     int fds[2];
     memcpy(fds, CMSG_DATA(c), sizeof fds);
