@@ -2,13 +2,20 @@
  * the resource spec for the GPUs this process sees. A separate small program
  * so that it starts in milliseconds: it loads no kernel. */
 #include <stdio.h>
+#include <string.h>
 
 #include "gpuspec.h"
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: kbench-gpu-spec FILE\n");
+    if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+        printf("usage: kbench-gpu-spec FILE\n"
+               "Writes the CTest resource spec (one 'gpus' resource per visible GPU, one slot\n"
+               "each; a placeholder without a GPU) to FILE. Run by ctest as kbench.gpu_spec.\n");
+        return 0;
+    }
+    if (argc != 2 || argv[1][0] == '-' || !argv[1][0]) {
+        fprintf(stderr, "usage: kbench-gpu-spec FILE (see --help)\n");
         return 2;
     }
     int n = 0;
