@@ -246,13 +246,27 @@ static const struct {
      "(PyTorch returns 0)"},
 };
 
-const char *kb_case_known_deviation(const kb_case *c)
+static const char *deviation_of(kb_bench_id b, const char *backend, kb_inputs k)
 {
     for (size_t i = 0; i < sizeof deviations / sizeof deviations[0]; i++)
-        if (deviations[i].bench == c->p.bench && deviations[i].inputs == c->inputs &&
-            strcmp(deviations[i].backend, c->backend) == 0)
+        if (deviations[i].bench == b && deviations[i].inputs == k &&
+            strcmp(deviations[i].backend, backend) == 0)
             return deviations[i].what;
     return NULL;
+}
+
+const char *kb_case_known_deviation(const kb_case *c)
+{
+    return deviation_of(c->p.bench, c->backend, c->inputs);
+}
+
+const char *kb_known_deviation(const char *benchmark, const char *backend, const char *inputs)
+{
+    kb_bench_id b = (kb_bench_id)0;
+    kb_inputs k = KB_INPUTS_RANDN;
+    if (kb_bench_find(benchmark, &b, NULL) != KB_OK) return NULL;
+    if (inputs && *inputs && kb_inputs_parse(inputs, &k, NULL) != KB_OK) return NULL;
+    return deviation_of(b, backend, k);
 }
 
 void kb_case_labels(const kb_case *c, char *buf, size_t len)

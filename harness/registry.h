@@ -83,6 +83,8 @@ void kb_case_labels(const kb_case *c, char *buf, size_t len);
 /* What a library backend is known to get wrong on this case's inputs (the
  * case is expected to fail accuracy), or NULL. */
 const char *kb_case_known_deviation(const kb_case *c);
+/* The same by names, for results rows (inputs "" or NULL: randn). */
+const char *kb_known_deviation(const char *benchmark, const char *backend, const char *inputs);
 
 /* "MxN" with M >= 1, N >= 1, decimal, nothing else. */
 kb_status kb_shape_parse(const char *s, kb_shape *out, kb_err *e);

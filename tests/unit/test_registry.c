@@ -279,6 +279,33 @@ START_TEST(error_text_strips_location)
 }
 END_TEST
 
+/* Known library deviations: found by name and by case, labelled, and only
+ * for the backend and input kind they were measured on. */
+START_TEST(known_deviations)
+{
+    ck_assert_ptr_nonnull(kb_known_deviation("layernorm_forward", "cudnn", "constant"));
+    ck_assert_ptr_null(kb_known_deviation("layernorm_forward", "cudnn", ""));
+    ck_assert_ptr_null(kb_known_deviation("layernorm_forward", "cudnn", NULL));
+    ck_assert_ptr_null(kb_known_deviation("layernorm_forward", "tuned", "constant"));
+    ck_assert_ptr_null(kb_known_deviation("rmsnorm_forward", "cudnn", "constant"));
+    ck_assert_ptr_null(kb_known_deviation("no_such_bench", "cudnn", "constant"));
+    ck_assert_ptr_null(kb_known_deviation("layernorm_forward", "cudnn", "no_such_kind"));
+    kb_case c;
+    kb_err e;
+    char labels[256];
+    if (kb_case_parse("layernorm_forward.cudnn.bf16.4096x1000.constant", &c, &e) == KB_OK) {
+        ck_assert_ptr_nonnull(kb_case_known_deviation(&c));
+        kb_case_labels(&c, labels, sizeof labels);
+        ck_assert_ptr_nonnull(strstr(labels, ",known_deviation"));
+    }
+    ck_assert_int_eq(kb_case_parse("layernorm_forward.eager.bf16.4096x1000.constant", &c, &e),
+                     KB_OK);
+    ck_assert_ptr_null(kb_case_known_deviation(&c));
+    kb_case_labels(&c, labels, sizeof labels);
+    ck_assert_ptr_null(strstr(labels, "known_deviation"));
+}
+END_TEST
+
 Suite *kb_suite_registry(void)
 {
     Suite *s = suite_create("registry");
@@ -292,6 +319,7 @@ Suite *kb_suite_registry(void)
     tcase_add_test(t, bad_case_names);
     tcase_add_test(t, input_kinds_registered);
     tcase_add_test(t, bad_input_kinds);
+    tcase_add_test(t, known_deviations);
     tcase_add_test(t, shape_parse_good);
     tcase_add_test(t, shape_parse_bad);
     tcase_add_test(t, bench_and_dtype_names);

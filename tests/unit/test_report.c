@@ -479,10 +479,24 @@ START_TEST(test_no_baseline_rows_are_judged)
     o.regressions = &nreg;
     ck_assert_int_eq(kb_report_generate(&r, &o, &e), KB_OK);
     ck_assert_int_eq(nreg, 1);
+    /* A library's known deviation failing accuracy is no regression; any
+     * other accuracy failure is. */
+    kb_result dev = mk("layernorm_forward", "cudnn", "bf16", 4096, 1000, NAN);
+    snprintf(dev.accuracy, sizeof dev.accuracy, "FAIL");
+    snprintf(dev.config, sizeof dev.config, "inputs=constant cuDNN");
+    push(&r, dev);
+    ck_assert_int_eq(kb_report_generate(&r, &o, &e), KB_OK);
+    ck_assert_int_eq(nreg, 1);
+    kb_result bad = mk("layernorm_forward", "cudnn", "bf16", 4096, 1000, NAN);
+    snprintf(bad.accuracy, sizeof bad.accuracy, "FAIL");
+    snprintf(bad.config, sizeof bad.config, "inputs=small cuDNN");
+    push(&r, bad);
+    ck_assert_int_eq(kb_report_generate(&r, &o, &e), KB_OK);
+    ck_assert_int_eq(nreg, 2);
     /* Without a baseline nothing can be judged: no regression is claimed. */
     o.baseline_path = NULL;
     ck_assert_int_eq(kb_report_generate(&r, &o, &e), KB_OK);
-    ck_assert_int_eq(nreg, 0);
+    ck_assert_int_eq(nreg, 1); /* the small-kind accuracy failure only */
     kbt_rm_rf(dir);
     kb_baseline_free(&bl);
     kb_results_free(&r);
