@@ -14,12 +14,7 @@ static size_t up(size_t v) { return (v + ALIGN - 1) / ALIGN * ALIGN; }
 
 int64_t kb_out_elems(const kb_problem *p) { return p->bench == KB_CE_FWD ? p->M : p->M * p->N; }
 
-typedef struct {
-    size_t x, target, dloss, dy, w, y, lse, mean, rstd, out, dw, gold, gold_dw, ws;
-} layout;
-
-/* Byte size of every tensor the benchmark uses (0: not used). */
-static layout sizes(const kb_problem *p, size_t ws)
+void kb_buffers_layout(const kb_problem *p, size_t ws, kb_layout *out)
 {
     const size_t es = kb_dtype_size(p->dtype);
     const size_t M = (size_t)p->M, N = (size_t)p->N, MN = M * N;
@@ -27,7 +22,7 @@ static layout sizes(const kb_problem *p, size_t ws)
     const int ce = b == KB_CE_FWD || b == KB_CE_BWD;
     const int norm = b >= KB_RMSNORM_FWD;
     const int bwd = kb_bench_info_get(b)->backward;
-    layout l;
+    kb_layout l;
     memset(&l, 0, sizeof l);
     l.x = MN * es; /* softmax backward derives its saved y from x */
     l.target = ce ? M * 8 : 0;
@@ -43,7 +38,7 @@ static layout sizes(const kb_problem *p, size_t ws)
     l.gold = l.out;
     l.gold_dw = l.dw;
     l.ws = ws;
-    return l;
+    *out = l;
 }
 
 /* Guarded tensors: a band before, the tensor, its alignment padding and a
@@ -52,7 +47,8 @@ static size_t guarded(size_t bytes) { return bytes ? up(bytes) + 2 * KB_GUARD_BY
 
 size_t kb_buffers_bytes(const kb_problem *p, size_t ws)
 {
-    layout l = sizes(p, ws);
+    kb_layout l;
+    kb_buffers_layout(p, ws, &l);
     const size_t *f = &l.x;
     size_t total = 0;
     for (size_t i = 0; i < sizeof l / sizeof *f; i++) total += up(f[i]);
@@ -97,7 +93,8 @@ kb_status kb_buffers_alloc(const kb_problem *p, size_t ws, kb_buffers *b, kb_err
     }
     KB_CUDA(e, rc);
     b->bytes = need;
-    layout l = sizes(p, ws);
+    kb_layout l;
+    kb_buffers_layout(p, ws, &l);
     char *cur = (char *)b->block;
 #define TAKE(field) (l.field ? (void *)(cur += up(l.field), cur - up(l.field)) : NULL)
     b->t.x = TAKE(x);

@@ -23,6 +23,13 @@ typedef struct {
     int nguards;
 } kb_buffers;
 
+/* Byte size of every tensor a case allocates (0: not used), before
+ * alignment and guard bands; ws is the workspace. Host only. */
+typedef struct {
+    size_t x, target, dloss, dy, w, y, lse, mean, rstd, out, dw, gold, gold_dw, ws;
+} kb_layout;
+void kb_buffers_layout(const kb_problem *p, size_t ws, kb_layout *out);
+
 /* Bytes kb_buffers_alloc would take for p with ws bytes of workspace. */
 size_t kb_buffers_bytes(const kb_problem *p, size_t ws);
 /* KB_ERR_NOMEM (with the sizes in the message) when it does not fit. */

@@ -19,7 +19,7 @@ static const struct {
     {"accuracy", kb_suite_accuracy}, {"inputs", kb_suite_inputs},
     {"gpulock", kb_suite_gpulock}, {"gpuspec", kb_suite_gpuspec},
     {"server", kb_suite_server},
-    {"kernels", kb_suite_kernels},
+    {"kernels", kb_suite_kernels}, {"descriptor", kb_suite_descriptor},
 };
 
 int main(int argc, char **argv)

@@ -24,6 +24,7 @@ KB_SUITE(gpuspec)
 KB_SUITE(server)
 KB_SUITE(inputs)
 KB_SUITE(kernels)
+KB_SUITE(descriptor)
 #undef KB_SUITE
 
 #endif

@@ -1,0 +1,202 @@
+/* The op descriptor's equivalence record: for every registered case and for
+ * edge shapes in every dtype, what the harness derives from a benchmark id
+ * (buffer layout and bytes, output elements, byte model, input kinds,
+ * shapes) and the CPU reference's outputs on small shapes, compared line by
+ * line with tests/fixtures/descriptor/equiv.txt. The fixture was recorded
+ * from the code before the descriptor existed (KB_EQUIV_RECORD=1 rewrites
+ * it), so a refactor that changes any derived value fails here. */
+#include <check.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buffers.h"
+#include "reference.h"
+#include "registry.h"
+#include "unit.h"
+
+#define FIXTURE KB_FIXTURES "/descriptor/equiv.txt"
+#define SEED 0x6b62656e6368ull
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+} text;
+
+static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(text *t, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    ck_assert_int_lt(n, (int)sizeof line);
+    if (t->len + (size_t)n + 1 > t->cap) {
+        t->cap = (t->cap + (size_t)n + 1) * 2;
+        t->buf = realloc(t->buf, t->cap);
+        ck_assert_ptr_nonnull(t->buf);
+    }
+    memcpy(t->buf + t->len, line, (size_t)n + 1);
+    t->len += (size_t)n;
+}
+
+static const size_t ws_values[] = {0, 1, 4096, 1000003};
+
+static void problem_lines(text *t, const char *tag, const kb_problem *p)
+{
+    put(t, "%s out=%" PRId64 " moved=%a bytes=", tag, kb_out_elems(p), kb_bytes_moved(p));
+    for (size_t i = 0; i < sizeof ws_values / sizeof ws_values[0]; i++)
+        put(t, "%zu%s", kb_buffers_bytes(p, ws_values[i]), i + 1 < 4 ? "," : "");
+    kb_layout l;
+    kb_buffers_layout(p, 4096, &l);
+    put(t, " layout=%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu\n", l.x, l.target,
+        l.dloss, l.dy, l.w, l.y, l.lse, l.mean, l.rstd, l.out, l.dw, l.gold, l.gold_dw, l.ws);
+}
+
+static kb_status case_line(const kb_case *c, void *arg)
+{
+    char name[256];
+    kb_case_name(c, name, sizeof name);
+    problem_lines(arg, name, &c->p);
+    return KB_OK;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* The CPU reference on the generator's x and target and plain dy, w, dloss:
+ * hashes of the saved statistics, out and dw, and which inputs it refuses
+ * to run without. */
+static void reference_line(text *t, kb_bench_id b, kb_inputs k, kb_dtype d, int64_t M, int64_t N)
+{
+    const size_t MN = (size_t)(M * N);
+    float *x = calloc(MN, 4), *dy = calloc(MN, 4), *w = calloc((size_t)N, 4),
+          *y = calloc(MN, 4), *out = calloc(MN, 4), *dw = calloc((size_t)N, 4),
+          *lse = calloc((size_t)M, 4), *mean = calloc((size_t)M, 4),
+          *rstd = calloc((size_t)M, 4), *dloss = calloc((size_t)M, 4);
+    int64_t *target = calloc((size_t)M, 8);
+    ck_assert(x && dy && w && y && out && dw && lse && mean && rstd && dloss && target);
+    kb_inputs_host(k, b, d, SEED, M, N, x, target);
+    uint32_t s = 12345;
+    for (size_t i = 0; i < MN; i++) dy[i] = (float)((s = s * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f;
+    for (int64_t j = 0; j < N; j++) w[j] = 0.5f + (float)j / (float)N;
+    for (int64_t i = 0; i < M; i++) dloss[i] = 1.0f - 0.25f * (float)i;
+    kb_ref_cpu_saved(b, M, N, x, lse, mean, rstd, y);
+    kb_ref_in in = {.x = x, .dy = dy, .w = w, .dloss = dloss, .y = y, .target = target,
+                    .lse = lse, .mean = mean, .rstd = rstd};
+    kb_ref_out o = {.out = out, .dw = dw};
+    kb_err e;
+    const kb_status st = kb_ref_cpu(b, M, N, &in, &o, &e);
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = fnv(h, x, MN * 4);
+    h = fnv(h, target, (size_t)M * 8);
+    uint64_t hs = fnv(0xcbf29ce484222325ull, lse, (size_t)M * 4);
+    hs = fnv(hs, mean, (size_t)M * 4);
+    hs = fnv(hs, rstd, (size_t)M * 4);
+    hs = fnv(hs, y, MN * 4);
+    const uint64_t ho = fnv(fnv(0xcbf29ce484222325ull, out, MN * 4), dw, (size_t)N * 4);
+    /* Which input the reference requires: each pointer NULL in turn. */
+    char req[16] = "";
+    const float **fp[] = {&in.x, &in.dy, &in.w, &in.dloss, &in.y, &in.lse, &in.mean, &in.rstd};
+    for (size_t i = 0; i < sizeof fp / sizeof fp[0]; i++) {
+        const float *keep = *fp[i];
+        *fp[i] = NULL;
+        req[i] = kb_ref_cpu(b, M, N, &in, &o, &e) == KB_OK ? '-' : 'r';
+        *fp[i] = keep;
+    }
+    in.target = NULL;
+    req[8] = kb_ref_cpu(b, M, N, &in, &o, &e) == KB_OK ? '-' : 'r';
+    in.target = target;
+    o.dw = NULL;
+    req[9] = kb_ref_cpu(b, M, N, &in, &o, &e) == KB_OK ? '-' : 'r';
+    put(t, "ref %s %s %s %" PRId64 "x%" PRId64 " st=%d in=%016" PRIx64 " saved=%016" PRIx64
+           " out=%016" PRIx64 " req=%s\n",
+        kb_bench_info_get(b)->name, kb_inputs_name(k), kb_dtype_name(d), M, N, (int)st, h, hs,
+        ho, req);
+    free(x), free(dy), free(w), free(y), free(out), free(dw), free(lse), free(mean), free(rstd),
+        free(dloss), free(target);
+}
+
+static text record(void)
+{
+    text t = {0};
+    ck_assert_int_eq(kb_cases_foreach(case_line, &t), KB_OK);
+    static const kb_shape extra[] = {{1, 1}, {7, 9}, {3, 4095}, {4096, 1}, {1, 32768}};
+    for (int b = 0; b < KB_NUM_BENCH; b++) {
+        const kb_bench_info *bi = kb_bench_info_get((kb_bench_id)b);
+        put(&t, "bench %d %s %s bwd=%d norm=%d kinds=", b, bi->name, bi->family,
+            bi->backward, bi->norm);
+        for (int k = 0; k < KB_NUM_INPUTS; k++)
+            put(&t, "%d", kb_inputs_apply((kb_inputs)k, (kb_bench_id)b));
+        for (int set = KB_SHAPES_DEFAULT; set <= KB_SHAPES_INPUTS; set++) {
+            const kb_shape *sh;
+            const size_t n = kb_shapes((kb_bench_id)b, (kb_shape_set)set, &sh);
+            put(&t, " set%d=", set);
+            for (size_t i = 0; i < n; i++) put(&t, "%" PRId64 "x%" PRId64 ";", sh[i].M, sh[i].N);
+        }
+        put(&t, "\n");
+        for (int d = 0; d < KB_NUM_DTYPES; d++)
+            for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
+                const kb_problem p = {(kb_bench_id)b, (kb_dtype)d, extra[i].M, extra[i].N};
+                char tag[128];
+                snprintf(tag, sizeof tag, "extra %s %s %" PRId64 "x%" PRId64, bi->name,
+                         kb_dtype_name((kb_dtype)d), p.M, p.N);
+                problem_lines(&t, tag, &p);
+            }
+        static const kb_shape small[] = {{1, 1}, {3, 7}, {2, 33}, {5, 1}};
+        for (int k = 0; k < KB_NUM_INPUTS; k++)
+            for (int d = 0; d < KB_NUM_DTYPES; d++)
+                for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
+                    reference_line(&t, (kb_bench_id)b, (kb_inputs)k, (kb_dtype)d, small[i].M,
+                                   small[i].N);
+    }
+    return t;
+}
+
+START_TEST(test_equivalence)
+{
+    text now = record();
+    if (getenv("KB_EQUIV_RECORD")) {
+        FILE *f = fopen(FIXTURE, "w");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fwrite(now.buf, 1, now.len, f), now.len);
+        ck_assert_int_eq(fclose(f), 0);
+    }
+    FILE *f = fopen(FIXTURE, "r");
+    ck_assert_msg(f != NULL, "cannot open %s", FIXTURE);
+    char want[1100];
+    const char *cur = now.buf;
+    int line = 0;
+    while (fgets(want, sizeof want, f)) {
+        line++;
+        const char *nl = strchr(cur, '\n');
+        ck_assert_msg(nl != NULL, "%s:%d: expected '%s', the record ended", FIXTURE, line, want);
+        const size_t n = (size_t)(nl - cur) + 1;
+        ck_assert_msg(strlen(want) == n && memcmp(want, cur, n) == 0,
+                      "%s:%d: expected\n  %sgot\n  %.*s", FIXTURE, line, want, (int)n, cur);
+        cur = nl + 1;
+    }
+    fclose(f);
+    ck_assert_msg(*cur == '\0', "%s: the record has lines past the fixture's %d: %.200s", FIXTURE,
+                  line, cur);
+    ck_assert_int_gt(line, 1000);
+    free(now.buf);
+}
+END_TEST
+
+Suite *kb_suite_descriptor(void)
+{
+    Suite *s = suite_create("descriptor");
+    TCase *tc = tcase_create("equivalence");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_equivalence);
+    suite_add_tcase(s, tc);
+    return s;
+}
