@@ -9,6 +9,7 @@
 #include "accuracy.h"
 #include "kb_cuda.cuh"
 #include "kb_dsum.cuh"
+#include "registry.h"
 
 #define CMP_THREADS 256
 #define CMP_BLOCKS 1024
@@ -199,7 +200,7 @@ static kb_status compare(kb_dtype d, const void *out, const void *gold, const fl
  *   dw                 sum over rows of |dy * xh|
  *   forwards           |gold|                   (no cancellation) */
 template <typename T> struct nw_ctx {
-    kb_bench_id bench;
+    kb_err_scale scale; /* the op's descriptor says which */
     const T *x, *dy, *y;
     const int64_t *target;
     const float *dloss, *lse, *w, *mean, *rstd, *A, *B, *abs_sum;
@@ -211,16 +212,15 @@ __device__ __forceinline__ double nw_scale(const nw_ctx<T> &c, int64_t r, int64_
                                            double dot)
 {
     const int64_t i = r * c.N + j;
-    switch (c.bench) {
-    case KB_CE_FWD: /* one row of M losses: j is the problem's row */
+    switch (c.scale) {
+    case KB_SCALE_LOSS: /* one row of M losses: j is the problem's row */
         return fabs(g) + 2.0 * fabs((double)kb_to_float(c.x[j * c.N + c.target[j]]));
-    case KB_CE_BWD:
+    case KB_SCALE_CE_GRAD:
         return fabs((double)c.dloss[r]) *
                (exp((double)kb_to_float(c.x[i]) - (double)c.lse[r]) + (j == c.target[r] ? 1.0 : 0.0));
-    case KB_SOFTMAX_BWD:
+    case KB_SCALE_SOFTMAX_GRAD:
         return (double)kb_to_float(c.y[i]) * (fabs((double)kb_to_float(c.dy[i])) + dot);
-    case KB_RMSNORM_BWD:
-    case KB_LAYERNORM_BWD: {
+    case KB_SCALE_NORM_GRAD: {
         if (c.abs_sum) return c.abs_sum[j]; /* dw */
         const double mu = c.mean ? c.mean[r] : 0.0, rs = c.rstd[r];
         const double gg = fabs((double)kb_to_float(c.dy[i]) * c.w[j]);
@@ -238,7 +238,7 @@ __global__ void normwise_kernel(const G *out, const G *gold, nw_ctx<T> c, int64_
     __shared__ double sh[32];
     for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
         double dot = 0.0;
-        if (c.bench == KB_SOFTMAX_BWD) {
+        if (c.scale == KB_SCALE_SOFTMAX_GRAD) {
             for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
                 dot += fabs((double)kb_to_float(c.dy[r * c.N + j])) *
                        (double)kb_to_float(c.y[r * c.N + j]);
@@ -302,7 +302,7 @@ static kb_status normwise(kb_dtype d, const void *out, const void *gold, kb_dtyp
     if (rc == cudaSuccess) {
         const unsigned grid = (unsigned)(rows < 65536 ? rows : 65536);
         KB_DISPATCH(cd, T, {
-            const nw_ctx<T> c = {cc.bench, (const T *)cc.x, (const T *)cc.dy, (const T *)cc.y,
+            const nw_ctx<T> c = {cc.scale, (const T *)cc.x, (const T *)cc.dy, (const T *)cc.y,
                                  cc.target, cc.dloss, cc.lse, cc.w, cc.mean, cc.rstd, cc.A, cc.B,
                                  cc.abs_sum, cc.N};
             KB_DISPATCH(d, G, normwise_kernel<T, G><<<grid, 256, 0, s>>>(
@@ -323,7 +323,7 @@ static kb_status normwise(kb_dtype d, const void *out, const void *gold, kb_dtyp
 static nw_ctx<char> nw_of(const kb_buffers *b, const float *A, const float *B, const float *abs_sum)
 {
     const kb_tensors *t = &b->t;
-    return {b->p.bench, (const char *)t->x, (const char *)t->dy, (const char *)t->y, t->target,
+    return {kb_bench_info_get(b->p.bench)->scale, (const char *)t->x, (const char *)t->dy, (const char *)t->y, t->target,
             t->dloss, t->lse, t->w, t->mean, t->rstd, A, B, abs_sum, b->p.N};
 }
 
@@ -332,9 +332,10 @@ extern "C" kb_status kb_check_output(const kb_buffers *b, kb_tol tol, cudaStream
 {
     const kb_problem *p = &b->p;
     norm_scale<char> ns = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, p->N};
-    const int norm_bwd = p->bench == KB_RMSNORM_BWD || p->bench == KB_LAYERNORM_BWD;
+    const kb_bench_info *bi = kb_bench_info_get(p->bench);
+    const int norm_bwd = bi->scale == KB_SCALE_NORM_GRAD;
     /* The loss vector is judged as one: a row's loss alone is one number. */
-    const int64_t rows = p->bench == KB_CE_FWD ? 1 : p->M, cols = kb_out_elems(p) / rows;
+    const int64_t rows = bi->out_per_row ? 1 : p->M, cols = kb_out_elems(p) / rows;
     if (!norm_bwd) {
         KB_TRY(compare(p->dtype, b->t.out, b->gold, NULL, p->dtype, &ns, kb_out_elems(p), tol, s,
                        acc, e));

@@ -12,29 +12,25 @@
 
 static size_t up(size_t v) { return (v + ALIGN - 1) / ALIGN * ALIGN; }
 
-int64_t kb_out_elems(const kb_problem *p) { return p->bench == KB_CE_FWD ? p->M : p->M * p->N; }
+int64_t kb_out_elems(const kb_problem *p) { return p->M * kb_out_cols(p); }
 
+/* Byte size of every tensor the benchmark uses (0: not used), from its
+ * descriptor; gold and gold_dw mirror out and dw. */
 void kb_buffers_layout(const kb_problem *p, size_t ws, kb_layout *out)
 {
-    const size_t es = kb_dtype_size(p->dtype);
-    const size_t M = (size_t)p->M, N = (size_t)p->N, MN = M * N;
-    const kb_bench_id b = p->bench;
-    const int ce = b == KB_CE_FWD || b == KB_CE_BWD;
-    const int norm = b >= KB_RMSNORM_FWD;
-    const int bwd = kb_bench_info_get(b)->backward;
     kb_layout l;
     memset(&l, 0, sizeof l);
-    l.x = MN * es; /* softmax backward derives its saved y from x */
-    l.target = ce ? M * 8 : 0;
-    l.dloss = b == KB_CE_BWD ? M * 4 : 0;
-    l.dy = bwd && b != KB_CE_BWD ? MN * es : 0;
-    l.w = norm ? N * 4 : 0;
-    l.y = b == KB_SOFTMAX_BWD ? MN * es : 0;
-    l.lse = b == KB_CE_BWD ? M * 4 : 0;
-    l.mean = b == KB_LAYERNORM_BWD ? M * 4 : 0;
-    l.rstd = b == KB_RMSNORM_BWD || b == KB_LAYERNORM_BWD ? M * 4 : 0;
-    l.out = (size_t)kb_out_elems(p) * es;
-    l.dw = norm && bwd ? N * 4 : 0;
+    l.x = kb_tensor_bytes(p, KB_T_X);
+    l.target = kb_tensor_bytes(p, KB_T_TARGET);
+    l.dloss = kb_tensor_bytes(p, KB_T_DLOSS);
+    l.dy = kb_tensor_bytes(p, KB_T_DY);
+    l.w = kb_tensor_bytes(p, KB_T_W);
+    l.y = kb_tensor_bytes(p, KB_T_Y);
+    l.lse = kb_tensor_bytes(p, KB_T_LSE);
+    l.mean = kb_tensor_bytes(p, KB_T_MEAN);
+    l.rstd = kb_tensor_bytes(p, KB_T_RSTD);
+    l.out = (size_t)kb_out_elems(p) * kb_dtype_size(p->dtype);
+    l.dw = kb_tensor_bytes(p, KB_T_DW);
     l.gold = l.out;
     l.gold_dw = l.dw;
     l.ws = ws;

@@ -9,6 +9,7 @@
 
 #include "files.h"
 #include "npy.h"
+#include "registry.h"
 
 /* kind: 'd' dtype tensor, 'f' fp32, 'i' int64. */
 static kb_status dump_one(const char *dir, const char *name, const void *dev, char kind,
@@ -41,7 +42,7 @@ kb_status kb_dump_case(const char *dir, const char *case_name, const kb_buffers 
     KB_TRY(kb_mkdir_p(sub, e));
     const kb_problem *p = &b->p;
     const int64_t mn[2] = {p->M, p->N}, m[1] = {p->M}, n[1] = {p->N};
-    const int out_nd = p->bench == KB_CE_FWD ? 1 : 2;
+    const int out_nd = kb_bench_info_get(p->bench)->out_per_row ? 1 : 2;
     const kb_dtype d = p->dtype;
     const kb_tensors *t = &b->t;
     KB_TRY(dump_one(sub, "x", t->x, 'd', d, 2, mn, e));

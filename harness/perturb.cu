@@ -117,11 +117,13 @@ __global__ void k_norm_fwd(const T *x, const float *w, T *y, int64_t M, int64_t 
 
 extern "C" int kb_perturb_applies(kb_perturb k, kb_bench_id b)
 {
+    const kb_bench_info *bi = kb_bench_info_get(b);
+    const kb_mutant m = bi ? bi->mutant : KB_MUTANT_NONE;
+    const bool norm = m == KB_MUTANT_RMSNORM || m == KB_MUTANT_LAYERNORM;
     switch (k) {
-    case KB_PERTURB_NO_MAX: return b == KB_SOFTMAX_FWD || b == KB_CE_FWD;
-    case KB_PERTURB_HALF_ACC:
-        return b == KB_SOFTMAX_FWD || b == KB_RMSNORM_FWD || b == KB_LAYERNORM_FWD;
-    case KB_PERTURB_EPS: return b == KB_RMSNORM_FWD || b == KB_LAYERNORM_FWD;
+    case KB_PERTURB_NO_MAX: return m == KB_MUTANT_SOFTMAX || m == KB_MUTANT_LOSS;
+    case KB_PERTURB_HALF_ACC: return m == KB_MUTANT_SOFTMAX || norm;
+    case KB_PERTURB_EPS: return norm;
     default: return 1;
     }
 }
@@ -131,14 +133,15 @@ static kb_status mutant(const kb_knobs *k, kb_buffers *b, cudaStream_t s, kb_err
     const kb_problem *p = &b->p;
     const kb_tensors *t = &b->t;
     const unsigned grid = (unsigned)(p->M < 65535 ? p->M : 65535);
-    const bool ln = p->bench == KB_LAYERNORM_FWD;
+    const kb_mutant m = kb_bench_info_get(p->bench)->mutant;
+    const bool ln = m == KB_MUTANT_LAYERNORM;
     KB_DISPATCH(p->dtype, T, {
         const T *x = (const T *)t->x;
         T *out = (T *)t->out;
         if (k->perturb == KB_PERTURB_NO_MAX)
             k_no_max<T><<<grid, MUT_THREADS, 0, s>>>(
-                x, p->bench == KB_CE_FWD ? t->target : NULL, out, p->M, p->N);
-        else if (k->perturb == KB_PERTURB_HALF_ACC && p->bench == KB_SOFTMAX_FWD)
+                x, m == KB_MUTANT_LOSS ? t->target : NULL, out, p->M, p->N);
+        else if (k->perturb == KB_PERTURB_HALF_ACC && m == KB_MUTANT_SOFTMAX)
             k_softmax_half<T><<<grid, MUT_THREADS, 0, s>>>(x, out, p->M, p->N);
         else if (k->perturb == KB_PERTURB_HALF_ACC && ln)
             k_norm_fwd<T, true, true><<<grid, MUT_THREADS, 0, s>>>(x, t->w, out, p->M, p->N,
@@ -175,7 +178,7 @@ extern "C" kb_status kb_perturb_output(const kb_knobs *k, kb_buffers *b, cudaStr
     }
     if (k->perturb == KB_PERTURB_SKIP_LAST) {
         /* Re-poison the last column: what a kernel that never wrote it leaves. */
-        const size_t cols = p->bench == KB_CE_FWD ? 1 : (size_t)p->N;
+        const size_t cols = (size_t)kb_out_cols(p);
         const size_t rows = (size_t)(n / (int64_t)cols);
         KB_CUDA(e, cudaMemset2DAsync((char *)b->t.out + (cols - 1) * es, cols * es, 0xff, es, rows, s));
         if (b->t.dw) KB_CUDA(e, cudaMemsetAsync(b->t.dw + p->N - 1, 0xff, 4, s));

@@ -7,16 +7,74 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* SPEC's default sweep (SWEEP_COMMON shapes); the norms add the
+ * transformer-activation shapes (SWEEP_NORM). Defined below. */
+#define SWEEP_COMMON 11
+#define SWEEP_NORM 15
+
+#define IN(k) (1u << (k))
+/* Logits (cross entropy, softmax) and normalised activations take different
+ * adversarial input kinds (registry.h, kb_inputs). */
+#define LOGIT_KINDS (IN(KB_INPUTS_RANDN) | IN(KB_INPUTS_SHIFTED) | IN(KB_INPUTS_WIDE) | IN(KB_INPUTS_MASKED))
+#define NORM_KINDS (IN(KB_INPUTS_RANDN) | IN(KB_INPUTS_WIDE) | IN(KB_INPUTS_CONSTANT) | IN(KB_INPUTS_SMALL))
+
+/* The op descriptors, indexed by kb_bench_id (the descriptor unit suite
+ * checks that each entry sits at its id). Byte models per SPEC: the inputs read and the
+ * outputs written once, saved statistics fp32, w and dw fp32. */
 static const kb_bench_info benches[KB_NUM_BENCH] = {
-    {KB_CE_FWD, "cross_entropy_forward", "cross_entropy", 0, 0},
-    {KB_CE_BWD, "cross_entropy_backward", "cross_entropy", 1, 0},
-    {KB_SOFTMAX_FWD, "softmax_forward", "softmax", 0, 0},
-    {KB_SOFTMAX_BWD, "softmax_backward", "softmax", 1, 0},
-    {KB_RMSNORM_FWD, "rmsnorm_forward", "rmsnorm", 0, 1},
-    {KB_RMSNORM_BWD, "rmsnorm_backward", "rmsnorm", 1, 1},
-    {KB_LAYERNORM_FWD, "layernorm_forward", "layernorm", 0, 1},
-    {KB_LAYERNORM_BWD, "layernorm_backward", "layernorm", 1, 1},
+    {KB_CE_FWD, "cross_entropy_forward", "cross_entropy", 0, 0, KB_FAM_CROSS_ENTROPY,
+     KB_T_X | KB_T_TARGET, KB_T_X | KB_T_TARGET, 1, {1, 2, 0, 0}, LOGIT_KINDS, SWEEP_COMMON,
+     KB_SCALE_LOSS, KB_MUTANT_LOSS},
+    {KB_CE_BWD, "cross_entropy_backward", "cross_entropy", 1, 0, KB_FAM_CROSS_ENTROPY,
+     KB_T_X | KB_T_TARGET | KB_T_DLOSS | KB_T_LSE, KB_T_X | KB_T_TARGET | KB_T_DLOSS | KB_T_LSE,
+     0, {2, 0, 12, 0}, LOGIT_KINDS, SWEEP_COMMON, KB_SCALE_CE_GRAD, KB_MUTANT_NONE},
+    {KB_SOFTMAX_FWD, "softmax_forward", "softmax", 0, 0, KB_FAM_SOFTMAX, KB_T_X, KB_T_X, 0,
+     {2, 0, 0, 0}, LOGIT_KINDS, SWEEP_COMMON, KB_SCALE_ABS, KB_MUTANT_SOFTMAX},
+    /* x is there only for the saved y = softmax(x); the backward reads y. */
+    {KB_SOFTMAX_BWD, "softmax_backward", "softmax", 1, 0, KB_FAM_SOFTMAX,
+     KB_T_X | KB_T_DY | KB_T_Y, KB_T_DY | KB_T_Y, 0, {3, 0, 0, 0}, LOGIT_KINDS, SWEEP_COMMON,
+     KB_SCALE_SOFTMAX_GRAD, KB_MUTANT_NONE},
+    {KB_RMSNORM_FWD, "rmsnorm_forward", "rmsnorm", 0, 1, KB_FAM_RMSNORM, KB_T_X | KB_T_W,
+     KB_T_X | KB_T_W, 0, {2, 0, 0, 4}, NORM_KINDS, SWEEP_NORM, KB_SCALE_ABS, KB_MUTANT_RMSNORM},
+    {KB_RMSNORM_BWD, "rmsnorm_backward", "rmsnorm", 1, 1, KB_FAM_RMSNORM,
+     KB_T_X | KB_T_W | KB_T_DY | KB_T_RSTD | KB_T_DW, KB_T_X | KB_T_W | KB_T_DY | KB_T_RSTD | KB_T_DW,
+     0, {3, 0, 0, 8}, NORM_KINDS, SWEEP_NORM, KB_SCALE_NORM_GRAD, KB_MUTANT_NONE},
+    {KB_LAYERNORM_FWD, "layernorm_forward", "layernorm", 0, 1, KB_FAM_LAYERNORM, KB_T_X | KB_T_W,
+     KB_T_X | KB_T_W, 0, {2, 0, 0, 4}, NORM_KINDS, SWEEP_NORM, KB_SCALE_ABS,
+     KB_MUTANT_LAYERNORM},
+    {KB_LAYERNORM_BWD, "layernorm_backward", "layernorm", 1, 1, KB_FAM_LAYERNORM,
+     KB_T_X | KB_T_W | KB_T_DY | KB_T_MEAN | KB_T_RSTD | KB_T_DW,
+     KB_T_X | KB_T_W | KB_T_DY | KB_T_MEAN | KB_T_RSTD | KB_T_DW, 0, {3, 0, 0, 8}, NORM_KINDS,
+     SWEEP_NORM, KB_SCALE_NORM_GRAD, KB_MUTANT_NONE},
 };
+
+static const kb_tensor_info tensors[KB_NUM_TENSORS] = {
+    {"x", KB_T_X, KB_DIM_MN, 0},         {"target", KB_T_TARGET, KB_DIM_M, 8},
+    {"dloss", KB_T_DLOSS, KB_DIM_M, 4},  {"dy", KB_T_DY, KB_DIM_MN, 0},
+    {"w", KB_T_W, KB_DIM_N, 4},          {"y", KB_T_Y, KB_DIM_MN, 0},
+    {"lse", KB_T_LSE, KB_DIM_M, 4},      {"mean", KB_T_MEAN, KB_DIM_M, 4},
+    {"rstd", KB_T_RSTD, KB_DIM_M, 4},    {"dw", KB_T_DW, KB_DIM_N, 4},
+};
+
+const kb_tensor_info *kb_tensor_info_get(int i)
+{
+    return (unsigned)i < KB_NUM_TENSORS ? &tensors[i] : NULL;
+}
+
+size_t kb_tensor_bytes(const kb_problem *p, kb_tensor_bit bit)
+{
+    const kb_bench_info *bi = kb_bench_info_get(p->bench);
+    if (!bi || !(bi->tensors & bit)) return 0;
+    for (int i = 0; i < KB_NUM_TENSORS; i++) {
+        if (tensors[i].bit != bit) continue;
+        const size_t M = (size_t)p->M, N = (size_t)p->N;
+        const size_t n = tensors[i].dims == KB_DIM_MN ? M * N : tensors[i].dims == KB_DIM_M ? M : N;
+        return n * (tensors[i].elem_bytes ? (size_t)tensors[i].elem_bytes : kb_dtype_size(p->dtype));
+    }
+    return 0;
+}
+
+int64_t kb_out_cols(const kb_problem *p) { return kb_bench_info_get(p->bench)->out_per_row ? 1 : p->N; }
 
 const kb_bench_info *kb_bench_info_get(kb_bench_id id)
 {
@@ -36,19 +94,11 @@ kb_status kb_bench_find(const char *name, kb_bench_id *out, kb_err *e)
 
 double kb_bytes_moved(const kb_problem *p)
 {
+    const kb_bench_info *bi = kb_bench_info_get(p->bench);
+    if (!bi) return 0;
     const double M = (double)p->M, N = (double)p->N, s = (double)kb_dtype_size(p->dtype);
-    switch (p->bench) {
-    case KB_CE_FWD: return (M * N + M + M) * s;
-    case KB_CE_BWD: return 2 * M * N * s + 8 * M + 4 * M;
-    case KB_SOFTMAX_FWD: return 2 * M * N * s;
-    case KB_SOFTMAX_BWD: return 3 * M * N * s;
-    case KB_RMSNORM_FWD:
-    case KB_LAYERNORM_FWD: return 2 * M * N * s + 4 * N;
-    case KB_RMSNORM_BWD:
-    case KB_LAYERNORM_BWD: return 3 * M * N * s + 2 * 4 * N;
-    case KB_NUM_BENCH: break;
-    }
-    return 0;
+    const kb_byte_model *b = &bi->bytes;
+    return b->mn * M * N * s + b->m_dtype * M * s + b->m_bytes * M + b->n_bytes * N;
 }
 
 /* SPEC's default sweep; the norms add the transformer-activation shapes. */
@@ -58,8 +108,7 @@ static const kb_shape sweep[] = {
     {32768, 65536}, {16384, 131072}, {8192, 262144},
     {576000, 384},  {576000, 512},  {1152000, 384}, {1152000, 512},
 };
-#define SWEEP_COMMON 11
-#define SWEEP_NORM 15
+_Static_assert(sizeof sweep / sizeof sweep[0] == SWEEP_NORM, "the sweep's length");
 
 /* Vocabulary sizes (GPT-2, Llama 3, Qwen 2), a width one short of a power of
  * two, a single column and a single row: the tails and edges of every kernel. */
@@ -77,7 +126,7 @@ size_t kb_shapes(kb_bench_id id, kb_shape_set set, const kb_shape **out)
     switch (set) {
     case KB_SHAPES_DEFAULT:
         *out = sweep;
-        return benches[id].norm ? SWEEP_NORM : SWEEP_COMMON;
+        return (size_t)benches[id].sweep;
     case KB_SHAPES_ODD: *out = odd; return sizeof odd / sizeof odd[0];
     case KB_SHAPES_SHORT: *out = short_list; return sizeof short_list / sizeof short_list[0];
     case KB_SHAPES_INPUTS: *out = inputs_list; return sizeof inputs_list / sizeof inputs_list[0];
@@ -110,17 +159,8 @@ kb_status kb_inputs_parse(const char *s, kb_inputs *out, kb_err *e)
 
 int kb_inputs_apply(kb_inputs k, kb_bench_id b)
 {
-    const int norm = benches[b].norm;
-    switch (k) {
-    case KB_INPUTS_RANDN:
-    case KB_INPUTS_WIDE: return 1;
-    case KB_INPUTS_SHIFTED:
-    case KB_INPUTS_MASKED: return !norm;
-    case KB_INPUTS_CONSTANT:
-    case KB_INPUTS_SMALL: return norm;
-    case KB_NUM_INPUTS: break;
-    }
-    return 0;
+    return (unsigned)k < KB_NUM_INPUTS && (unsigned)b < KB_NUM_BENCH &&
+           (benches[b].inputs >> k & 1u);
 }
 
 /* ---- backends ------------------------------------------------------------

@@ -10,13 +10,85 @@
 extern "C" {
 #endif
 
+/* The tensors of a case (kb_tensors' fields; out, and gold after it, are
+ * always there), as bits of kb_bench_info.tensors and .ref_reads. */
+typedef enum {
+    KB_T_X = 1u << 0,
+    KB_T_TARGET = 1u << 1,
+    KB_T_DLOSS = 1u << 2,
+    KB_T_DY = 1u << 3,
+    KB_T_W = 1u << 4,
+    KB_T_Y = 1u << 5,    /* saved softmax output (softmax backward)          */
+    KB_T_LSE = 1u << 6,  /* saved statistics, fp32, one per row              */
+    KB_T_MEAN = 1u << 7,
+    KB_T_RSTD = 1u << 8,
+    KB_T_DW = 1u << 9    /* weight gradient [N] fp32, guarded like out; gold_dw */
+} kb_tensor_bit;
+
+/* Which op family's formulas the references compute (kernels/reference:
+ * the one place per-op math is chosen). */
+typedef enum { KB_FAM_CROSS_ENTROPY, KB_FAM_SOFTMAX, KB_FAM_RMSNORM, KB_FAM_LAYERNORM } kb_family_id;
+
+/* The accuracy check's per-element error scale for the normwise test
+ * (harness/accuracy.cu has the formulas). */
+typedef enum {
+    KB_SCALE_ABS = 0,     /* |gold|                                       */
+    KB_SCALE_LOSS,        /* cross entropy loss: |gold| + 2|x[target]|     */
+    KB_SCALE_CE_GRAD,     /* cross entropy dx                             */
+    KB_SCALE_SOFTMAX_GRAD,/* softmax dx                                   */
+    KB_SCALE_NORM_GRAD    /* RMSNorm/LayerNorm dx and dw (row scales)      */
+} kb_err_scale;
+
+/* The planted-bug mutant KBENCH_TEST_PERTURB recomputes the output with
+ * (harness/perturb.cu); NONE: only the generic damage applies. */
+typedef enum {
+    KB_MUTANT_NONE = 0,
+    KB_MUTANT_LOSS,      /* cross entropy loss: no_max                     */
+    KB_MUTANT_SOFTMAX,   /* no_max, half_acc                               */
+    KB_MUTANT_RMSNORM,   /* half_acc, eps                                  */
+    KB_MUTANT_LAYERNORM  /* half_acc, eps                                  */
+} kb_mutant;
+
+/* Bytes moved per SPEC's table: mn*M*N*s + m_dtype*M*s + m_bytes*M +
+ * n_bytes*N, s the dtype's size. */
+typedef struct {
+    double mn, m_dtype, m_bytes, n_bytes;
+} kb_byte_model;
+
+/* The op descriptor: everything the harness, the tuner, the accuracy check
+ * and the references derive from a benchmark id. Adding an op is one entry
+ * in registry.c's table (kernels/README.md, "Adding an op"). */
 typedef struct {
     kb_bench_id id;
     const char *name;    /* "softmax_forward"                      */
     const char *family;  /* "softmax": op family, a CTest label      */
     int backward;        /* 0 forward, 1 backward                  */
-    int norm;            /* 1 for RMSNorm/LayerNorm (extra shapes)  */
+    int norm;            /* 1 for RMSNorm/LayerNorm: norm inputs (x ~ randn, not 0.1 randn) */
+    kb_family_id fam;
+    unsigned tensors;    /* kb_tensor_bit: what a case allocates besides out/gold */
+    unsigned ref_reads;  /* kb_tensor_bit: what the references need  */
+    int out_per_row;     /* out is one value per row [M] (a loss), else [M,N] */
+    kb_byte_model bytes;
+    unsigned inputs;     /* 1u << kb_inputs: the input kinds that apply */
+    int sweep;           /* how many shapes of the default sweep it runs */
+    kb_err_scale scale;
+    kb_mutant mutant;
 } kb_bench_info;
+
+/* Shape and element size of each tensor role (kb_tensor_bit, in bit order). */
+typedef enum { KB_DIM_MN, KB_DIM_M, KB_DIM_N } kb_dims;
+typedef struct {
+    const char *name;
+    kb_tensor_bit bit;
+    kb_dims dims;
+    int elem_bytes; /* 0: the problem's dtype */
+} kb_tensor_info;
+#define KB_NUM_TENSORS 10
+const kb_tensor_info *kb_tensor_info_get(int i); /* i < KB_NUM_TENSORS */
+/* Bytes of tensor `bit` for p (0 when the benchmark does not use it). */
+size_t kb_tensor_bytes(const kb_problem *p, kb_tensor_bit bit);
+/* Columns of out: 1 for a per-row output (loss), N otherwise. */
+int64_t kb_out_cols(const kb_problem *p);
 
 const kb_bench_info *kb_bench_info_get(kb_bench_id id);
 kb_status kb_bench_find(const char *name, kb_bench_id *out, kb_err *e);

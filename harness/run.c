@@ -246,7 +246,7 @@ static int check_accuracy(kb_session *s, const kb_buffers *b, kb_result *r, kb_e
 {
     kb_accuracy acc;
     const kb_tol tol = case_tolerance(s, b->p.dtype);
-    const int64_t cols = b->p.bench == KB_CE_FWD ? 1 : b->p.N;
+    const int64_t cols = kb_out_cols(&b->p);
     *st = kb_check_output(b, tol, s->stream, &acc, e);
     if (*st != KB_OK) return 0;
     r->mismatches = acc.mismatches;

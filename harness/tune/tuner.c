@@ -654,7 +654,7 @@ static kb_status check_candidate(const timing_arg *ta, const kb_tune_cfg *c, kb_
     }
     if (!acc.mismatches) return KB_OK;
     kb_tune_format(ta->sp, c, cfg, sizeof cfg);
-    kb_accuracy_describe(&acc, p->bench == KB_CE_FWD ? 1 : p->N, label, what, sizeof what);
+    kb_accuracy_describe(&acc, kb_out_cols(p), label, what, sizeof what);
     return KB_FAIL(e, KB_ERR_ACCURACY, "tuning %s %s %lldx%lld: candidate %s is wrong: %s",
                    ta->sp->op, kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, cfg,
                    what);

@@ -58,50 +58,27 @@ static void row_softmax(const float *r, int64_t N, float *y)
 void kb_ref_cpu_saved(kb_bench_id b, int64_t M, int64_t N, const float *x,
                       float *lse, float *mean, float *rstd, float *y)
 {
-    if (!x || M < 1 || N < 1) return;
+    const kb_bench_info *bi = kb_bench_info_get(b);
+    if (!bi || !x || M < 1 || N < 1) return;
     for (int64_t i = 0; i < M; i++) {
         const float *r = x + i * N;
         double mu, rs;
-        switch (b) {
-        case KB_CE_FWD:
-        case KB_CE_BWD:
+        switch (bi->fam) {
+        case KB_FAM_CROSS_ENTROPY:
             if (lse) lse[i] = (float)row_lse(r, N);
             break;
-        case KB_SOFTMAX_FWD:
-        case KB_SOFTMAX_BWD:
+        case KB_FAM_SOFTMAX:
             if (y) row_softmax(r, N, y + i * N);
             break;
-        case KB_RMSNORM_FWD:
-        case KB_RMSNORM_BWD:
+        case KB_FAM_RMSNORM:
             if (rstd) rstd[i] = (float)row_rms_rstd(r, N);
             break;
-        case KB_LAYERNORM_FWD:
-        case KB_LAYERNORM_BWD:
+        case KB_FAM_LAYERNORM:
             row_ln_stats(r, N, &mu, &rs);
             if (mean) mean[i] = (float)mu;
             if (rstd) rstd[i] = (float)rs;
             break;
-        default: return;
         }
-    }
-}
-
-/* Which arrays each benchmark reads and writes (see kb_tensors). */
-enum { IN_X = 1, IN_DY = 2, IN_W = 4, IN_DLOSS = 8, IN_Y = 16, IN_TARGET = 32,
-       IN_LSE = 64, IN_MEAN = 128, IN_RSTD = 256, OUT_DW = 512 };
-
-static unsigned needs(kb_bench_id b)
-{
-    switch (b) {
-    case KB_CE_FWD: return IN_X | IN_TARGET;
-    case KB_CE_BWD: return IN_X | IN_TARGET | IN_DLOSS | IN_LSE;
-    case KB_SOFTMAX_FWD: return IN_X;
-    case KB_SOFTMAX_BWD: return IN_DY | IN_Y;
-    case KB_RMSNORM_FWD: return IN_X | IN_W;
-    case KB_RMSNORM_BWD: return IN_X | IN_W | IN_DY | IN_RSTD | OUT_DW;
-    case KB_LAYERNORM_FWD: return IN_X | IN_W;
-    case KB_LAYERNORM_BWD: return IN_X | IN_W | IN_DY | IN_MEAN | IN_RSTD | OUT_DW;
-    default: return 0;
     }
 }
 
@@ -117,19 +94,20 @@ static kb_status check_args(kb_bench_id b, int64_t M, int64_t N, const kb_ref_in
     if (!in || !out || !out->out)
         return KB_FAIL(e, KB_ERR_ARG, "cpu reference %s %" PRId64 "x%" PRId64
                        ": inputs/outputs/out is NULL", name, M, N);
-    const unsigned n = needs(b);
+    /* What the benchmark reads and writes besides out (its descriptor). */
+    const unsigned n = kb_bench_info_get(b)->ref_reads;
     const struct { unsigned bit; const void *p; const char *what; } req[] = {
-        {IN_X, in->x, "x"}, {IN_DY, in->dy, "dy"}, {IN_W, in->w, "w"},
-        {IN_DLOSS, in->dloss, "dloss"}, {IN_Y, in->y, "y (softmax output)"},
-        {IN_TARGET, in->target, "target"}, {IN_LSE, in->lse, "saved lse"},
-        {IN_MEAN, in->mean, "saved mean"}, {IN_RSTD, in->rstd, "saved rstd"},
-        {OUT_DW, out->dw, "dw"},
+        {KB_T_X, in->x, "x"}, {KB_T_DY, in->dy, "dy"}, {KB_T_W, in->w, "w"},
+        {KB_T_DLOSS, in->dloss, "dloss"}, {KB_T_Y, in->y, "y (softmax output)"},
+        {KB_T_TARGET, in->target, "target"}, {KB_T_LSE, in->lse, "saved lse"},
+        {KB_T_MEAN, in->mean, "saved mean"}, {KB_T_RSTD, in->rstd, "saved rstd"},
+        {KB_T_DW, out->dw, "dw"},
     };
     for (size_t k = 0; k < sizeof req / sizeof req[0]; k++)
         if ((n & req[k].bit) && !req[k].p)
             return KB_FAIL(e, KB_ERR_ARG, "cpu reference %s %" PRId64 "x%" PRId64
                            ": %s is NULL", name, M, N, req[k].what);
-    if (n & IN_TARGET)
+    if (n & KB_T_TARGET)
         for (int64_t i = 0; i < M; i++)
             if (in->target[i] < 0 || in->target[i] >= N)
                 return KB_FAIL(e, KB_ERR_ARG, "cpu reference %s %" PRId64 "x%" PRId64
@@ -170,51 +148,55 @@ static void norm_dw(const kb_ref_in *in, int ln, int64_t M, int64_t N, float *dw
     }
 }
 
+/* Row i of out for each op: the one place the CPU reference picks per-op
+ * math (by the descriptor's family and direction). */
+static void out_row(const kb_bench_info *bi, const kb_ref_in *in, int64_t i, int64_t N, float *o)
+{
+    const int64_t off = i * N;
+    const float *x = in->x ? in->x + off : NULL;
+    const int ln = bi->fam == KB_FAM_LAYERNORM;
+    double mu = 0.0, rs;
+    switch (bi->fam) {
+    case KB_FAM_CROSS_ENTROPY:
+        if (!bi->backward) {
+            o[i] = (float)(row_lse(x, N) - x[in->target[i]]);
+            return;
+        }
+        const double lse = in->lse[i];
+        for (int64_t j = 0; j < N; j++)
+            o[off + j] = (float)(in->dloss[i] *
+                                 (exp(x[j] - lse) - (j == in->target[i] ? 1.0 : 0.0)));
+        return;
+    case KB_FAM_SOFTMAX: {
+        if (!bi->backward) {
+            row_softmax(x, N, o + off);
+            return;
+        }
+        const float *y = in->y + off, *dy = in->dy + off;
+        double s = 0.0;
+        for (int64_t j = 0; j < N; j++) s += (double)dy[j] * y[j];
+        for (int64_t j = 0; j < N; j++) o[off + j] = (float)(y[j] * (dy[j] - s));
+        return;
+    }
+    case KB_FAM_RMSNORM:
+    case KB_FAM_LAYERNORM:
+        if (bi->backward) {
+            row_norm_bwd(in, ln, i, N, o + off);
+            return;
+        }
+        if (ln) row_ln_stats(x, N, &mu, &rs);
+        else rs = row_rms_rstd(x, N);
+        for (int64_t j = 0; j < N; j++) o[off + j] = (float)((x[j] - mu) * rs * in->w[j]);
+        return;
+    }
+}
+
 kb_status kb_ref_cpu(kb_bench_id b, int64_t M, int64_t N, const kb_ref_in *in,
                      kb_ref_out *out, kb_err *e)
 {
     KB_TRY(check_args(b, M, N, in, out, e));
-    float *o = out->out;
-    for (int64_t i = 0; i < M; i++) {
-        const int64_t off = i * N;
-        const float *x = in->x ? in->x + off : NULL;
-        double mu, rs, lse;
-        switch (b) {
-        case KB_CE_FWD:
-            o[i] = (float)(row_lse(x, N) - x[in->target[i]]);
-            break;
-        case KB_CE_BWD:
-            lse = in->lse[i];
-            for (int64_t j = 0; j < N; j++)
-                o[off + j] = (float)(in->dloss[i] *
-                                     (exp(x[j] - lse) - (j == in->target[i] ? 1.0 : 0.0)));
-            break;
-        case KB_SOFTMAX_FWD:
-            row_softmax(x, N, o + off);
-            break;
-        case KB_SOFTMAX_BWD: {
-            const float *y = in->y + off, *dy = in->dy + off;
-            double s = 0.0;
-            for (int64_t j = 0; j < N; j++) s += (double)dy[j] * y[j];
-            for (int64_t j = 0; j < N; j++) o[off + j] = (float)(y[j] * (dy[j] - s));
-            break;
-        }
-        case KB_RMSNORM_FWD:
-            rs = row_rms_rstd(x, N);
-            for (int64_t j = 0; j < N; j++) o[off + j] = (float)(x[j] * rs * in->w[j]);
-            break;
-        case KB_LAYERNORM_FWD:
-            row_ln_stats(x, N, &mu, &rs);
-            for (int64_t j = 0; j < N; j++) o[off + j] = (float)((x[j] - mu) * rs * in->w[j]);
-            break;
-        case KB_RMSNORM_BWD:
-        case KB_LAYERNORM_BWD:
-            row_norm_bwd(in, b == KB_LAYERNORM_BWD, i, N, o + off);
-            break;
-        default: break;
-        }
-    }
-    if (b == KB_RMSNORM_BWD || b == KB_LAYERNORM_BWD)
-        norm_dw(in, b == KB_LAYERNORM_BWD, M, N, out->dw);
+    const kb_bench_info *bi = kb_bench_info_get(b);
+    for (int64_t i = 0; i < M; i++) out_row(bi, in, i, N, out->out);
+    if (bi->ref_reads & KB_T_DW) norm_dw(in, bi->fam == KB_FAM_LAYERNORM, M, N, out->dw);
     return KB_OK;
 }

@@ -255,34 +255,28 @@ extern "C" kb_status kb_ref_gpu_saved(kb_buffers *b, cudaStream_t s, kb_err *e)
     const kb_problem *p = &b->p;
     const kb_tensors *t = &b->t;
     const int64_t M = p->M, N = p->N;
-    switch (p->bench) {
-    case KB_CE_BWD:
+    /* The saved statistics the descriptor lists, each from x (forwards
+     * save nothing). */
+    const unsigned saved = kb_bench_info_get(p->bench)->tensors;
+    if (saved & KB_T_LSE) {
         NEED(t->x, who);
         NEED(t->lse, who);
         KB_DISPATCH(p->dtype, T, { ROWS_LAUNCH(k_lse<T>, (const T *)t->x, M, N, (float *)t->lse); });
-        break;
-    case KB_SOFTMAX_BWD:
+    }
+    if (saved & KB_T_Y) {
         NEED(t->x, who);
         NEED(t->y, who);
         KB_DISPATCH(p->dtype, T, { ROWS_LAUNCH(k_softmax<T>, (const T *)t->x, (T *)t->y, M, N); });
-        break;
-    case KB_RMSNORM_BWD:
+    }
+    if (saved & KB_T_RSTD) {
+        /* mean with it for LayerNorm; RMSNorm's rstd alone. */
         NEED(t->x, who);
+        if (saved & KB_T_MEAN) NEED(t->mean, who);
         NEED(t->rstd, who);
         KB_DISPATCH(p->dtype, T, {
-            ROWS_LAUNCH(k_norm_stats<T>, (const T *)t->x, M, N, (float *)NULL, (float *)t->rstd);
+            ROWS_LAUNCH(k_norm_stats<T>, (const T *)t->x, M, N,
+                        (float *)(saved & KB_T_MEAN ? t->mean : NULL), (float *)t->rstd);
         });
-        break;
-    case KB_LAYERNORM_BWD:
-        NEED(t->x, who);
-        NEED(t->mean, who);
-        NEED(t->rstd, who);
-        KB_DISPATCH(p->dtype, T, {
-            ROWS_LAUNCH(k_norm_stats<T>, (const T *)t->x, M, N, (float *)t->mean,
-                        (float *)t->rstd);
-        });
-        break;
-    default: break; /* forwards save nothing */
     }
     return KB_OK;
 }
@@ -341,17 +335,20 @@ extern "C" kb_status kb_ref_gpu_gold(kb_buffers *b, cudaStream_t s, kb_err *e)
     const kb_tensors *t = &b->t;
     const int64_t M = p->M, N = p->N;
     NEED(b->gold, who);
-    switch (p->bench) {
-    case KB_CE_FWD:
+    /* The one place the GPU reference picks per-op math: the descriptor's
+     * family and direction. */
+    const kb_bench_info *bi = kb_bench_info_get(p->bench);
+    const bool ln = bi->fam == KB_FAM_LAYERNORM;
+    switch (bi->fam) {
+    case KB_FAM_CROSS_ENTROPY:
         NEED(t->x, who);
         NEED(t->target, who);
-        KB_DISPATCH(p->dtype, T, {
-            ROWS_LAUNCH(k_ce_fwd<T>, (const T *)t->x, t->target, M, N, (T *)b->gold);
-        });
-        break;
-    case KB_CE_BWD:
-        NEED(t->x, who);
-        NEED(t->target, who);
+        if (!bi->backward) {
+            KB_DISPATCH(p->dtype, T, {
+                ROWS_LAUNCH(k_ce_fwd<T>, (const T *)t->x, t->target, M, N, (T *)b->gold);
+            });
+            break;
+        }
         NEED(t->dloss, who);
         NEED(t->lse, who);
         KB_DISPATCH(p->dtype, T, {
@@ -359,34 +356,30 @@ extern "C" kb_status kb_ref_gpu_gold(kb_buffers *b, cudaStream_t s, kb_err *e)
                         (T *)b->gold);
         });
         break;
-    case KB_SOFTMAX_FWD:
-        NEED(t->x, who);
-        KB_DISPATCH(p->dtype, T, {
-            ROWS_LAUNCH(k_softmax<T>, (const T *)t->x, (T *)b->gold, M, N);
-        });
-        break;
-    case KB_SOFTMAX_BWD:
+    case KB_FAM_SOFTMAX:
+        if (!bi->backward) {
+            NEED(t->x, who);
+            KB_DISPATCH(p->dtype, T, {
+                ROWS_LAUNCH(k_softmax<T>, (const T *)t->x, (T *)b->gold, M, N);
+            });
+            break;
+        }
         NEED(t->y, who);
         NEED(t->dy, who);
         KB_DISPATCH(p->dtype, T, {
             ROWS_LAUNCH(k_softmax_bwd<T>, (const T *)t->y, (const T *)t->dy, M, N, (T *)b->gold);
         });
         break;
-    case KB_RMSNORM_FWD:
-    case KB_LAYERNORM_FWD: {
+    case KB_FAM_RMSNORM:
+    case KB_FAM_LAYERNORM: {
         NEED(t->x, who);
         NEED(t->w, who);
-        const bool ln = p->bench == KB_LAYERNORM_FWD;
-        KB_DISPATCH(p->dtype, T, {
-            ROWS_LAUNCH(k_norm_fwd<T>, (const T *)t->x, t->w, M, N, ln, (T *)b->gold);
-        });
-        break;
-    }
-    case KB_RMSNORM_BWD:
-    case KB_LAYERNORM_BWD: {
-        const bool ln = p->bench == KB_LAYERNORM_BWD;
-        NEED(t->x, who);
-        NEED(t->w, who);
+        if (!bi->backward) {
+            KB_DISPATCH(p->dtype, T, {
+                ROWS_LAUNCH(k_norm_fwd<T>, (const T *)t->x, t->w, M, N, ln, (T *)b->gold);
+            });
+            break;
+        }
         NEED(t->dy, who);
         NEED(t->rstd, who);
         NEED(b->gold_dw, who);
@@ -399,7 +392,6 @@ extern "C" kb_status kb_ref_gpu_gold(kb_buffers *b, cudaStream_t s, kb_err *e)
         KB_TRY(gold_dw(p, t, mean, b->gold_dw, s, e));
         break;
     }
-    default: break;
     }
     return KB_OK;
 }

@@ -71,7 +71,7 @@ extern "C" kb_status kb_inputs_generate(kb_buffers *b, uint64_t seed, cudaStream
                        "kb_inputs_generate: bad problem (bench %d, dtype %d, %lldx%lld)",
                        (int)p->bench, (int)p->dtype, (long long)p->M, (long long)p->N);
     const int64_t M = p->M, N = p->N, MN = M * N;
-    const int norm = p->bench >= KB_RMSNORM_FWD;
+    const int norm = kb_bench_info_get(p->bench)->norm;
     if ((unsigned)b->inputs >= KB_NUM_INPUTS || !kb_inputs_apply((kb_inputs)b->inputs, p->bench))
         return KB_FAIL(e, KB_ERR_ARG, "kb_inputs_generate: input kind %s does not apply to %s",
                        kb_inputs_name((kb_inputs)b->inputs), kb_bench_info_get(p->bench)->name);

@@ -228,7 +228,7 @@ static kb_status check_distributions(FILE *log, const kb_problem *p, const host_
 {
     const int64_t MN = p->M * p->N;
     if (MN < 4096) return KB_OK; /* (input kinds other than randn: see the unit tests) */
-    const int norm = p->bench >= KB_RMSNORM_FWD;
+    const int norm = kb_bench_info_get(p->bench)->norm;
     int ok = plausible_randn(in->x, MN, norm ? 1.0 : 0.1) && plausible_randn(in->dy, MN, 1.0);
     if (in->target)
         for (int64_t i = 0; i < p->M; i++) ok = ok && in->target[i] >= 0 && in->target[i] < p->N;

@@ -191,12 +191,40 @@ START_TEST(test_equivalence)
 }
 END_TEST
 
+/* The table's own invariants: each entry at its id, the tensor roles in bit
+ * order, the references read only what a case allocates, a sweep within
+ * the sweep, randn applying everywhere. */
+START_TEST(test_table)
+{
+    for (int b = 0; b < KB_NUM_BENCH; b++) {
+        const kb_bench_info *bi = kb_bench_info_get((kb_bench_id)b);
+        ck_assert_int_eq(bi->id, b);
+        ck_assert_uint_eq(bi->ref_reads & ~(bi->tensors | KB_T_X), 0);
+        ck_assert(bi->tensors & KB_T_X);
+        ck_assert(kb_inputs_apply(KB_INPUTS_RANDN, (kb_bench_id)b));
+        const kb_shape *sh;
+        ck_assert_int_le(bi->sweep, (int)kb_shapes((kb_bench_id)b, KB_SHAPES_DEFAULT, &sh));
+        ck_assert_int_ge(bi->sweep, 1);
+        /* dw only with the norm-gradient scale (accuracy checks dw there). */
+        ck_assert_int_eq(!!(bi->tensors & KB_T_DW), bi->scale == KB_SCALE_NORM_GRAD);
+    }
+    ck_assert_ptr_null(kb_bench_info_get(KB_NUM_BENCH));
+    for (int i = 0; i < KB_NUM_TENSORS; i++)
+        ck_assert_uint_eq(kb_tensor_info_get(i)->bit, 1u << i);
+    ck_assert_ptr_null(kb_tensor_info_get(KB_NUM_TENSORS));
+    const kb_problem p = {KB_NUM_BENCH, KB_BF16, 4, 4};
+    ck_assert_uint_eq(kb_tensor_bytes(&p, KB_T_X), 0);
+    ck_assert(kb_bytes_moved(&p) == 0.0);
+}
+END_TEST
+
 Suite *kb_suite_descriptor(void)
 {
     Suite *s = suite_create("descriptor");
     TCase *tc = tcase_create("equivalence");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_equivalence);
+    tcase_add_test(tc, test_table);
     suite_add_tcase(s, tc);
     return s;
 }
