@@ -323,7 +323,8 @@ static kb_status normwise(kb_dtype d, const void *out, const void *gold, kb_dtyp
 static nw_ctx<char> nw_of(const kb_buffers *b, const float *A, const float *B, const float *abs_sum)
 {
     const kb_tensors *t = &b->t;
-    return {kb_bench_info_get(b->p.bench)->scale, (const char *)t->x, (const char *)t->dy, (const char *)t->y, t->target,
+    return {kb_bench_info_get(b->p.bench)->scale, (const char *)t->x, (const char *)t->dy,
+            (const char *)t->y, t->target,
             t->dloss, t->lse, t->w, t->mean, t->rstd, A, B, abs_sum, b->p.N};
 }
 

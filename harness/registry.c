@@ -12,40 +12,91 @@
 #define SWEEP_COMMON 11
 #define SWEEP_NORM 15
 
+/* ---- backends ------------------------------------------------------------
+ * Each kernels/<op>/<backend> file defines kb_<op>_<backend>_{fwd,bwd}. The
+ * references are weak so that a build without a backend (cuDNN switched off
+ * at configure time) links and simply does not register it. The kernel
+ * objects are linked as objects, not from an archive, so weak references
+ * still resolve to them when they are built. */
+static const char *const backend_names[KB_NUM_BACKENDS] = {"eager", "fused", "tuned", "cudnn"};
+#define KB_DECLARE(op, be)                                                    \
+    extern const kb_impl kb_##op##_##be##_fwd __attribute__((weak));         \
+    extern const kb_impl kb_##op##_##be##_bwd __attribute__((weak));
+#define KB_DECLARE_OP(op)                                                     \
+    KB_DECLARE(op, eager) KB_DECLARE(op, fused) KB_DECLARE(op, tuned) KB_DECLARE(op, cudnn)
+KB_DECLARE_OP(cross_entropy)
+KB_DECLARE_OP(softmax)
+KB_DECLARE_OP(rmsnorm)
+KB_DECLARE_OP(layernorm)
+/* One op direction's backends, in backend_names' order. */
+#define KB_IMPLS(op, dir)                                                     \
+    {&kb_##op##_eager_##dir, &kb_##op##_fused_##dir, &kb_##op##_tuned_##dir,  \
+     &kb_##op##_cudnn_##dir}
+
 #define IN(k) (1u << (k))
 /* Logits (cross entropy, softmax) and normalised activations take different
  * adversarial input kinds (registry.h, kb_inputs). */
-#define LOGIT_KINDS (IN(KB_INPUTS_RANDN) | IN(KB_INPUTS_SHIFTED) | IN(KB_INPUTS_WIDE) | IN(KB_INPUTS_MASKED))
-#define NORM_KINDS (IN(KB_INPUTS_RANDN) | IN(KB_INPUTS_WIDE) | IN(KB_INPUTS_CONSTANT) | IN(KB_INPUTS_SMALL))
+#define LOGIT_KINDS                                                           \
+    (IN(KB_INPUTS_RANDN) | IN(KB_INPUTS_SHIFTED) | IN(KB_INPUTS_WIDE) | IN(KB_INPUTS_MASKED))
+#define NORM_KINDS                                                            \
+    (IN(KB_INPUTS_RANDN) | IN(KB_INPUTS_WIDE) | IN(KB_INPUTS_CONSTANT) | IN(KB_INPUTS_SMALL))
 
-/* The op descriptors, indexed by kb_bench_id (the descriptor unit suite
- * checks that each entry sits at its id). Byte models per SPEC: the inputs read and the
- * outputs written once, saved statistics fp32, w and dw fp32. */
+/* The op descriptors, one per kb_bench_id. Byte models per SPEC: inputs read
+ * and outputs written once, saved statistics, w and dw fp32. */
 static const kb_bench_info benches[KB_NUM_BENCH] = {
-    {KB_CE_FWD, "cross_entropy_forward", "cross_entropy", 0, 0, KB_FAM_CROSS_ENTROPY,
-     KB_T_X | KB_T_TARGET, KB_T_X | KB_T_TARGET, 1, {1, 2, 0, 0}, LOGIT_KINDS, SWEEP_COMMON,
-     KB_SCALE_LOSS, KB_MUTANT_LOSS},
-    {KB_CE_BWD, "cross_entropy_backward", "cross_entropy", 1, 0, KB_FAM_CROSS_ENTROPY,
-     KB_T_X | KB_T_TARGET | KB_T_DLOSS | KB_T_LSE, KB_T_X | KB_T_TARGET | KB_T_DLOSS | KB_T_LSE,
-     0, {2, 0, 12, 0}, LOGIT_KINDS, SWEEP_COMMON, KB_SCALE_CE_GRAD, KB_MUTANT_NONE},
-    {KB_SOFTMAX_FWD, "softmax_forward", "softmax", 0, 0, KB_FAM_SOFTMAX, KB_T_X, KB_T_X, 0,
-     {2, 0, 0, 0}, LOGIT_KINDS, SWEEP_COMMON, KB_SCALE_ABS, KB_MUTANT_SOFTMAX},
-    /* x is there only for the saved y = softmax(x); the backward reads y. */
-    {KB_SOFTMAX_BWD, "softmax_backward", "softmax", 1, 0, KB_FAM_SOFTMAX,
-     KB_T_X | KB_T_DY | KB_T_Y, KB_T_DY | KB_T_Y, 0, {3, 0, 0, 0}, LOGIT_KINDS, SWEEP_COMMON,
-     KB_SCALE_SOFTMAX_GRAD, KB_MUTANT_NONE},
-    {KB_RMSNORM_FWD, "rmsnorm_forward", "rmsnorm", 0, 1, KB_FAM_RMSNORM, KB_T_X | KB_T_W,
-     KB_T_X | KB_T_W, 0, {2, 0, 0, 4}, NORM_KINDS, SWEEP_NORM, KB_SCALE_ABS, KB_MUTANT_RMSNORM},
-    {KB_RMSNORM_BWD, "rmsnorm_backward", "rmsnorm", 1, 1, KB_FAM_RMSNORM,
-     KB_T_X | KB_T_W | KB_T_DY | KB_T_RSTD | KB_T_DW, KB_T_X | KB_T_W | KB_T_DY | KB_T_RSTD | KB_T_DW,
-     0, {3, 0, 0, 8}, NORM_KINDS, SWEEP_NORM, KB_SCALE_NORM_GRAD, KB_MUTANT_NONE},
-    {KB_LAYERNORM_FWD, "layernorm_forward", "layernorm", 0, 1, KB_FAM_LAYERNORM, KB_T_X | KB_T_W,
-     KB_T_X | KB_T_W, 0, {2, 0, 0, 4}, NORM_KINDS, SWEEP_NORM, KB_SCALE_ABS,
-     KB_MUTANT_LAYERNORM},
-    {KB_LAYERNORM_BWD, "layernorm_backward", "layernorm", 1, 1, KB_FAM_LAYERNORM,
-     KB_T_X | KB_T_W | KB_T_DY | KB_T_MEAN | KB_T_RSTD | KB_T_DW,
-     KB_T_X | KB_T_W | KB_T_DY | KB_T_MEAN | KB_T_RSTD | KB_T_DW, 0, {3, 0, 0, 8}, NORM_KINDS,
-     SWEEP_NORM, KB_SCALE_NORM_GRAD, KB_MUTANT_NONE},
+    /* loss[M] = lse - x[target]: (MN + 2M) s */
+    [KB_CE_FWD] = {.id = KB_CE_FWD, .name = "cross_entropy_forward", .family = "cross_entropy",
+        .backward = 0, .norm = 0, .fam = KB_FAM_CROSS_ENTROPY,
+        .tensors = KB_T_X | KB_T_TARGET,
+        .ref_reads = KB_T_X | KB_T_TARGET,
+        .out_per_row = 1, .bytes = {1, 2, 0, 0}, .inputs = LOGIT_KINDS, .sweep = SWEEP_COMMON,
+        .scale = KB_SCALE_LOSS, .mutant = KB_MUTANT_LOSS, .impls = KB_IMPLS(cross_entropy, fwd)},
+    /* dx[M,N]: 2MN s + 8M (target) + 4M (dloss) */
+    [KB_CE_BWD] = {.id = KB_CE_BWD, .name = "cross_entropy_backward", .family = "cross_entropy",
+        .backward = 1, .norm = 0, .fam = KB_FAM_CROSS_ENTROPY,
+        .tensors = KB_T_X | KB_T_TARGET | KB_T_DLOSS | KB_T_LSE,
+        .ref_reads = KB_T_X | KB_T_TARGET | KB_T_DLOSS | KB_T_LSE,
+        .out_per_row = 0, .bytes = {2, 0, 12, 0}, .inputs = LOGIT_KINDS, .sweep = SWEEP_COMMON,
+        .scale = KB_SCALE_CE_GRAD, .mutant = KB_MUTANT_NONE, .impls = KB_IMPLS(cross_entropy, bwd)},
+    [KB_SOFTMAX_FWD] = {.id = KB_SOFTMAX_FWD, .name = "softmax_forward", .family = "softmax",
+        .backward = 0, .norm = 0, .fam = KB_FAM_SOFTMAX,
+        .tensors = KB_T_X,
+        .ref_reads = KB_T_X,
+        .out_per_row = 0, .bytes = {2, 0, 0, 0}, .inputs = LOGIT_KINDS, .sweep = SWEEP_COMMON,
+        .scale = KB_SCALE_ABS, .mutant = KB_MUTANT_SOFTMAX, .impls = KB_IMPLS(softmax, fwd)},
+    /* x is there only for the saved y = softmax(x); the backward reads y */
+    [KB_SOFTMAX_BWD] = {.id = KB_SOFTMAX_BWD, .name = "softmax_backward", .family = "softmax",
+        .backward = 1, .norm = 0, .fam = KB_FAM_SOFTMAX,
+        .tensors = KB_T_X | KB_T_DY | KB_T_Y,
+        .ref_reads = KB_T_DY | KB_T_Y,
+        .out_per_row = 0, .bytes = {3, 0, 0, 0}, .inputs = LOGIT_KINDS, .sweep = SWEEP_COMMON,
+        .scale = KB_SCALE_SOFTMAX_GRAD, .mutant = KB_MUTANT_NONE, .impls = KB_IMPLS(softmax, bwd)},
+    [KB_RMSNORM_FWD] = {.id = KB_RMSNORM_FWD, .name = "rmsnorm_forward", .family = "rmsnorm",
+        .backward = 0, .norm = 1, .fam = KB_FAM_RMSNORM,
+        .tensors = KB_T_X | KB_T_W,
+        .ref_reads = KB_T_X | KB_T_W,
+        .out_per_row = 0, .bytes = {2, 0, 0, 4}, .inputs = NORM_KINDS, .sweep = SWEEP_NORM,
+        .scale = KB_SCALE_ABS, .mutant = KB_MUTANT_RMSNORM, .impls = KB_IMPLS(rmsnorm, fwd)},
+    [KB_RMSNORM_BWD] = {.id = KB_RMSNORM_BWD, .name = "rmsnorm_backward", .family = "rmsnorm",
+        .backward = 1, .norm = 1, .fam = KB_FAM_RMSNORM,
+        .tensors = KB_T_X | KB_T_W | KB_T_DY | KB_T_RSTD | KB_T_DW,
+        .ref_reads = KB_T_X | KB_T_W | KB_T_DY | KB_T_RSTD | KB_T_DW,
+        .out_per_row = 0, .bytes = {3, 0, 0, 8}, .inputs = NORM_KINDS, .sweep = SWEEP_NORM,
+        .scale = KB_SCALE_NORM_GRAD, .mutant = KB_MUTANT_NONE, .impls = KB_IMPLS(rmsnorm, bwd)},
+    [KB_LAYERNORM_FWD] = {.id = KB_LAYERNORM_FWD,
+        .name = "layernorm_forward", .family = "layernorm",
+        .backward = 0, .norm = 1, .fam = KB_FAM_LAYERNORM,
+        .tensors = KB_T_X | KB_T_W,
+        .ref_reads = KB_T_X | KB_T_W,
+        .out_per_row = 0, .bytes = {2, 0, 0, 4}, .inputs = NORM_KINDS, .sweep = SWEEP_NORM,
+        .scale = KB_SCALE_ABS, .mutant = KB_MUTANT_LAYERNORM, .impls = KB_IMPLS(layernorm, fwd)},
+    [KB_LAYERNORM_BWD] = {.id = KB_LAYERNORM_BWD,
+        .name = "layernorm_backward", .family = "layernorm",
+        .backward = 1, .norm = 1, .fam = KB_FAM_LAYERNORM,
+        .tensors = KB_T_X | KB_T_W | KB_T_DY | KB_T_MEAN | KB_T_RSTD | KB_T_DW,
+        .ref_reads = KB_T_X | KB_T_W | KB_T_DY | KB_T_MEAN | KB_T_RSTD | KB_T_DW,
+        .out_per_row = 0, .bytes = {3, 0, 0, 8}, .inputs = NORM_KINDS, .sweep = SWEEP_NORM,
+        .scale = KB_SCALE_NORM_GRAD, .mutant = KB_MUTANT_NONE, .impls = KB_IMPLS(layernorm, bwd)},
 };
 
 static const kb_tensor_info tensors[KB_NUM_TENSORS] = {
@@ -68,13 +119,19 @@ size_t kb_tensor_bytes(const kb_problem *p, kb_tensor_bit bit)
     for (int i = 0; i < KB_NUM_TENSORS; i++) {
         if (tensors[i].bit != bit) continue;
         const size_t M = (size_t)p->M, N = (size_t)p->N;
-        const size_t n = tensors[i].dims == KB_DIM_MN ? M * N : tensors[i].dims == KB_DIM_M ? M : N;
-        return n * (tensors[i].elem_bytes ? (size_t)tensors[i].elem_bytes : kb_dtype_size(p->dtype));
+        const size_t n = tensors[i].dims == KB_DIM_MN ? M * N
+                         : tensors[i].dims == KB_DIM_M ? M
+                                                       : N;
+        const int eb = tensors[i].elem_bytes;
+        return n * (eb ? (size_t)eb : kb_dtype_size(p->dtype));
     }
     return 0;
 }
 
-int64_t kb_out_cols(const kb_problem *p) { return kb_bench_info_get(p->bench)->out_per_row ? 1 : p->N; }
+int64_t kb_out_cols(const kb_problem *p)
+{
+    return kb_bench_info_get(p->bench)->out_per_row ? 1 : p->N;
+}
 
 const kb_bench_info *kb_bench_info_get(kb_bench_id id)
 {
@@ -163,36 +220,9 @@ int kb_inputs_apply(kb_inputs k, kb_bench_id b)
            (benches[b].inputs >> k & 1u);
 }
 
-/* ---- backends ------------------------------------------------------------
- * Each kernels/<op>/<backend> file defines kb_<op>_<backend>_{fwd,bwd}. The
- * references are weak so that a build without a backend (cuDNN switched off
- * at configure time) links and simply does not register it. The kernel
- * objects are linked as objects, not from an archive, so weak references
- * still resolve to them when they are built. */
-#define KB_DECLARE(op, be)                                                    \
-    extern const kb_impl kb_##op##_##be##_fwd __attribute__((weak));         \
-    extern const kb_impl kb_##op##_##be##_bwd __attribute__((weak));
-#define KB_DECLARE_BACKEND(be)                                                \
-    KB_DECLARE(cross_entropy, be)                                             \
-    KB_DECLARE(softmax, be) KB_DECLARE(rmsnorm, be) KB_DECLARE(layernorm, be)
-KB_DECLARE_BACKEND(eager)
-KB_DECLARE_BACKEND(fused)
-KB_DECLARE_BACKEND(tuned)
-KB_DECLARE_BACKEND(cudnn)
-
-#define KB_ROW(be)                                                            \
-    {&kb_cross_entropy_##be##_fwd, &kb_cross_entropy_##be##_bwd,              \
-     &kb_softmax_##be##_fwd,       &kb_softmax_##be##_bwd,                    \
-     &kb_rmsnorm_##be##_fwd,       &kb_rmsnorm_##be##_bwd,                    \
-     &kb_layernorm_##be##_fwd,     &kb_layernorm_##be##_bwd}
-
-static const char *const backend_names[KB_NUM_BACKENDS] = {"eager", "fused", "tuned", "cudnn"};
-
 static const kb_impl *impl_at(int backend, kb_bench_id bench)
 {
-    static const kb_impl *const table[KB_NUM_BACKENDS][KB_NUM_BENCH] = {
-        KB_ROW(eager), KB_ROW(fused), KB_ROW(tuned), KB_ROW(cudnn)};
-    return table[backend][bench];
+    return benches[bench].impls[backend];
 }
 
 const char *kb_backend_name(int i)

@@ -27,7 +27,12 @@ typedef enum {
 
 /* Which op family's formulas the references compute (kernels/reference:
  * the one place per-op math is chosen). */
-typedef enum { KB_FAM_CROSS_ENTROPY, KB_FAM_SOFTMAX, KB_FAM_RMSNORM, KB_FAM_LAYERNORM } kb_family_id;
+typedef enum {
+    KB_FAM_CROSS_ENTROPY,
+    KB_FAM_SOFTMAX,
+    KB_FAM_RMSNORM,
+    KB_FAM_LAYERNORM
+} kb_family_id;
 
 /* The accuracy check's per-element error scale for the normwise test
  * (harness/accuracy.cu has the formulas). */
@@ -55,6 +60,9 @@ typedef struct {
     double mn, m_dtype, m_bytes, n_bytes;
 } kb_byte_model;
 
+/* Backends, in display order (kb_backend_name). */
+#define KB_NUM_BACKENDS 4
+
 /* The op descriptor: everything the harness, the tuner, the accuracy check
  * and the references derive from a benchmark id. Adding an op is one entry
  * in registry.c's table (kernels/README.md, "Adding an op"). */
@@ -63,7 +71,7 @@ typedef struct {
     const char *name;    /* "softmax_forward"                      */
     const char *family;  /* "softmax": op family, a CTest label      */
     int backward;        /* 0 forward, 1 backward                  */
-    int norm;            /* 1 for RMSNorm/LayerNorm: norm inputs (x ~ randn, not 0.1 randn) */
+    int norm;            /* 1 for RMSNorm/LayerNorm: x is randn, not 0.1 randn */
     kb_family_id fam;
     unsigned tensors;    /* kb_tensor_bit: what a case allocates besides out/gold */
     unsigned ref_reads;  /* kb_tensor_bit: what the references need  */
@@ -73,6 +81,9 @@ typedef struct {
     int sweep;           /* how many shapes of the default sweep it runs */
     kb_err_scale scale;
     kb_mutant mutant;
+    /* Its implementation by each backend (NULL: not implemented or not
+     * built), in kb_backend_name's order. */
+    const kb_impl *impls[KB_NUM_BACKENDS];
 } kb_bench_info;
 
 /* Shape and element size of each tensor role (kb_tensor_bit, in bit order). */
@@ -125,7 +136,6 @@ int kb_inputs_apply(kb_inputs k, kb_bench_id b);
 int kb_inputs_dtype(kb_inputs k, kb_dtype d);
 
 /* Backends, in display order: eager first (speedups are against it). */
-#define KB_NUM_BACKENDS 4
 const char *kb_backend_name(int i);
 int kb_backend_index(const char *name); /* -1 when unknown */
 

@@ -85,7 +85,10 @@ static void reference_line(text *t, kb_bench_id b, kb_inputs k, kb_dtype d, int6
     ck_assert(x && dy && w && y && out && dw && lse && mean && rstd && dloss && target);
     kb_inputs_host(k, b, d, SEED, M, N, x, target);
     uint32_t s = 12345;
-    for (size_t i = 0; i < MN; i++) dy[i] = (float)((s = s * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f;
+    for (size_t i = 0; i < MN; i++) {
+        s = s * 1664525u + 1013904223u;
+        dy[i] = (float)(s >> 8) / 16777216.0f - 0.5f;
+    }
     for (int64_t j = 0; j < N; j++) w[j] = 0.5f + (float)j / (float)N;
     for (int64_t i = 0; i < M; i++) dloss[i] = 1.0f - 0.25f * (float)i;
     kb_ref_cpu_saved(b, M, N, x, lse, mean, rstd, y);
@@ -207,6 +210,15 @@ START_TEST(test_table)
         ck_assert_int_ge(bi->sweep, 1);
         /* dw only with the norm-gradient scale (accuracy checks dw there). */
         ck_assert_int_eq(!!(bi->tensors & KB_T_DW), bi->scale == KB_SCALE_NORM_GRAD);
+        /* Each backend slot holds that op direction's implementation. */
+        for (int be = 0; be < KB_NUM_BACKENDS; be++) {
+            const kb_impl *impl = bi->impls[be];
+            ck_assert_ptr_eq(kb_impl_get((kb_bench_id)b, kb_backend_name(be)), impl);
+            if (impl) {
+                ck_assert_int_eq(impl->bench, b);
+                ck_assert_str_eq(impl->backend, kb_backend_name(be));
+            }
+        }
     }
     ck_assert_ptr_null(kb_bench_info_get(KB_NUM_BENCH));
     for (int i = 0; i < KB_NUM_TENSORS; i++)
