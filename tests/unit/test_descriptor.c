@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "buffers.h"
+#include "knobs.h"
 #include "reference.h"
 #include "registry.h"
 #include "unit.h"
@@ -230,6 +231,30 @@ START_TEST(test_table)
 }
 END_TEST
 
+/* The mutants that apply and the accuracy check's error scale, per
+ * benchmark, as they were before the descriptor named them
+ * (harness/perturb.cu and harness/accuracy.cu switched on the id). */
+START_TEST(test_mutants)
+{
+    static const kb_err_scale scale[KB_NUM_BENCH] = {
+        [KB_CE_FWD] = KB_SCALE_LOSS,          [KB_CE_BWD] = KB_SCALE_CE_GRAD,
+        [KB_SOFTMAX_FWD] = KB_SCALE_ABS,      [KB_SOFTMAX_BWD] = KB_SCALE_SOFTMAX_GRAD,
+        [KB_RMSNORM_FWD] = KB_SCALE_ABS,      [KB_RMSNORM_BWD] = KB_SCALE_NORM_GRAD,
+        [KB_LAYERNORM_FWD] = KB_SCALE_ABS,    [KB_LAYERNORM_BWD] = KB_SCALE_NORM_GRAD,
+    };
+    for (int b = 0; b < KB_NUM_BENCH; b++) {
+        ck_assert_int_eq(kb_bench_info_get((kb_bench_id)b)->scale, scale[b]);
+        const int sm = b == KB_SOFTMAX_FWD, ce = b == KB_CE_FWD,
+                  nf = b == KB_RMSNORM_FWD || b == KB_LAYERNORM_FWD;
+        ck_assert_int_eq(!!kb_perturb_applies(KB_PERTURB_NO_MAX, (kb_bench_id)b), sm || ce);
+        ck_assert_int_eq(!!kb_perturb_applies(KB_PERTURB_HALF_ACC, (kb_bench_id)b), sm || nf);
+        ck_assert_int_eq(!!kb_perturb_applies(KB_PERTURB_EPS, (kb_bench_id)b), nf);
+        ck_assert(kb_perturb_applies(KB_PERTURB_SCALE, (kb_bench_id)b));
+        ck_assert(kb_perturb_applies(KB_PERTURB_SKIP_LAST, (kb_bench_id)b));
+    }
+}
+END_TEST
+
 Suite *kb_suite_descriptor(void)
 {
     Suite *s = suite_create("descriptor");
@@ -237,6 +262,7 @@ Suite *kb_suite_descriptor(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_equivalence);
     tcase_add_test(tc, test_table);
+    tcase_add_test(tc, test_mutants);
     suite_add_tcase(s, tc);
     return s;
 }
