@@ -12,7 +12,7 @@
 void kb_cli_usage(FILE *f)
 {
     fputs("usage: kbench [options] [benchmark ...]\n"
-          "       kbench --all | --list | --list-cases | --case NAME | --self-test\n"
+          "       kbench --all | --list | --list-cases | --describe | --case NAME | --self-test\n"
           "Options take their value as '--opt VALUE' or '--opt=VALUE'; '--' ends the options.\n"
           "\n"
           "selection:\n"
@@ -57,6 +57,8 @@ void kb_cli_usage(FILE *f)
           "  --no-timing                check accuracy (and kernels) only\n"
           "  --case NAME                run one CTest case <bench>.<backend>.<dtype>.<M>x<N>[.<inputs>]\n"
           "  --list-cases               print every CTest case with its labels\n"
+          "  --describe                 print the benchmarks' tensors, byte models, shapes,\n"
+          "                             dtypes and backends as JSON (no GPU needed)\n"
           "  --self-test                check the GPU reference against the CPU reference\n"
           "  -h, --help                 this text\n"
           "exit: 0 pass, 1 failure, 2 usage error, 77 skipped (no GPU)\n",
@@ -240,7 +242,7 @@ enum {
     OPT_SHAPE, OPT_SWEEP, OPT_TOLERANCE, OPT_PERF_TOLERANCE, OPT_BUDGET, OPT_DEVICE, OPT_EXIT_ACC,
     OPT_PRINT, OPT_UPDATE_BASELINE, OPT_TUNE, OPT_NO_TIMING, OPT_VISUALIZE, OPT_REPORT_DIR,
     OPT_BASELINE, OPT_CSV, OPT_JSON, OPT_DUMP, OPT_TUNE_CACHE, OPT_TUNED_CONFIG, OPT_COMPILE_MODE,
-    OPT_CUSTOM_NAME, OPT_CUSTOM_OPTIONS, OPT_INPUTS, OPT_UPDATE_KERNELS, OPT_END
+    OPT_CUSTOM_NAME, OPT_CUSTOM_OPTIONS, OPT_INPUTS, OPT_UPDATE_KERNELS, OPT_DESCRIBE, OPT_END
 };
 
 static const struct option long_opts[] = {
@@ -248,6 +250,7 @@ static const struct option long_opts[] = {
     {"all", no_argument, NULL, OPT_ALL},
     {"list", no_argument, NULL, OPT_LIST},
     {"list-cases", no_argument, NULL, OPT_LIST_CASES},
+    {"describe", no_argument, NULL, OPT_DESCRIBE},
     {"self-test", no_argument, NULL, OPT_SELF_TEST},
     {"case", required_argument, NULL, OPT_CASE},
     {"backend", required_argument, NULL, OPT_BACKEND},
@@ -319,6 +322,7 @@ static kb_status one_option(int id, const char *v, kb_options *o, int *mode_opt,
     case OPT_HELP: o->mode = KB_MODE_HELP; return KB_OK;
     case OPT_LIST: return set_mode(o, KB_MODE_LIST, id, mode_opt, e);
     case OPT_LIST_CASES: return set_mode(o, KB_MODE_LIST_CASES, id, mode_opt, e);
+    case OPT_DESCRIBE: return set_mode(o, KB_MODE_DESCRIBE, id, mode_opt, e);
     case OPT_SELF_TEST: return set_mode(o, KB_MODE_SELF_TEST, id, mode_opt, e);
     case OPT_CASE:
         o->case_name = v;

@@ -14,7 +14,7 @@ extern "C" {
 #define KB_MAX_CUSTOM 8
 
 typedef enum { KB_MODE_RUN = 0, KB_MODE_LIST, KB_MODE_LIST_CASES, KB_MODE_CASE,
-               KB_MODE_SELF_TEST, KB_MODE_HELP } kb_mode;
+               KB_MODE_SELF_TEST, KB_MODE_HELP, KB_MODE_DESCRIBE } kb_mode;
 
 typedef struct {
     char name[48];  /* series is "tuned:<name>" */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "describe.h"
 #include "envinfo.h"
 #include "reference.h"
 #include "registry.h"
@@ -305,6 +306,10 @@ static int kb_main(int argc, char **argv)
     case KB_MODE_HELP: kb_cli_usage(stdout); return EXIT_PASS;
     case KB_MODE_LIST: print_list(); return EXIT_PASS;
     case KB_MODE_LIST_CASES: return kb_cases_foreach(print_case, NULL) == KB_OK ? 0 : 1;
+    case KB_MODE_DESCRIBE:
+        if (kb_describe(stdout, &e) == KB_OK) return EXIT_PASS;
+        fprintf(stderr, "Error: %s\n", kb_err_text(&e));
+        return EXIT_FAILED;
     case KB_MODE_SELF_TEST: return self_test(&o);
     case KB_MODE_CASE:
     case KB_MODE_RUN: return run_cases(&o);

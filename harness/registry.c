@@ -255,6 +255,13 @@ static const struct {
     {KB_FP32, KB_SHAPES_SHORT},
 };
 
+int kb_shapes_dtype(kb_shape_set set, kb_dtype d)
+{
+    for (size_t s = 0; s < sizeof sweeps / sizeof sweeps[0]; s++)
+        if (sweeps[s].set == set && sweeps[s].dtype == d) return 1;
+    return 0;
+}
+
 int kb_inputs_dtype(kb_inputs k, kb_dtype d)
 {
     return d == KB_BF16 || (k == KB_INPUTS_WIDE && d == KB_FP16);

@@ -115,6 +115,9 @@ typedef enum {
     KB_SHAPES_INPUTS       /* input kinds: one short row, one long odd row   */
 } kb_shape_set;
 size_t kb_shapes(kb_bench_id id, kb_shape_set set, const kb_shape **out);
+/* Is the set registered in dtype d (default and odd: bf16; short: fp16 and
+ * fp32)? The input-kind set's dtypes are per kind: kb_inputs_dtype. */
+int kb_shapes_dtype(kb_shape_set set, kb_dtype d);
 
 /* Input kinds (kernels/reference/inputs.cu has their definitions): randn
  * is SPEC's distribution, the others are adversarial inputs for the
