@@ -87,6 +87,8 @@ START_TEST(modes)
     ck_assert_int_eq(o.mode, KB_MODE_LIST);
     ck_assert_int_eq(PARSE(&o, &e, "--list-cases"), KB_OK);
     ck_assert_int_eq(o.mode, KB_MODE_LIST_CASES);
+    ck_assert_int_eq(PARSE(&o, &e, "--describe"), KB_OK);
+    ck_assert_int_eq(o.mode, KB_MODE_DESCRIBE);
     ck_assert_int_eq(PARSE(&o, &e, "--case", "softmax_forward.eager.bf16.4x4"), KB_OK);
     ck_assert_int_eq(o.mode, KB_MODE_CASE);
     ck_assert_str_eq(o.case_name, "softmax_forward.eager.bf16.4x4");
@@ -262,6 +264,8 @@ START_TEST(repeats)
     /* conflicting modes */
     ck_assert_int_eq(PARSE(&o, &e, "--list", "--self-test"), KB_ERR_ARG);
     ck_assert_ptr_nonnull(strstr(e.msg, "--list"));
+    ck_assert_int_eq(PARSE(&o, &e, "--describe", "--list-cases"), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "--describe and --list-cases cannot be combined"));
     ck_assert_int_eq(PARSE(&o, &e, "--case", "a", "--case", "b"), KB_ERR_ARG);
 }
 END_TEST

@@ -25,6 +25,7 @@ KB_SUITE(server)
 KB_SUITE(inputs)
 KB_SUITE(kernels)
 KB_SUITE(descriptor)
+KB_SUITE(describe)
 #undef KB_SUITE
 
 #endif
