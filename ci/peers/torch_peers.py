@@ -13,7 +13,13 @@ Series (the CSV's backend column):
   liger          Liger-Kernel's modules, if liger_kernel imports.
   quack          QuACK's functions, if quack imports.
 
-Inputs, shapes, byte models and tolerances follow kbench's SPEC: bf16 by
+The benchmark list, the shapes (kbench's default sweep per benchmark) and
+the byte models (what GB/s divides) come from `kbench --describe` (--kbench,
+default build/kbench), so they are kbench's own; this script keeps only the
+PyTorch implementations of each op family and a --quick subset of shapes.
+--list prints the cases and byte counts a run would measure, without torch.
+
+Inputs and tolerances follow kbench's SPEC: bf16 by
 default, x = 0.1*randn for cross entropy and softmax, randn for the norms,
 fp32 weights, eps = 1e-6, target uniform in [0, N), dloss fp32. The values
 come from torch's generator, not kbench's, so they are the same
@@ -39,6 +45,7 @@ Without a GPU, --from-csv turns a table of peers' GB/s measured elsewhere
 docs/SPEC.md) into the same schema, accuracy not checked.
 
 Examples:
+  python3 ci/peers/torch_peers.py --list
   python3 ci/peers/torch_peers.py --out peers.csv --quick
   python3 ci/peers/torch_peers.py --out peers.csv --benchmarks softmax_forward --resume
   python3 ci/peers/torch_peers.py --out anchors.csv --from-csv reports/peers/h200.csv --gpu "NVIDIA H200"
@@ -47,8 +54,10 @@ Examples:
 import argparse
 import csv
 import datetime
+import json
 import math
 import os
+import subprocess
 import sys
 import time
 
@@ -58,15 +67,11 @@ COLUMNS = [
     "baseline_gbps", "verdict", "gpu", "config", "date", "version", "message",
 ]
 
-BENCHMARKS = [
-    "cross_entropy_forward", "cross_entropy_backward", "softmax_forward", "softmax_backward",
-    "rmsnorm_forward", "rmsnorm_backward", "layernorm_forward", "layernorm_backward",
-]
 BACKENDS = ["torch_eager", "torch_compile", "liger", "quack"]
-SWEEP = [(32768, 256), (32768, 512), (32768, 1024), (32768, 2048), (32768, 4096),
-         (32768, 8192), (32768, 16384), (32768, 32768), (32768, 65536), (16384, 131072),
-         (8192, 262144)]
-NORM_EXTRA = [(576000, 384), (576000, 512), (1152000, 384), (1152000, 512)]
+# The op families this script has PyTorch code for (make_inputs, reference,
+# torch_fn, module_fn); a benchmark of another family has no peer here.
+FAMILIES = ("cross_entropy", "softmax", "rmsnorm", "layernorm")
+# --quick: three shapes of kbench's default sweep, short to long rows.
 QUICK = [(32768, 1024), (32768, 16384), (16384, 131072)]
 EPS = 1e-6
 COMPILE_MODE = "max-autotune-no-cudagraphs"
@@ -74,22 +79,66 @@ DW_ROUNDING = 8.0  # fp32 unit roundoffs per |term|, as kbench's tolerance.h
 FP32_U = 2.0 ** -24
 
 
-def default_shapes(bench):
-    return SWEEP + (NORM_EXTRA if bench.startswith(("rmsnorm", "layernorm")) else [])
+# ---- kbench's description: benchmarks, shapes, byte models ------------------
+
+TERMS = ("M*N*s", "M*s", "M", "N")  # the byte model's monomials, s the dtype's size
 
 
-def bytes_moved(bench, M, N, size):
-    """SPEC's byte model (what GB/s divides)."""
-    return {
-        "cross_entropy_forward": (M * N + M + M) * size,
-        "cross_entropy_backward": 2 * M * N * size + 8 * M + 4 * M,
-        "softmax_forward": 2 * M * N * size,
-        "softmax_backward": 3 * M * N * size,
-        "rmsnorm_forward": 2 * M * N * size + 4 * N,
-        "rmsnorm_backward": 3 * M * N * size + 2 * 4 * N,
-        "layernorm_forward": 2 * M * N * size + 4 * N,
-        "layernorm_backward": 3 * M * N * size + 2 * 4 * N,
-    }[bench]
+class Kbench:
+    """What `kbench --describe` says: the benchmarks in kbench's order, each
+    with its default sweep and byte model (terms of M*N*s, M*s, M, N)."""
+
+    def __init__(self, path):
+        try:
+            r = subprocess.run([path, "--describe"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, universal_newlines=True, check=False)
+        except OSError as ex:
+            raise SystemExit("torch_peers.py: cannot run '%s --describe' (%s): build kbench "
+                             "or pass --kbench PATH" % (path, ex.strerror or ex))
+        if r.returncode != 0:
+            raise SystemExit("torch_peers.py: '%s --describe' failed (exit %d): %s"
+                             % (path, r.returncode, r.stderr.strip()))
+        try:
+            doc = json.loads(r.stdout)
+            self.dtype_bytes = doc["dtype_bytes"]
+            self.benches = {b["name"]: b for b in doc["benchmarks"]}
+            for b in self.benches.values():  # what the methods below read, or KeyError
+                if not (isinstance(b["family"], str) and b["sets"]["default"]["shapes"]
+                        and all(t in b["bytes"]["terms"] for t in TERMS)):
+                    raise KeyError("%s: family, default shapes or byte terms" % b["name"])
+        except (ValueError, KeyError, TypeError) as ex:
+            raise SystemExit("torch_peers.py: '%s --describe' is not the description this "
+                             "script reads (%s: %s)" % (path, type(ex).__name__, ex))
+        self.names = list(self.benches)
+
+    def default_shapes(self, bench):
+        return [(s["M"], s["N"]) for s in self.benches[bench]["sets"]["default"]["shapes"]]
+
+    def bytes_moved(self, bench, M, N, dtype):
+        """kbench's byte model (what GB/s divides); KeyError for an unknown
+        benchmark or dtype."""
+        t = self.benches[bench]["bytes"]["terms"]
+        s = self.dtype_bytes[dtype]
+        v = t["M*N*s"] * M * N * s + t["M*s"] * M * s + t["M"] * M + t["N"] * N
+        return int(v) if v == int(v) else v
+
+    def peer_benchmarks(self, wanted):
+        """The benchmarks to run: wanted (names), or every one with PyTorch
+        code here; an unknown or peerless name given is an error."""
+        out = []
+        for name in wanted or self.names:
+            if name not in self.benches:
+                raise SystemExit("torch_peers.py: unknown benchmark '%s' (kbench has: %s)"
+                                 % (name, ", ".join(self.names)))
+            if self.benches[name]["family"] in FAMILIES:
+                out.append(name)
+            elif wanted:
+                raise SystemExit("torch_peers.py: %s has no PyTorch implementation in this "
+                                 "script" % name)
+            else:
+                print("torch_peers.py: %s has no PyTorch implementation here; skipped" % name,
+                      file=sys.stderr)
+        return out
 
 
 def parse_shapes(text):
@@ -103,10 +152,11 @@ def parse_shapes(text):
 
 
 def parse_list(allowed, what):
+    """allowed None: any names (checked later, against kbench's list)."""
     def parse(text):
         items = [t for t in text.replace(",", " ").split() if t]
         for t in items:
-            if t not in allowed:
+            if allowed is not None and t not in allowed:
                 raise argparse.ArgumentTypeError(
                     "unknown %s '%s' (one of: %s)" % (what, t, ", ".join(allowed)))
         return items
@@ -478,12 +528,11 @@ ANCHOR_COLUMNS = {"eager_gbps": "torch_eager", "compiled_gbps": "torch_compile",
                   "liger_gbps": "liger", "quack_gbps": "quack"}
 
 
-def convert_anchors(src, out, gpu):
+def convert_anchors(kb, src, out, gpu):
     """A table of peers' GB/s measured elsewhere (benchmark,M,N,dtype,
     eager_gbps,compiled_gbps,liger_gbps,...) as results rows: median_ms from
     SPEC's byte model, accuracy not checked (empty), an empty cell a SKIP.
     Costs no GPU time, so a report can show peers without running them."""
-    sizes = {"bf16": 2, "fp16": 2, "fp32": 4}
     n = 0
     with open(src, newline="") as f, open(out, "w", newline="") as g:
         w = csv.DictWriter(g, COLUMNS)
@@ -491,8 +540,7 @@ def convert_anchors(src, out, gpu):
         for line, r in enumerate(csv.DictReader(f), start=2):
             try:
                 bench, M, N, dt = r["benchmark"], int(r["M"]), int(r["N"]), r["dtype"]
-                size = sizes[dt]
-                bytes_moved(bench, M, N, size)
+                moved = kb.bytes_moved(bench, M, N, dt)
             except (KeyError, ValueError) as ex:
                 raise SystemExit("%s:%d: not a peers' GB/s row (%s)" % (src, line, ex))
             for col, backend in ANCHOR_COLUMNS.items():
@@ -508,7 +556,7 @@ def convert_anchors(src, out, gpu):
                 if not (gbps > 0 and math.isfinite(gbps)):
                     row.update(accuracy="SKIP", message="no %s value in %s" % (col, src))
                 else:
-                    med = bytes_moved(bench, M, N, size) / (gbps * 1e9) * 1e3
+                    med = moved / (gbps * 1e9) * 1e3
                     row.update(median_ms=fmt(med), gbps=fmt(gbps))
                 w.writerow(row)
                 n += 1
@@ -520,9 +568,16 @@ def main(argv=None):
     p = argparse.ArgumentParser(
         description="Time PyTorch eager, torch.compile, Liger-Kernel and QuACK on kbench's "
                     "benchmarks and write kbench's results CSV.")
-    p.add_argument("--out", required=True, help="results CSV to write (kbench's schema)")
-    p.add_argument("--benchmarks", type=parse_list(BENCHMARKS, "benchmark"), default=BENCHMARKS,
-                   help="comma-separated (default: all eight)")
+    p.add_argument("--out", help="results CSV to write (kbench's schema); needed unless --list")
+    p.add_argument("--kbench", default=os.path.join("build", "kbench"), metavar="PATH",
+                   help="the kbench whose --describe gives the benchmarks, shapes and byte "
+                        "models (default: build/kbench)")
+    p.add_argument("--list", action="store_true",
+                   help="print the cases a run would measure and their byte counts, then "
+                        "exit (needs no torch and no GPU)")
+    p.add_argument("--benchmarks", type=parse_list(None, "benchmark"), default=None,
+                   help="comma-separated (default: every kbench benchmark with a PyTorch "
+                        "peer here)")
     p.add_argument("--shapes", type=parse_shapes, default=None,
                    help="comma-separated MxN (default: kbench's sweep per benchmark)")
     p.add_argument("--backends", type=parse_list(BACKENDS, "backend"), default=None,
@@ -539,8 +594,24 @@ def main(argv=None):
     p.add_argument("--gpu", default="", help="gpu column for --from-csv rows")
     p.add_argument("--device", default="cuda", help=argparse.SUPPRESS)  # cpu: smoke tests only
     a = p.parse_args(argv)
+    if not a.out and not a.list:
+        p.error("--out is required (or --list)")
+    if a.list and a.from_csv:
+        p.error("--list and --from-csv cannot be combined")
+    kb = Kbench(a.kbench)
     if a.from_csv:
-        return convert_anchors(a.from_csv, a.out, a.gpu)
+        return convert_anchors(kb, a.from_csv, a.out, a.gpu)
+    benchmarks = kb.peer_benchmarks(a.benchmarks)
+
+    def shapes_of(bench):
+        return a.shapes or (QUICK if a.quick else kb.default_shapes(bench))
+
+    if a.list:
+        print("benchmark,dtype,M,N,bytes")
+        for bench in benchmarks:
+            for M, N in shapes_of(bench):
+                print("%s,%s,%d,%d,%s" % (bench, a.dtype, M, N, kb.bytes_moved(bench, M, N, a.dtype)))
+        return 0
 
     try:
         import torch
@@ -577,15 +648,13 @@ def main(argv=None):
     ver = versions(backends)
     skip = done_keys(a.out) if a.resume else set()
     new = not (a.resume and os.path.exists(a.out) and os.path.getsize(a.out) > 0)
-    size = torch.tensor([], dtype=dtype).element_size()
 
     with open(a.out, "w" if new else "a", newline="") as f:
         w = csv.DictWriter(f, COLUMNS)
         if new:
             w.writeheader()
-        for bench in a.benchmarks:
-            shapes = a.shapes or (QUICK if a.quick else default_shapes(bench))
-            for M, N in shapes:
+        for bench in benchmarks:
+            for M, N in shapes_of(bench):
                 todo = [b for b in backends if (bench, b, a.dtype, M, N) not in skip]
                 if not todo:
                     continue
@@ -615,7 +684,7 @@ def main(argv=None):
                             mism, worst = mism + mm, max(worst, ww)
                         del outs
                         med, lo, hi, noise, n = summarise(timer.measure(fn))
-                        gbps = bytes_moved(bench, M, N, size) / (med * 1e-3) / 1e9
+                        gbps = kb.bytes_moved(bench, M, N, a.dtype) / (med * 1e-3) / 1e9
                         row.update(median_ms=fmt(med), min_ms=fmt(lo), max_ms=fmt(hi),
                                    noise=fmt(noise), samples=n, gbps=fmt(gbps),
                                    sol_pct=fmt(100 * gbps / sol if sol else None),
