@@ -72,6 +72,16 @@ static kb_status no_device(cudaError_t rc, kb_err *e)
                    rc != cudaSuccess ? cudaGetErrorString(rc) : "the driver sees 0 devices");
 }
 
+kb_status kb_device_ordinal(int requested, int *ordinal, kb_err *e)
+{
+    *ordinal = requested;
+    if (requested >= 0) return KB_OK;
+    KB_TRY(kb_resource_parse(getenv("CTEST_RESOURCE_GROUP_COUNT"),
+                             getenv("CTEST_RESOURCE_GROUP_0_GPUS"), ordinal, e));
+    if (*ordinal < 0) *ordinal = 0;
+    return KB_OK;
+}
+
 kb_status kb_device_open(int requested, kb_device *d, kb_err *e)
 {
     memset(d, 0, sizeof *d);
@@ -80,12 +90,8 @@ kb_status kb_device_open(int requested, kb_device *d, kb_err *e)
     int count = 0;
     cudaError_t rc = cudaGetDeviceCount(&count);
     if (rc != cudaSuccess || count == 0) return no_device(rc, e);
-    int ordinal = requested;
-    if (ordinal < 0) {
-        KB_TRY(kb_resource_parse(getenv("CTEST_RESOURCE_GROUP_COUNT"),
-                                 getenv("CTEST_RESOURCE_GROUP_0_GPUS"), &ordinal, e));
-        if (ordinal < 0) ordinal = 0;
-    }
+    int ordinal = 0;
+    KB_TRY(kb_device_ordinal(requested, &ordinal, e));
     if (ordinal >= count)
         return KB_FAIL(e, KB_ERR_ARG, "GPU %d requested but only %d visible", ordinal, count);
     KB_CUDA(e, cudaSetDevice(ordinal));

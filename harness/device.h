@@ -25,6 +25,10 @@ typedef struct {
  * tested without a GPU. */
 kb_status kb_resource_parse(const char *count, const char *gpus, int *ordinal, kb_err *e);
 
+/* The GPU ordinal to use: requested when >= 0, else CTest's allocation
+ * (environment), else 0. KB_ERR_ARG for a malformed allocation. */
+kb_status kb_device_ordinal(int requested, int *ordinal, kb_err *e);
+
 /* requested >= 0 overrides the environment. KB_ERR_NODEV when the driver or
  * a device is missing (the caller exits with KB_EXIT_SKIP). */
 kb_status kb_device_open(int requested, kb_device *d, kb_err *e);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 kb_status kb_mkdir_p(const char *path, kb_err *e)
 {
@@ -50,4 +51,11 @@ void kb_gpu_file_name(const char *gpu_name, char *buf, size_t len)
         buf[n++] = (ch == ' ' || ch == '\t' || ch == '/' || ch == '\\') ? '_' : ch;
     }
     buf[n] = '\0';
+}
+
+double kb_mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }

@@ -21,6 +21,9 @@ kb_status kb_mkdir_parent(const char *path, kb_err *e);
  * cache and the tuning cache all name their files this way. */
 void kb_gpu_file_name(const char *gpu_name, char *buf, size_t len);
 
+/* Seconds on the monotonic clock, for wall-time phases and waits. */
+double kb_mono_s(void);
+
 #ifdef __cplusplus
 }
 #endif

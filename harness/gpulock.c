@@ -1,5 +1,6 @@
 /* Per-GPU advisory lock; see gpulock.h for why. */
 #include "gpulock.h"
+#include "files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,13 +27,6 @@ void kb_gpu_lock_path(const char *dir, const char *pci, char *buf, size_t len)
         id[j++] = (*c == ':' || *c == '/') ? '_' : *c;
     id[j] = '\0';
     snprintf(buf, len, "%s/kbench-gpu-%s.lock", dir, id);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static struct flock whole_file(short type)
@@ -83,7 +77,7 @@ kb_status kb_gpu_lock_acquire(kb_gpu_lock *l, const char *path, const char *who,
             fprintf(log, "%s: waiting for the GPU lock %s (held by %s)\n", who, path, holder);
             fflush(log);
         }
-        const double t0 = now_s();
+        const double t0 = kb_mono_s();
         int rc;
         do {
             fl = whole_file(F_WRLCK);
@@ -94,7 +88,7 @@ kb_status kb_gpu_lock_acquire(kb_gpu_lock *l, const char *path, const char *who,
             close(fd);
             return KB_FAIL(e, KB_ERR_IO, "cannot lock %s: %s", path, strerror(err));
         }
-        l->waited_s = now_s() - t0;
+        l->waited_s = kb_mono_s() - t0;
         if (log) {
             fprintf(log, "%s: got the GPU lock after waiting %.2f s\n", who, l->waited_s);
             fflush(log);

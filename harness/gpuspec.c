@@ -2,13 +2,18 @@
 #include "gpuspec.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-static int append(char *buf, size_t len, size_t *at, const char *fmt, const char *id, int slots)
+/* printf onto the end of buf; 0 when it does not fit. */
+static int append(char *buf, size_t len, size_t *at, const char *fmt, ...)
 {
-    int n = snprintf(buf + *at, len - *at, fmt, id, slots);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *at, len - *at, fmt, ap);
+    va_end(ap);
     if (n < 0 || (size_t)n >= len - *at) return 0;
     *at += (size_t)n;
     return 1;
@@ -20,19 +25,15 @@ kb_status kb_gpuspec_format(int ngpu, char *buf, size_t len, kb_err *e)
     size_t at = 0;
     int ok = len > 0;
     if (ok) buf[0] = '\0';
-    ok = ok && append(buf, len, &at, "{\n  \"version\": {\"major\": 1, \"minor\": 0},%s\n"
-                      "  \"local\": [\n    {\n      \"gpus\": [\n", "", 0);
+    ok = ok && append(buf, len, &at, "{\n  \"version\": {\"major\": 1, \"minor\": 0},\n"
+                                      "  \"local\": [\n    {\n      \"gpus\": [\n");
     if (ngpu == 0)
-        ok = ok && append(buf, len, &at, "        {\"id\": \"%s\", \"slots\": %d}\n", "nogpu",
+        ok = ok && append(buf, len, &at, "        {\"id\": \"nogpu\", \"slots\": %d}\n",
                           KB_GPUSPEC_NOGPU_SLOTS);
-    for (int i = 0; ok && i < ngpu; i++) {
-        char id[16];
-        snprintf(id, sizeof id, "%d", i);
-        ok = append(buf, len, &at, i + 1 < ngpu ? "        {\"id\": \"%s\", \"slots\": %d},\n"
-                                                : "        {\"id\": \"%s\", \"slots\": %d}\n",
-                    id, KB_GPUSPEC_SLOTS);
-    }
-    ok = ok && append(buf, len, &at, "      ]\n    }\n  ]\n}\n%s", "", 0);
+    for (int i = 0; ok && i < ngpu; i++)
+        ok = append(buf, len, &at, "        {\"id\": \"%d\", \"slots\": %d}%s\n", i,
+                    KB_GPUSPEC_SLOTS, i + 1 < ngpu ? "," : "");
+    ok = ok && append(buf, len, &at, "      ]\n    }\n  ]\n}\n");
     if (!ok) return KB_FAIL(e, KB_ERR_IO, "resource spec for %d GPUs does not fit in %zu bytes",
                             ngpu, len);
     return KB_OK;

@@ -53,8 +53,8 @@ typedef struct {
 typedef enum { KB_CASE_PASS = 0, KB_CASE_FAIL, KB_CASE_SKIP } kb_outcome;
 
 kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e);
-/* The baseline file a run gates against (--baseline or the GPU's default
- * file) and whether it is missing; KB_ERR_ARG for an explicit path that does
+/* The baseline file a run gates against (--baseline, or the default file of
+ * gpu_name, which may be NULL with --baseline) and whether it is missing; KB_ERR_ARG for an explicit path that does
  * not exist (unless --update-baseline will create it). */
 kb_status kb_session_baseline_path(const kb_options *o, const char *gpu_name, char *path,
                                    size_t len, int *missing, kb_err *e);

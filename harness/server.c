@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "device.h"
+#include "files.h"
 #include "kbench.h"
 
 extern char **environ;
@@ -50,13 +51,6 @@ static void sleep_ms(long ms)
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* FNV-1a, to name a server after what it must match. */
@@ -204,13 +198,9 @@ int kb_server_client(int argc, char **argv, int ordinal, int *rc)
 {
     const char *use = getenv("KBENCH_SERVER");
     if ((use && strcmp(use, "0") == 0) || under_cuda_tool()) return 0;
-    if (ordinal < 0) {
-        kb_err e;
-        if (kb_resource_parse(getenv("CTEST_RESOURCE_GROUP_COUNT"),
-                              getenv("CTEST_RESOURCE_GROUP_0_GPUS"), &ordinal, &e) != KB_OK)
-            return 0; /* the in-process run reports the malformed allocation */
-        if (ordinal < 0) ordinal = 0;
-    }
+    kb_err e;
+    if (kb_device_ordinal(ordinal, &ordinal, &e) != KB_OK)
+        return 0; /* the in-process run reports the malformed allocation */
     char exe[PATH_MAX], path[512];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) return 0;
@@ -238,11 +228,11 @@ int kb_server_client(int argc, char **argv, int ordinal, int *rc)
          * late ACK is a wait for another case (this run's or another's). */
         struct pollfd pf = {fd, POLLIN, 0};
         if (poll(&pf, 1, 200) == 0) {
-            const double t0 = now_s();
+            const double t0 = kb_mono_s();
             printf("waiting for GPU %d: its kbench server is running another case\n", ordinal);
             fflush(stdout);
             if (read_all(fd, &ack, 1) == 0)
-                printf("got GPU %d after waiting %.2f s\n", ordinal, now_s() - t0 + 0.2);
+                printf("got GPU %d after waiting %.2f s\n", ordinal, kb_mono_s() - t0 + 0.2);
         } else if (read_all(fd, &ack, 1) != 0) {
             ack = 0;
         }
