@@ -2,6 +2,7 @@
 #include "gate.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 void kb_gate_defaults(kb_gate_opts *o)
@@ -64,4 +65,49 @@ kb_verdict kb_policy_final(kb_verdict v, int throttled)
 int kb_policy_fails(kb_verdict v)
 {
     return v == KB_VERDICT_SLOWER || v == KB_VERDICT_FUSION_CHANGED;
+}
+
+/* The message of a round: the verdict's when it has one, else the throttle's. */
+static void judge_message(const kb_judge_base *base, const kb_judge_round *m, int kernels,
+                          const char *baseline_path, kb_judgement *j, kb_verdict v)
+{
+    const size_t len = sizeof j->message;
+    j->message[0] = '\0';
+    if (v == KB_VERDICT_SLOWER || v == KB_VERDICT_FASTER || v == KB_VERDICT_NOISY)
+        snprintf(j->message, len,
+                 "%s: %.1f GB/s vs baseline %.1f GB/s (%+.1f%%, band +-%.1f%%, noise %.1f%% now, "
+                 "%.1f%% baseline)",
+                 kb_verdict_name(v), m->now.gbps, base->gbps, 100 * j->change, 100 * j->band,
+                 100 * m->now.noise, 100 * base->noise);
+    else if (v == KB_VERDICT_SAME && isfinite(j->change) && fabs(j->change) > j->band)
+        snprintf(j->message, len,
+                 "SAME: %.2f us vs baseline %.2f us, within the %.2f us launch-jitter floor "
+                 "of %d kernel(s) (%+.1f%% GB/s)",
+                 1e3 * m->now.median_ms, 1e3 * base->median_ms, 1e3 * j->floor_ms, kernels,
+                 100 * j->change);
+    else if (v == KB_VERDICT_NO_BASELINE)
+        snprintf(j->message, len, "NO_BASELINE: %s has no row for this case: its speed is not gated",
+                 baseline_path);
+    else if (j->throttled)
+        snprintf(j->message, len,
+                 "SM clock %.0f MHz after timing, below 75%% of the %.0f MHz peak: throttled or "
+                 "shared GPU",
+                 m->sm_mhz, m->sm_max_mhz);
+}
+
+void kb_judge(const kb_gate_opts *g, const kb_judge_base *base, const kb_judge_round *m,
+              int round, const char *baseline_path, kb_judgement *out)
+{
+    memset(out, 0, sizeof *out);
+    out->throttled = m->sm_max_mhz > 0 && m->sm_mhz < 0.75 * m->sm_max_mhz;
+    const int kernels = base->kernels > 0 ? base->kernels : 1;
+    kb_gate_opts o = *g;
+    o.floor_ms *= kernels;
+    out->floor_ms = o.floor_ms;
+    const kb_perf b = {base->gbps, base->noise, base->median_ms};
+    const kb_verdict v = kb_verdict_decide(&o, &b, &m->now, &out->change, &out->band);
+    judge_message(base, m, kernels, baseline_path, out, v);
+    out->remeasure = round == 0 && kb_policy_remeasure(v, out->throttled);
+    out->verdict = out->remeasure ? v : kb_policy_final(v, out->throttled);
+    out->fails = !out->remeasure && kb_policy_fails(out->verdict);
 }

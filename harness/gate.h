@@ -74,6 +74,43 @@ int kb_policy_remeasure(kb_verdict first, int throttled);
 kb_verdict kb_policy_final(kb_verdict v, int throttled);
 int kb_policy_fails(kb_verdict v);
 
+/* The runner's whole time-and-judge step as one pure function: the runner
+ * times the case (a round), reads the SM clock right after the samples (the
+ * GPU still busy), and asks kb_judge what the round means: measure again
+ * (with 4x the budget) or the final verdict. No GPU, clock or file here, so
+ * every branch is unit tested (tests/unit/test_gate.c).
+ *   - throttled: the SM clock below 75 % of its peak (nvbench's rule): the
+ *     numbers were taken on a throttled or shared GPU (peak 0: unknown,
+ *     never throttled);
+ *   - the launch-jitter floor is per kernel (every kernel of a call brings
+ *     its own launch gap), times the kernels one call launches: the
+ *     baseline's recorded count, 1 when unknown;
+ *   - round 0 is measured again when kb_policy_remeasure says so; round 1
+ *     is final; the final verdict is kb_policy_final's, and the case fails
+ *     when kb_policy_fails. */
+typedef struct {
+    double gbps, noise, median_ms; /* the baseline row; gbps NaN: no row */
+    int kernels;                   /* kernels per call it records; <= 0: unknown */
+} kb_judge_base;
+
+typedef struct {
+    kb_perf now;               /* this round's measurement */
+    double sm_mhz, sm_max_mhz; /* SM clock after the samples, and its peak */
+} kb_judge_round;
+
+typedef struct {
+    int remeasure;      /* 1: time once more, 4x the budget, then kb_judge round 1 */
+    kb_verdict verdict; /* this round's verdict; the final one when !remeasure */
+    int throttled;
+    int fails;          /* the case fails (only when !remeasure) */
+    double change, band, floor_ms; /* as kb_verdict_decide used them */
+    char message[512];  /* what this round says; "": nothing (an earlier message stands) */
+} kb_judgement;
+
+/* baseline_path names the file in the NO_BASELINE message. */
+void kb_judge(const kb_gate_opts *g, const kb_judge_base *base, const kb_judge_round *m,
+              int round, const char *baseline_path, kb_judgement *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -280,22 +280,13 @@ static kb_status measure(kb_session *s, timed_arg *arg, double budget_scale, kb_
     return kb_time_fn(timed_run, arg, &o, &s->flusher, s->stream, t, e);
 }
 
-/* Timing plus nvbench-style throttle detection: the SM clock right after the
- * samples (the GPU still busy) below 75 % of its peak means the numbers were
- * taken on a throttled or shared GPU. */
-static kb_status measure_watched(kb_session *s, timed_arg *arg, double budget_scale,
-                                 kb_timing *t, int *throttled, kb_result *r, kb_err *e)
+/* One round: the timing, then the SM clock right after the samples (the GPU
+ * still busy) for the throttle rule (kb_judge). */
+static kb_status measure_round(kb_session *s, timed_arg *arg, double budget_scale, kb_timing *t,
+                               kb_judge_round *m, kb_err *e)
 {
-    double mhz = 0, max_mhz = 0;
     KB_TRY(measure(s, arg, budget_scale, t, e));
-    KB_TRY(kb_sm_clock(s->stream, &mhz, &max_mhz, e));
-    *throttled = max_mhz > 0 && mhz < 0.75 * max_mhz;
-    if (*throttled)
-        snprintf(r->message, sizeof r->message,
-                 "SM clock %.0f MHz after timing, below 75%% of the %.0f MHz peak: throttled or "
-                 "shared GPU",
-                 mhz, max_mhz);
-    return KB_OK;
+    return kb_sm_clock(s->stream, &m->sm_mhz, &m->sm_max_mhz, e);
 }
 
 static void record_timing(kb_session *s, const kb_problem *p, const kb_timing *t, kb_result *r)
@@ -310,40 +301,6 @@ static void record_timing(kb_session *s, const kb_problem *p, const kb_timing *t
     r->gbps = kb_bytes_moved(p) / (t->median_ms * 1e-3) / 1e9;
     r->sol_gbps = s->sol_gbps;
     r->sol_pct = 100.0 * r->gbps / s->sol_gbps;
-}
-
-static kb_verdict verdict(kb_session *s, kb_result *r)
-{
-    const kb_baseline_row *row =
-        kb_baseline_find(&s->baseline, r->benchmark, r->backend, r->dtype, r->M, r->N);
-    double change, band;
-    r->baseline_gbps = row ? row->gbps : NAN;
-    kb_perf base = {row ? row->gbps : NAN, row ? row->noise : NAN, row ? row->median_ms : NAN};
-    kb_perf now = {r->gbps, r->noise, r->median_ms};
-    /* Every kernel of a call brings its own launch gap, so its jitter: the
-     * floor is per kernel, times the kernels one call launches (the
-     * baseline's recorded count; 1 when unknown). */
-    kb_gate_opts g = s->gate;
-    const int kernels = row && row->kernels > 0 ? row->kernels : 1;
-    g.floor_ms *= kernels;
-    kb_verdict v = kb_verdict_decide(&g, &base, &now, &change, &band);
-    snprintf(r->verdict, sizeof r->verdict, "%s", kb_verdict_name(v));
-    if (v == KB_VERDICT_SLOWER || v == KB_VERDICT_FASTER || v == KB_VERDICT_NOISY)
-        snprintf(r->message, sizeof r->message,
-                 "%s: %.1f GB/s vs baseline %.1f GB/s (%+.1f%%, band +-%.1f%%, noise %.1f%% now, "
-                 "%.1f%% baseline)",
-                 kb_verdict_name(v), r->gbps, row->gbps, 100 * change, 100 * band, 100 * r->noise,
-                 100 * row->noise);
-    else if (v == KB_VERDICT_SAME && isfinite(change) && fabs(change) > band)
-        snprintf(r->message, sizeof r->message,
-                 "SAME: %.2f us vs baseline %.2f us, within the %.2f us launch-jitter floor "
-                 "of %d kernel(s) (%+.1f%% GB/s)",
-                 1e3 * r->median_ms, 1e3 * row->median_ms, 1e3 * g.floor_ms, kernels, 100 * change);
-    else if (v == KB_VERDICT_NO_BASELINE)
-        snprintf(r->message, sizeof r->message,
-                 "NO_BASELINE: %s has no row for this case: its speed is not gated",
-                 s->baseline_path);
-    return v;
 }
 
 static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg, kb_result *r,
@@ -456,19 +413,24 @@ static kb_outcome run_buffers(kb_session *s, const kb_case *c, const char *case_
 static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg, kb_result *r,
                                  kb_err *e)
 {
-    kb_timing t;
-    int throttled = 0;
-    if (measure_watched(s, arg, 1.0, &t, &throttled, r, e) != KB_OK) return KB_CASE_FAIL;
-    record_timing(s, &c->p, &t, r);
-    kb_verdict v = verdict(s, r);
-    if (kb_policy_remeasure(v, throttled)) { /* once more, four times the budget */
-        if (measure_watched(s, arg, 4.0, &t, &throttled, r, e) != KB_OK) return KB_CASE_FAIL;
+    const kb_baseline_row *row =
+        kb_baseline_find(&s->baseline, r->benchmark, r->backend, r->dtype, r->M, r->N);
+    const kb_judge_base base = {row ? row->gbps : NAN, row ? row->noise : NAN,
+                                row ? row->median_ms : NAN, row ? row->kernels : 0};
+    kb_judgement j;
+    for (int round = 0;; round++) { /* the policy is kb_judge's (gate.h) */
+        kb_timing t;
+        kb_judge_round m = {{0, 0, 0}, 0, 0};
+        if (measure_round(s, arg, round ? 4.0 : 1.0, &t, &m, e) != KB_OK) return KB_CASE_FAIL;
         record_timing(s, &c->p, &t, r);
-        v = verdict(s, r);
+        r->baseline_gbps = base.gbps;
+        m.now = (kb_perf){r->gbps, r->noise, r->median_ms};
+        kb_judge(&s->gate, &base, &m, round, s->baseline_path, &j);
+        snprintf(r->verdict, sizeof r->verdict, "%s", kb_verdict_name(j.verdict));
+        if (j.message[0]) snprintf(r->message, sizeof r->message, "%s", j.message);
+        if (!j.remeasure) break;
     }
-    const kb_verdict final = kb_policy_final(v, throttled);
-    if (final != v) snprintf(r->verdict, sizeof r->verdict, "%s", kb_verdict_name(final));
-    return kb_policy_fails(final) ? KB_CASE_FAIL : KB_CASE_PASS;
+    return j.fails ? KB_CASE_FAIL : KB_CASE_PASS;
 }
 
 static kb_outcome run_locked(kb_session *s, const kb_case *c, const kb_custom_config *custom,

@@ -133,6 +133,164 @@ START_TEST(remeasure_throttle_policy)
 }
 END_TEST
 
+/* ---- kb_judge: the runner's time-and-judge policy, branch by branch ---- */
+static const kb_judge_base BASE = {3000, 0.002, 0.1, 0};
+static const kb_judge_base NO_ROW = {NAN, NAN, NAN, 0};
+
+static kb_judgement judge(const kb_judge_base *b, double gbps, double noise, double median_ms,
+                          double mhz, double max_mhz, int round)
+{
+    kb_gate_opts o;
+    kb_gate_defaults(&o);
+    kb_judge_round m = {{gbps, noise, median_ms}, mhz, max_mhz};
+    kb_judgement j;
+    kb_judge(&o, b, &m, round, "baselines/x.csv", &j);
+    return j;
+}
+
+START_TEST(judge_quiet_verdicts)
+{
+    /* SAME: final, passes, nothing to say */
+    kb_judgement j = judge(&BASE, 3000, 0.002, 0.1, 1980, 1980, 0);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_SAME);
+    ck_assert(!j.remeasure && !j.fails && !j.throttled);
+    ck_assert_str_eq(j.message, "");
+    /* SLOWER: final at once (a quiet GPU is not measured again), fails */
+    j = judge(&BASE, 2640, 0.002, 0.1136, 1980, 1980, 0);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_SLOWER);
+    ck_assert(!j.remeasure && j.fails);
+    ck_assert_str_eq(j.message, "SLOWER: 2640.0 GB/s vs baseline 3000.0 GB/s (-12.0%, band "
+                                "+-10.6%, noise 0.2% now, 0.2% baseline)");
+    /* FASTER: passes, says so */
+    j = judge(&BASE, 3360, 0.002, 0.089, 1980, 1980, 0);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_FASTER);
+    ck_assert(!j.remeasure && !j.fails);
+    ck_assert_ptr_nonnull(strstr(j.message, "FASTER: 3360.0 GB/s vs baseline 3000.0 GB/s (+12.0%"));
+    /* no row: NO_BASELINE names the file, passes, never measured again */
+    j = judge(&NO_ROW, 3000, 0.002, 0.1, 1980, 1980, 0);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_NO_BASELINE);
+    ck_assert(!j.remeasure && !j.fails);
+    ck_assert_str_eq(j.message, "NO_BASELINE: baselines/x.csv has no row for this case: its speed "
+                                "is not gated");
+    /* no measurement (GB/s NaN): NONE, passes */
+    j = judge(&BASE, NAN, NAN, NAN, 1980, 1980, 0);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_NONE);
+    ck_assert(!j.remeasure && !j.fails);
+    ck_assert_str_eq(j.message, "");
+}
+END_TEST
+
+START_TEST(judge_noisy_measured_again)
+{
+    kb_judgement j = judge(&BASE, 2500, 0.08, 0.12, 1980, 1980, 0);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_NOISY);
+    ck_assert(j.remeasure && !j.fails);
+    ck_assert_ptr_nonnull(strstr(j.message, "NOISY: 2500.0 GB/s"));
+    /* the second round is final whatever it says */
+    j = judge(&BASE, 2500, 0.08, 0.12, 1980, 1980, 1);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_NOISY);
+    ck_assert(!j.remeasure && !j.fails);
+    j = judge(&BASE, 2640, 0.002, 0.1136, 1980, 1980, 1);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_SLOWER);
+    ck_assert(!j.remeasure && j.fails);
+}
+END_TEST
+
+START_TEST(judge_throttled)
+{
+    /* below 75 % of the peak: throttled, measured again, says why */
+    kb_judgement j = judge(&BASE, 3000, 0.002, 0.1, 1400, 1980, 0);
+    ck_assert(j.throttled && j.remeasure && !j.fails);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_SAME);
+    ck_assert_str_eq(j.message, "SM clock 1400 MHz after timing, below 75% of the 1980 MHz peak: "
+                                "throttled or shared GPU");
+    /* exactly 75 % is not throttled; an unknown peak never is */
+    j = judge(&BASE, 3000, 0.002, 0.1, 1485, 1980, 0);
+    ck_assert(!j.throttled && !j.remeasure);
+    j = judge(&BASE, 3000, 0.002, 0.1, 100, 0, 0);
+    ck_assert(!j.throttled && !j.remeasure);
+    /* throttled in the final round: a SLOWER becomes NOISY and passes; the
+     * message stays the GB/s comparison */
+    j = judge(&BASE, 2640, 0.002, 0.1136, 1400, 1980, 1);
+    ck_assert(j.throttled && !j.remeasure && !j.fails);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_NOISY);
+    ck_assert_ptr_nonnull(strstr(j.message, "SLOWER: 2640.0 GB/s"));
+    /* throttled in round 0: the SLOWER is not final yet */
+    j = judge(&BASE, 2640, 0.002, 0.1136, 1400, 1980, 0);
+    ck_assert(j.remeasure && !j.fails);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_SLOWER);
+    /* throttled without a baseline: nothing to judge against, no second round */
+    j = judge(&NO_ROW, 3000, 0.002, 0.1, 1400, 1980, 0);
+    ck_assert(j.throttled && !j.remeasure && !j.fails);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_NO_BASELINE);
+    ck_assert_ptr_nonnull(strstr(j.message, "NO_BASELINE"));
+    /* throttled and not measured: measured again (kb_policy_remeasure) */
+    j = judge(&BASE, NAN, NAN, NAN, 1400, 1980, 0);
+    ck_assert(j.remeasure);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_NONE);
+}
+END_TEST
+
+/* The floor is per kernel: 1.2 us x the baseline's kernel count. */
+START_TEST(judge_floor_per_kernel)
+{
+    kb_gate_opts o;
+    kb_gate_defaults(&o);
+    o.floor_ms = 0.0012;
+    const double bytes = 40e3;
+    kb_judge_base b = {bytes / 5e-6 / 1e9, 0.01, 0.005, 0};
+    kb_judge_round m = {{bytes / 7e-6 / 1e9, 0.01, 0.007}, 1980, 1980}; /* 2 us slower */
+    kb_judgement j;
+    kb_judge(&o, &b, &m, 0, "b.csv", &j);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_SLOWER); /* one kernel: beyond 1.2 us */
+    ck_assert_double_eq_tol(j.floor_ms, 0.0012, 1e-15);
+    ck_assert(j.fails);
+    b.kernels = 2; /* two kernels: 2.4 us floor, so SAME, and it says why */
+    kb_judge(&o, &b, &m, 0, "b.csv", &j);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_SAME);
+    ck_assert_double_eq_tol(j.floor_ms, 0.0024, 1e-15);
+    ck_assert(!j.fails && !j.remeasure);
+    ck_assert_str_eq(j.message, "SAME: 7.00 us vs baseline 5.00 us, within the 2.40 us "
+                                "launch-jitter floor of 2 kernel(s) (-28.6% GB/s)");
+    /* the caller's options are not changed */
+    ck_assert_double_eq(o.floor_ms, 0.0012);
+}
+END_TEST
+
+/* kb_judge agrees with the verdict rule and the policy functions over a grid. */
+START_TEST(judge_matches_rule_and_policy)
+{
+    kb_gate_opts o;
+    kb_gate_defaults(&o);
+    o.floor_ms = 0.001;
+    const double gb[] = {NAN, 1000, 2600, 2900, 3000, 3400};
+    const double noise[] = {0.001, 0.03, 0.09};
+    const double mhz[] = {1000, 1980};
+    const int kernels[] = {0, 1, 3};
+    for (size_t a = 0; a < 6; a++)
+        for (size_t n = 0; n < 3; n++)
+            for (size_t c = 0; c < 2; c++)
+                for (size_t k = 0; k < 3; k++)
+                    for (int round = 0; round < 2; round++) {
+                        kb_judge_base b = {a == 0 ? NAN : 3000, 0.01, 0.01, kernels[k]};
+                        kb_judge_round m = {{gb[a == 0 ? 4 : a], noise[n], 0.01 * 3000 /
+                                             gb[a == 0 ? 4 : a]}, mhz[c], 1980};
+                        kb_judgement j;
+                        kb_judge(&o, &b, &m, round, "b.csv", &j);
+                        kb_gate_opts g = o;
+                        g.floor_ms *= kernels[k] > 0 ? kernels[k] : 1;
+                        double ch, bd;
+                        kb_perf pb = {b.gbps, b.noise, b.median_ms};
+                        const kb_verdict v = kb_verdict_decide(&g, &pb, &m.now, &ch, &bd);
+                        const int th = mhz[c] < 0.75 * 1980;
+                        ck_assert_int_eq(j.throttled, th);
+                        ck_assert_int_eq(j.remeasure, round == 0 && kb_policy_remeasure(v, th));
+                        ck_assert_int_eq(j.verdict, j.remeasure ? v : kb_policy_final(v, th));
+                        ck_assert_int_eq(j.fails, !j.remeasure && kb_policy_fails(j.verdict));
+                    }
+}
+END_TEST
+
 START_TEST(names_round_trip)
 {
     for (int v = KB_VERDICT_NO_BASELINE; v <= KB_VERDICT_FUSION_CHANGED; v++) {
@@ -264,6 +422,11 @@ Suite *kb_suite_gate(void)
     tcase_add_test(t, missing_baseline);
     tcase_add_test(t, time_floor_for_launch_bound_cases);
     tcase_add_test(t, remeasure_throttle_policy);
+    tcase_add_test(t, judge_quiet_verdicts);
+    tcase_add_test(t, judge_noisy_measured_again);
+    tcase_add_test(t, judge_throttled);
+    tcase_add_test(t, judge_floor_per_kernel);
+    tcase_add_test(t, judge_matches_rule_and_policy);
     tcase_add_test(t, names_round_trip);
     tcase_add_test(t, knobs_parse);
     tcase_add_test(t, knobs_parse_extra_time);
