@@ -156,30 +156,63 @@ static kb_status measure_copy(const kb_device *d, double *gbps, kb_err *e)
     return st;
 }
 
+/* Line 1: copy GB/s (the oldest format had only this line); then
+ * "key value" lines. A value that does not parse, or is out of range, counts
+ * as missing. */
+int kb_gpu_limits_parse(const char *text, kb_gpu_limits *l)
+{
+    int have = 0;
+    l->sol_gbps = l->read_gbps = l->write_gbps = 0;
+    l->floor_ms = -1;
+    l->overhead_ms = 0;
+    const char *line = text;
+    for (int first = 1; line && *line; first = 0) {
+        double v;
+        char key[32];
+        if (first) {
+            if (sscanf(line, "%lf", &v) == 1 && v > 0) {
+                l->sol_gbps = v;
+                have |= KB_LIMITS_COPY;
+            }
+        } else if (sscanf(line, "%31s %lf", key, &v) == 2) {
+            if (strcmp(key, "launch_floor_ms") == 0 && v >= 0) {
+                l->floor_ms = v;
+                have |= KB_LIMITS_FLOOR;
+            } else if (strcmp(key, "launch_overhead_ms") == 0) {
+                l->overhead_ms = v;
+                have |= KB_LIMITS_OVERHEAD;
+            } else if (strcmp(key, "read_gbps") == 0 && v > 0) {
+                l->read_gbps = v;
+                have |= KB_LIMITS_READ;
+            } else if (strcmp(key, "write_gbps") == 0 && v > 0) {
+                l->write_gbps = v;
+                have |= KB_LIMITS_WRITE;
+            }
+        }
+        line = strchr(line, '\n');
+        if (line) line++;
+    }
+    return have;
+}
+
 static int read_cache(const char *path, kb_gpu_limits *l)
 {
+    char text[4096];
+    size_t n = 0;
     FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    char line[256];
-    int have = 0;
-    if (fgets(line, sizeof line, f) && sscanf(line, "%lf", &l->sol_gbps) == 1 && l->sol_gbps > 0)
-        have |= 1;
-    while (fgets(line, sizeof line, f)) {
-        if (sscanf(line, "launch_floor_ms %lf", &l->floor_ms) == 1 && l->floor_ms >= 0) have |= 2;
-        if (sscanf(line, "launch_overhead_ms %lf", &l->overhead_ms) == 1) have |= 4;
+    if (f) {
+        n = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
     }
-    fclose(f);
-    if (!(have & 1)) l->sol_gbps = 0;
-    if (!(have & 2)) l->floor_ms = -1;
-    return have == 7;
+    text[n] = '\0';
+    return kb_gpu_limits_parse(text, l);
 }
 
 int kb_gpu_limits_cached(const kb_device *d, const char *cache_dir, kb_gpu_limits *l)
 {
     char path[1024];
     sol_cache_path(d, cache_dir, path, sizeof path);
-    memset(l, 0, sizeof *l);
-    return read_cache(path, l);
+    return read_cache(path, l) == KB_LIMITS_ALL;
 }
 
 kb_status kb_gpu_limits_measure(const kb_device *d, const char *cache_dir, kb_flusher *flusher,
@@ -187,22 +220,29 @@ kb_status kb_gpu_limits_measure(const kb_device *d, const char *cache_dir, kb_fl
 {
     char path[1024];
     sol_cache_path(d, cache_dir, path, sizeof path);
-    memset(l, 0, sizeof *l);
     /* Another process may have measured while this one waited for the lock. */
-    if (read_cache(path, l)) return KB_OK;
-    if (!(l->sol_gbps > 0)) KB_TRY(measure_copy(d, &l->sol_gbps, e));
-    double spread = 0;
-    KB_TRY(kb_launch_jitter(flusher, s, 400, &spread, &l->overhead_ms, e));
-    l->floor_ms = spread;
+    const int have = read_cache(path, l);
+    if (have == KB_LIMITS_ALL) return KB_OK;
+    if (!(have & KB_LIMITS_COPY)) KB_TRY(measure_copy(d, &l->sol_gbps, e));
+    if ((have & (KB_LIMITS_READ | KB_LIMITS_WRITE)) != (KB_LIMITS_READ | KB_LIMITS_WRITE))
+        KB_TRY(kb_sol_streams_measure(d, flusher, s, &l->read_gbps, &l->write_gbps, e));
+    if ((have & (KB_LIMITS_FLOOR | KB_LIMITS_OVERHEAD)) != (KB_LIMITS_FLOOR | KB_LIMITS_OVERHEAD)) {
+        double spread = 0;
+        KB_TRY(kb_launch_jitter(flusher, s, 400, &spread, &l->overhead_ms, e));
+        l->floor_ms = spread;
+    }
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, d->ordinal);
     FILE *f = fopen(tmp, "w");
     if (!f) return KB_OK; /* a read-only build tree only costs a re-measure */
     int bad = fprintf(f,
-                      "%.1f\nlaunch_floor_ms %.6f\nlaunch_overhead_ms %.6f\n"
+                      "%.1f\nlaunch_floor_ms %.6f\nlaunch_overhead_ms %.6f\nread_gbps %.1f\n"
+                      "write_gbps %.1f\n"
                       "# device-to-device copy GB/s (read+write); the p99-p1 spread and the median "
-                      "of an empty kernel timed as cases are (ms); %s\n",
-                      l->sol_gbps, l->floor_ms, l->overhead_ms, d->name) < 0;
+                      "of an empty kernel timed as cases are (ms); read-only and write-only "
+                      "streams (GB/s); %s\n",
+                      l->sol_gbps, l->floor_ms, l->overhead_ms, l->read_gbps, l->write_gbps,
+                      d->name) < 0;
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) != 0) remove(tmp);
     return KB_OK;

@@ -39,18 +39,36 @@ kb_status kb_device_open(int requested, kb_device *d, kb_err *e);
  *                on a buffer far larger than L2;
  *   floor_ms     the verdict's time floor: the launch-to-launch spread
  *                (p99 - p1) of an empty kernel timed as cases are timed;
- *   overhead_ms  that empty kernel's median (what timing adds to any case). */
+ *   overhead_ms  that empty kernel's median (what timing adds to any case);
+ *   read_gbps    a read-only stream (128-bit loads, reduced) and
+ *   write_gbps   a write-only stream (128-bit stores), each over a buffer
+ *                far larger than L2 timed as cases are: with sol_gbps the
+ *                three points of the traffic-mix SOL (sol.h). */
 typedef struct {
-    double sol_gbps, floor_ms, overhead_ms;
+    double sol_gbps, floor_ms, overhead_ms, read_gbps, write_gbps;
 } kb_gpu_limits;
 
 /* Reads the cache; 1 when it holds every field, else 0 (missing, old or
- * unreadable: measure). */
+ * unreadable: measure). A cache written before the read/write streams were
+ * measured lacks them: 0, and kb_gpu_limits_measure adds them, keeping the
+ * fields it has. */
 int kb_gpu_limits_cached(const kb_device *d, const char *cache_dir, kb_gpu_limits *l);
 /* Measures what the cache lacks (the GPU must be idle: take the GPU lock
  * first) and writes the cache. flusher/stream: those cases are timed with. */
 kb_status kb_gpu_limits_measure(const kb_device *d, const char *cache_dir, kb_flusher *flusher,
                                 cudaStream_t s, kb_gpu_limits *l, kb_err *e);
+
+/* The read-only and write-only streams (sol_stream.cu). */
+kb_status kb_sol_streams_measure(const kb_device *d, kb_flusher *f, cudaStream_t s,
+                                 double *read_gbps, double *write_gbps, kb_err *e);
+
+/* Parses a cache file's text into l; returns which fields it held
+ * (KB_LIMITS_* bits). Pure: unit tested. */
+enum {
+    KB_LIMITS_COPY = 1, KB_LIMITS_FLOOR = 2, KB_LIMITS_OVERHEAD = 4, KB_LIMITS_READ = 8,
+    KB_LIMITS_WRITE = 16, KB_LIMITS_ALL = 31
+};
+int kb_gpu_limits_parse(const char *text, kb_gpu_limits *l);
 
 #ifdef __cplusplus
 }

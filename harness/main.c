@@ -66,8 +66,9 @@ static void report_case(run_state *rs, const kb_result *r, kb_outcome oc)
                ph->teardown);
     }
     else
-        printf("%s %s %s %" PRId64 "x%" PRId64 ": %.1f GB/s (%.1f%% SOL) %s\n", r->benchmark,
-               r->backend, r->dtype, r->M, r->N, r->gbps, r->sol_pct, r->verdict);
+        printf("%s %s %s %" PRId64 "x%" PRId64 ": %.1f GB/s (%.1f%% SOL, %.1f%% mix SOL) %s\n",
+               r->benchmark, r->backend, r->dtype, r->M, r->N, r->gbps, r->sol_pct,
+               r->mix_sol_pct, r->verdict);
     fflush(stdout);
     if (oc == KB_CASE_FAIL) rs->failed++;
     else if (oc == KB_CASE_SKIP) rs->skipped++;
@@ -246,10 +247,11 @@ static int run_cases(const kb_options *o)
         kb_session_close(&s);
         return exit_for(st);
     }
-    printf("device %d: %s (PCI %s, %d SMs, sm_%d%d), SOL %.0f GB/s, time floor %.2f us, "
-           "baseline %s\n",
+    printf("device %d: %s (PCI %s, %d SMs, sm_%d%d), SOL %.0f GB/s (copy; read-only %.0f, "
+           "write-only %.0f), time floor %.2f us, baseline %s\n",
            s.dev.ordinal, s.dev.name, s.dev.pci, s.dev.sm_count, s.dev.cc_major, s.dev.cc_minor,
-           s.sol_gbps, 1e3 * s.gate.floor_ms, s.baseline_path);
+           s.sol_gbps, s.limits.read_gbps, s.limits.write_gbps, 1e3 * s.gate.floor_ms,
+           s.baseline_path);
     printf("session ready in %.0f ms: device and CUDA context %.0f, baseline %.0f, L2 flush "
            "buffer and stream %.0f, SOL and time floor %.0f\n",
            1e3 * (wall_s() - t_open), s.open_ms[0], s.open_ms[1], s.open_ms[2], s.open_ms[3]);

@@ -36,7 +36,8 @@ static const col cols[] = {
     DBL(sol_gbps),  DBL(sol_pct),  INT(samples),  STR(accuracy), I64(mismatches),
     DBL(max_err),   DBL(baseline_gbps), STR(verdict), STR(gpu),  STR(config),
     STR(date),      STR(version),  STR(env),     INT(kernels), STR(kernel_names),
-    STR(kernel_us), STR(message)};
+    STR(kernel_us), DBL(sol_read_gbps), DBL(sol_write_gbps), DBL(mix_sol_gbps),
+    DBL(mix_sol_pct), STR(message)};
 #define NCOLS (sizeof cols / sizeof cols[0])
 #define NCSV (NCOLS - 1)
 #define NREQUIRED 6 /* benchmark,backend,dtype,M,N,median_ms */
@@ -320,6 +321,8 @@ void kb_result_print(FILE *f, const kb_result *x)
     }
     if (isfinite(x->gbps)) fprintf(f, "  %.1f GB/s", x->gbps);
     if (isfinite(x->sol_pct)) fprintf(f, "  %.1f%% SOL", x->sol_pct);
+    if (isfinite(x->mix_sol_pct) && x->mix_sol_pct > 0)
+        fprintf(f, " (%.1f%% mix SOL)", x->mix_sol_pct);
     if (x->accuracy[0]) {
         fprintf(f, "  accuracy %s", x->accuracy);
         if (strcmp(x->accuracy, "FAIL") == 0 && x->mismatches >= 0) {

@@ -4,7 +4,8 @@
  * it, peers' scripts write it):
  *   benchmark,backend,dtype,M,N,median_ms,min_ms,max_ms,noise,gbps,sol_gbps,
  *   sol_pct,samples,accuracy,mismatches,max_err,baseline_gbps,verdict,gpu,
- *   config,date,version,env,kernels,kernel_names,kernel_us
+ *   config,date,version,env,kernels,kernel_names,kernel_us,sol_read_gbps,
+ *   sol_write_gbps,mix_sol_gbps,mix_sol_pct
  * env: the environment banner without the GPU name (envinfo.h).
  * accuracy: PASS | FAIL | SKIP. verdict: SAME | FASTER | SLOWER | NOISY |
  * NO_BASELINE | FUSION_CHANGED | (empty when not checked). Unmeasured
@@ -12,6 +13,9 @@
  * kernel_check.h); kernel_names their short names and kernel_us their
  * durations in microseconds, both ';'-joined in launch order; empty when not
  * recorded (older files lack the three columns: read as not recorded).
+ * sol_read_gbps/sol_write_gbps: the GPU's read-only and write-only streams;
+ * mix_sol_gbps: the SOL for the case's own read:write byte mix (sol.h) and
+ * mix_sol_pct = gbps as % of it (older files and peers lack them: empty).
  * backend is the series name: "eager", "tuned", "tuned:<custom-name>",
  * or a peer ("torch_eager", "torch_compile", "liger", ...). */
 #ifndef KB_RESULTS_H
@@ -47,6 +51,8 @@ typedef struct {
     int kernels;              /* kernels per call (CUPTI); 0: not recorded */
     char kernel_names[1024];  /* ';'-joined short names, launch order */
     char kernel_us[512];      /* ';'-joined durations in us, same order */
+    double sol_read_gbps, sol_write_gbps; /* one-way streams (device.h); NaN: unknown */
+    double mix_sol_gbps, mix_sol_pct;     /* SOL for the byte mix (sol.h) and % of it */
     char message[512];    /* skip reason / failure text (not in CSV) */
 } kb_result;
 

@@ -18,6 +18,7 @@
 #include "files.h"
 #include "kernel_check.h"
 #include "reference.h"
+#include "sol.h"
 
 #define KB_SEED 0x6b62656e6368ull /* "kbench" */
 
@@ -301,6 +302,7 @@ static void record_timing(kb_session *s, const kb_problem *p, const kb_timing *t
     r->gbps = kb_bytes_moved(p) / (t->median_ms * 1e-3) / 1e9;
     r->sol_gbps = s->sol_gbps;
     r->sol_pct = 100.0 * r->gbps / s->sol_gbps;
+    r->mix_sol_pct = 100.0 * r->gbps / r->mix_sol_gbps; /* set with the case (NaN: unknown) */
 }
 
 static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg, kb_result *r,
@@ -450,8 +452,12 @@ kb_outcome kb_run_case(kb_session *s, const kb_case *c, const kb_custom_config *
     r->M = c->p.M;
     r->N = c->p.N;
     r->median_ms = r->min_ms = r->max_ms = r->noise = r->q1_ms = r->q3_ms = NAN;
-    r->gbps = r->sol_pct = r->max_err = r->baseline_gbps = NAN;
+    r->gbps = r->sol_pct = r->max_err = r->baseline_gbps = r->mix_sol_pct = NAN;
     r->sol_gbps = s->sol_gbps;
+    r->sol_read_gbps = s->limits.read_gbps > 0 ? s->limits.read_gbps : NAN;
+    r->sol_write_gbps = s->limits.write_gbps > 0 ? s->limits.write_gbps : NAN;
+    const kb_sol_streams ss = {s->sol_gbps, s->limits.read_gbps, s->limits.write_gbps};
+    r->mix_sol_gbps = kb_sol_mix_for(&c->p, &ss);
     snprintf(r->gpu, sizeof r->gpu, "%s", s->dev.name);
     snprintf(r->version, sizeof r->version, "%s", KB_VERSION);
     snprintf(r->env, sizeof r->env, "%s", s->env_text);

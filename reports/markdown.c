@@ -144,6 +144,15 @@ static void write_overview(FILE *f, const kb_report_model *m, const counts *c,
     else
         fprintf(f, "- **Speed of light:** unknown (no sol_gbps in the results): %% of SOL "
                    "not shown.\n");
+    if (isfinite(m->sol_gbps) && isfinite(m->read_gbps) && isfinite(m->write_gbps)) {
+        char br[64], bw[64];
+        fprintf(f, "- **SOL by traffic mix:** read-only stream %s GB/s, write-only %s GB/s. A "
+                   "case reading R and writing W bytes (its byte model) has the SOL (R + W) / t, "
+                   "t = 2 min(R,W) / copy + |R - W| / (read-only if R > W, else write-only): "
+                   "paired bytes stream as a copy, the rest one way. \"%% mix SOL\" is GB/s as "
+                   "%% of it.\n",
+                num(br, sizeof br, "%.0f", m->read_gbps), num(bw, sizeof bw, "%.0f", m->write_gbps));
+    }
     switch (plots->state) {
     case KB_PLOTS_OFF: fprintf(f, "- **Plots:** not drawn (turned off).\n"); break;
     case KB_PLOTS_DRAWN: break;
@@ -232,10 +241,10 @@ static void write_summary(FILE *f, const kb_report_model *m)
         for (size_t d = 0; d < m->dtypes.n; d++)
             for (size_t s = 0; s < m->series.n; s++)
                 nrows += (size_t)kb_report_has(m, m->benches.v[b], m->dtypes.v[d], m->series.v[s]);
-    fold_open(f, nrows, "per backend: speedup, GB/s, % of SOL, worst shape");
+    fold_open(f, nrows, "per backend: speedup, GB/s, % of SOL, % mix SOL, worst shape");
     fprintf(f, "| benchmark | dtype | backend | shapes | speedup vs %s | GB/s | %% of SOL "
-               "| worst shape (GB/s) |\n", m->ref);
-    fprintf(f, "|---|---|---|--:|--:|--:|--:|---|\n");
+               "| %% mix SOL | worst shape (GB/s) |\n", m->ref);
+    fprintf(f, "|---|---|---|--:|--:|--:|--:|--:|---|\n");
     for (size_t b = 0; b < m->benches.n; b++)
         for (size_t d = 0; d < m->dtypes.n; d++) {
             const char *bench = m->benches.v[b], *dt = m->dtypes.v[d];
@@ -268,6 +277,7 @@ static void write_summary(FILE *f, const kb_report_model *m)
                 fprintf(f, " | %s%s%s | %s | ", bold ? "**" : "",
                         num(b1, sizeof b1, "%.0f", c.gbps), bold ? "**" : "",
                         num(b2, sizeof b2, "%.1f%%", c.sol_pct));
+                fprintf(f, "%s | ", num(b2, sizeof b2, "%.1f%%", c.mix_sol_pct));
                 if (isfinite(c.worst_gbps))
                     fprintf(f, "%" PRId64 "x%" PRId64 " (%s)", c.worst.M, c.worst.N,
                             num(b3, sizeof b3, "%.0f", c.worst_gbps));
@@ -325,10 +335,10 @@ static kb_status write_benchmark(FILE *f, const kb_report_model *m, const char *
                 md_text(f, m->series.v[s]);
                 fprintf(f, " |");
             }
-        fprintf(f, " best %% of SOL |\n|---|");
+        fprintf(f, " best %% of SOL | best %% mix SOL |\n|---|");
         for (size_t s = 0; s < m->series.n; s++)
             if (kb_report_has(m, bench, dt, m->series.v[s])) fprintf(f, "--:|");
-        fprintf(f, "--:|\n");
+        fprintf(f, "--:|--:|\n");
         for (size_t k = 0; k < ns; k++) {
             const kb_result *best = NULL;
             for (size_t s = 0; s < m->series.n; s++) {
@@ -351,7 +361,8 @@ static kb_status write_benchmark(FILE *f, const kb_report_model *m, const char *
                             bold ? "**" : "", is_fail(x) ? " \xe2\x9c\x97" : "");
                 }
             }
-            fprintf(f, " %s |\n", best ? num(b1, sizeof b1, "%.1f%%", best->sol_pct) : DASH);
+            fprintf(f, " %s |", best ? num(b1, sizeof b1, "%.1f%%", best->sol_pct) : DASH);
+            fprintf(f, " %s |\n", best ? num(b1, sizeof b1, "%.1f%%", best->mix_sol_pct) : DASH);
         }
         fprintf(f, "\n</details>\n\n");
         free(shapes);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 #include "files.h"
 #include "gate.h"
 #include "registry.h"
+#include "sol.h"
 
 /* ---- geomean ------------------------------------------------------------ */
 
@@ -301,15 +303,18 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The run's SOL: the median of the rows' sol_gbps, so one odd row (a peer
- * file measured elsewhere) cannot move it. */
-static double median_sol(const kb_results *r)
+/* The run's SOL: the median of the rows' sol_gbps (or, at off, another
+ * stream's column), so one odd row (a peer file measured elsewhere) cannot
+ * move it. */
+static double median_sol(const kb_results *r, size_t off)
 {
     size_t k = 0;
     double *v = malloc((r->n ? r->n : 1) * sizeof *v);
     if (!v) return NAN;
-    for (size_t i = 0; i < r->n; i++)
-        if (isfinite(r->v[i].sol_gbps) && r->v[i].sol_gbps > 0) v[k++] = r->v[i].sol_gbps;
+    for (size_t i = 0; i < r->n; i++) {
+        const double g = *(const double *)((const char *)&r->v[i] + off);
+        if (isfinite(g) && g > 0) v[k++] = g;
+    }
     double m = NAN;
     if (k) {
         qsort(v, k, sizeof *v, cmp_double);
@@ -335,17 +340,49 @@ static void fill_sol(kb_result *x, double model_sol, int override)
     else x->sol_pct = NAN;
 }
 
+/* % of the SOL for the row's own read:write mix (sol.h): the row's own when
+ * it carries one (kbench rows), else from the byte model and the run's
+ * streams (peers' files); an explicit SOL replaces the copy stream. */
+static void fill_mix(kb_result *x, const kb_report_model *m, int override)
+{
+    kb_problem p;
+    memset(&p, 0, sizeof p);
+    if (!(isfinite(x->gbps) && x->gbps > 0)) {
+        x->mix_sol_pct = NAN;
+        return;
+    }
+    if (!override && isfinite(x->mix_sol_pct) && x->mix_sol_pct > 0) return;
+    x->mix_sol_pct = NAN;
+    if (!override && isfinite(x->mix_sol_gbps) && x->mix_sol_gbps > 0) {
+        x->mix_sol_pct = 100.0 * x->gbps / x->mix_sol_gbps;
+        return;
+    }
+    if (kb_bench_find(x->benchmark, &p.bench, NULL) != KB_OK ||
+        kb_dtype_parse(x->dtype, &p.dtype, NULL) != KB_OK)
+        return;
+    p.M = x->M;
+    p.N = x->N;
+    const kb_sol_streams s = {m->sol_gbps, m->read_gbps, m->write_gbps};
+    x->mix_sol_gbps = kb_sol_mix_for(&p, &s);
+    x->mix_sol_pct = 100.0 * x->gbps / x->mix_sol_gbps;
+}
+
 kb_status kb_report_model_build(kb_report_model *m, const kb_results *r,
                                 const kb_report_opts *o, kb_err *e)
 {
     memset(m, 0, sizeof *m);
     KB_TRY(kb_report_dedup(r, &m->rows, &m->replaced, e));
     int override = o->sol_gbps > 0;
-    m->sol_gbps = override ? o->sol_gbps : median_sol(&m->rows);
+    m->sol_gbps = override ? o->sol_gbps : median_sol(&m->rows, offsetof(kb_result, sol_gbps));
+    m->read_gbps = median_sol(&m->rows, offsetof(kb_result, sol_read_gbps));
+    m->write_gbps = median_sol(&m->rows, offsetof(kb_result, sol_write_gbps));
     m->tol = o->tolerance > 0 ? o->tolerance : KB_REPORT_DEFAULT_TOL;
     m->ref = o->reference && *o->reference ? o->reference : "eager";
     m->image_base = o->image_base;
-    for (size_t i = 0; i < m->rows.n; i++) fill_sol(&m->rows.v[i], m->sol_gbps, override);
+    for (size_t i = 0; i < m->rows.n; i++) {
+        fill_sol(&m->rows.v[i], m->sol_gbps, override);
+        fill_mix(&m->rows.v[i], m, override);
+    }
     if (o->title && *o->title) snprintf(m->gpu, sizeof m->gpu, "%s", o->title);
     for (size_t i = 0; !m->gpu[0] && i < m->rows.n; i++)
         snprintf(m->gpu, sizeof m->gpu, "%s", m->rows.v[i].gpu);
@@ -403,7 +440,7 @@ int kb_report_has(const kb_report_model *m, const char *bench, const char *dtype
 void kb_report_cell_get(const kb_report_model *m, const char *bench, const char *dtype,
                         const char *backend, kb_report_cell *c)
 {
-    geo_acc gb = {0, 0, 0}, sol = {0, 0, 0};
+    geo_acc gb = {0, 0, 0}, sol = {0, 0, 0}, mix = {0, 0, 0};
     memset(c, 0, sizeof *c);
     c->worst_gbps = NAN;
     for (size_t i = 0; i < m->rows.n; i++) {
@@ -423,9 +460,11 @@ void kb_report_cell_get(const kb_report_model *m, const char *bench, const char 
             }
         }
         if (isfinite(x->sol_pct) && x->sol_pct > 0) geo_add(&sol, x->sol_pct);
+        if (isfinite(x->mix_sol_pct) && x->mix_sol_pct > 0) geo_add(&mix, x->mix_sol_pct);
     }
     c->gbps = geo_value(&gb);
     c->sol_pct = geo_value(&sol);
+    c->mix_sol_pct = geo_value(&mix);
     c->speedup = kb_report_speedup(m->rows.v, m->rows.n, bench, dtype, m->ref, backend,
                                    &c->speedup_points);
 }

@@ -25,6 +25,7 @@ typedef struct {
     kb_names dtypes;  /* bf16 fp16 fp32, then others                               */
     kb_names series;  /* eager fused tuned cudnn, then as met (tuned:x, peers)     */
     double sol_gbps;  /* NaN when no row carries it and no override               */
+    double read_gbps, write_gbps; /* one-way streams: medians of the rows' (NaN: none) */
     char gpu[64];     /* title: opts->title or the first gpu column seen          */
     size_t replaced;  /* duplicate rows dropped                                   */
     double tol;
@@ -38,6 +39,7 @@ typedef struct {
     size_t speedup_points; /* shapes timed by both it and the reference      */
     double speedup;        /* geomean ref/backend; NaN without the reference */
     double gbps, sol_pct;  /* geomeans over its timed shapes; NaN if none    */
+    double mix_sol_pct;    /* geomean % of the SOL for each shape's byte mix */
     kb_mn worst;           /* lowest GB/s                                     */
     double worst_gbps;     /* NaN when no timed shape                         */
     size_t fails, skips;

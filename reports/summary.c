@@ -2,8 +2,9 @@
  * backend, dtype), through libcsv. Empty field = no value (as in the results
  * schema). Columns:
  *   benchmark,backend,dtype,points,speedup_points,geomean_speedup,
- *   geomean_gbps,geomean_sol_pct,worst_shape,worst_gbps
- * points = timed shapes; speedup_points = those eager also timed. */
+ *   geomean_gbps,geomean_sol_pct,worst_shape,worst_gbps,geomean_mix_sol_pct
+ * points = timed shapes; speedup_points = those eager also timed;
+ * geomean_mix_sol_pct: % of the SOL for each shape's read:write mix (sol.h). */
 #include "report_int.h"
 
 #include <csv.h>
@@ -34,7 +35,7 @@ kb_status kb_report_write_summary_csv(const char *path, const kb_report_model *m
     FILE *f = fopen(path, "w");
     if (!f) return KB_FAIL(e, KB_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     fputs("benchmark,backend,dtype,points,speedup_points,geomean_speedup,geomean_gbps,"
-          "geomean_sol_pct,worst_shape,worst_gbps\n",
+          "geomean_sol_pct,worst_shape,worst_gbps,geomean_mix_sol_pct\n",
           f);
     for (size_t b = 0; b < m->benches.n; b++)
         for (size_t s = 0; s < m->series.n; s++)
@@ -57,7 +58,8 @@ kb_status kb_report_write_summary_csv(const char *path, const kb_report_model *m
                 put_num(f, "%.1f", c.gbps, 0);
                 put_num(f, "%.2f", c.sol_pct, 0);
                 put(f, shape, 0);
-                put_num(f, "%.1f", c.worst_gbps, 1);
+                put_num(f, "%.1f", c.worst_gbps, 0);
+                put_num(f, "%.2f", c.mix_sol_pct, 1);
             }
     int bad = ferror(f);
     if (fclose(f) != 0 || bad)

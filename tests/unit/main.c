@@ -20,7 +20,7 @@ static const struct {
     {"gpulock", kb_suite_gpulock}, {"gpuspec", kb_suite_gpuspec},
     {"server", kb_suite_server},
     {"kernels", kb_suite_kernels}, {"descriptor", kb_suite_descriptor},
-    {"describe", kb_suite_describe},
+    {"describe", kb_suite_describe}, {"sol", kb_suite_sol},
 };
 
 int main(int argc, char **argv)

@@ -29,6 +29,7 @@ static kb_result mk(const char *bench, const char *backend, const char *dtype, i
     x.median_ms = ms;
     x.min_ms = x.max_ms = x.noise = x.gbps = x.sol_gbps = x.sol_pct = NAN;
     x.max_err = x.baseline_gbps = NAN;
+    x.sol_read_gbps = x.sol_write_gbps = x.mix_sol_gbps = x.mix_sol_pct = NAN;
     x.mismatches = -1;
     snprintf(x.accuracy, sizeof x.accuracy, "%s", isnan(ms) ? "SKIP" : "PASS");
     return x;
@@ -231,7 +232,7 @@ START_TEST(test_missing_eager)
     ck_assert_ptr_nonnull(csv);
     /* No speedup: empty field, 0 speedup points. gbps from the byte model:
      * 3*32768*1024*2 + 8*1024 bytes in 0.05 ms. */
-    ck_assert_ptr_nonnull(strstr(csv, "rmsnorm_backward,tuned,bf16,1,0,,4026.7,,32768x1024,4026.7\n"));
+    ck_assert_ptr_nonnull(strstr(csv, "rmsnorm_backward,tuned,bf16,1,0,,4026.7,,32768x1024,4026.7,\n"));
     free(csv);
     kbt_rm_rf(dir);
     kb_results_free(&r);
@@ -617,6 +618,55 @@ START_TEST(test_dedup_and_fill)
 }
 END_TEST
 
+/* % mix SOL: a kbench row keeps its own; a peer's row gets the SOL of its
+ * byte mix from the run's streams (medians of the rows'); without the
+ * one-way streams only a 1:1 mix has one. */
+START_TEST(test_mix_sol)
+{
+    kb_results r;
+    kb_results_init(&r);
+    /* softmax_backward 32768x4096 bf16: reads 2 x 256 MiB, writes 256 MiB. */
+    const double moved = 3.0 * 32768 * 4096 * 2;
+    kb_result k = mk("softmax_backward", "tuned", "bf16", 32768, 4096, moved / 4000e9 * 1e3);
+    k.sol_gbps = 4000;
+    k.sol_read_gbps = 4800;
+    k.sol_write_gbps = 4400;
+    k.mix_sol_gbps = 4400; /* as kbench wrote it: kept */
+    push(&r, k);
+    push(&r, mk("softmax_backward", "torch_compile", "bf16", 32768, 4096, moved / 4400e9 * 1e3));
+    push(&r, mk("softmax_forward", "liger", "bf16", 32768, 4096, 0.1));
+    kb_report_opts o;
+    kb_report_opts_init(&o);
+    kb_report_model m;
+    kb_err e = {""};
+    ck_assert_int_eq(kb_report_model_build(&m, &r, &o, &e), KB_OK);
+    ck_assert_double_eq_tol(m.read_gbps, 4800, 1e-9);
+    ck_assert_double_eq_tol(m.write_gbps, 4400, 1e-9);
+    const kb_result *x = kb_report_find(&m, "softmax_backward", "tuned", "bf16", 32768, 4096);
+    ck_assert_double_eq_tol(x->sol_pct, 100, 1e-6);
+    ck_assert_double_eq_tol(x->mix_sol_pct, 100 * 4000.0 / 4400, 1e-6);
+    x = kb_report_find(&m, "softmax_backward", "torch_compile", "bf16", 32768, 4096);
+    const double mix = 3.0 / (2.0 / 4000 + 1.0 / 4800);
+    ck_assert_double_eq_tol(x->sol_pct, 110, 1e-6);
+    ck_assert_double_eq_tol(x->mix_sol_pct, 100 * 4400 / mix, 1e-6);
+    ck_assert(x->mix_sol_pct < x->sol_pct); /* above copy SOL, below its own */
+    x = kb_report_find(&m, "softmax_forward", "liger", "bf16", 32768, 4096);
+    ck_assert_double_eq_tol(x->mix_sol_pct, x->sol_pct, 1e-9); /* 1:1 is the copy */
+    kb_report_cell c;
+    kb_report_cell_get(&m, "softmax_backward", "bf16", "torch_compile", &c);
+    ck_assert_double_eq_tol(c.mix_sol_pct, 100 * 4400 / mix, 1e-6);
+    kb_report_model_free(&m);
+
+    /* No one-way streams in the input: a 2:1 mix has no SOL, not the copy's. */
+    r.v[0].sol_read_gbps = r.v[0].sol_write_gbps = NAN;
+    ck_assert_int_eq(kb_report_model_build(&m, &r, &o, &e), KB_OK);
+    x = kb_report_find(&m, "softmax_backward", "torch_compile", "bf16", 32768, 4096);
+    ck_assert(isnan(x->mix_sol_pct));
+    kb_report_model_free(&m);
+    kb_results_free(&r);
+}
+END_TEST
+
 /* ---- golden output ------------------------------------------------------ */
 
 static void check_golden(const char *got_path, const char *golden_path)
@@ -910,6 +960,7 @@ Suite *kb_suite_report(void)
     suite_add_tcase(s, t);
     t = tcase_create("output");
     tcase_set_timeout(t, 60);
+    tcase_add_test(t, test_mix_sol);
     tcase_add_test(t, test_golden_markdown);
     tcase_add_test(t, test_no_gnuplot);
     tcase_add_test(t, test_plots_drawn);

@@ -41,6 +41,10 @@ static kb_result mkres(void)
     x.kernels = 2;
     snprintf(x.kernel_names, sizeof x.kernel_names, "fwd_reg<bfloat16, 8>;split_noop_kernel");
     snprintf(x.kernel_us, sizeof x.kernel_us, "12.5;1.75");
+    x.sol_read_gbps = 4650.5;
+    x.sol_write_gbps = 4400;
+    x.mix_sol_gbps = 4274; /* softmax forward reads what it writes: the copy */
+    x.mix_sol_pct = 50.9;
     return x;
 }
 
@@ -56,6 +60,7 @@ static kb_result mkskip(void)
     x.N = 262144;
     x.median_ms = x.min_ms = x.max_ms = x.noise = NAN;
     x.gbps = x.sol_gbps = x.sol_pct = x.max_err = x.baseline_gbps = NAN;
+    x.sol_read_gbps = x.sol_write_gbps = x.mix_sol_gbps = x.mix_sol_pct = NAN;
     x.mismatches = -1;
     snprintf(x.accuracy, sizeof x.accuracy, "SKIP");
     snprintf(x.config, sizeof x.config, "threads=256,\ncluster=4");
@@ -83,6 +88,10 @@ static void same_result(const kb_result *g, const kb_result *w)
     same_double(g->gbps, w->gbps);
     same_double(g->sol_gbps, w->sol_gbps);
     same_double(g->sol_pct, w->sol_pct);
+    same_double(g->sol_read_gbps, w->sol_read_gbps);
+    same_double(g->sol_write_gbps, w->sol_write_gbps);
+    same_double(g->mix_sol_gbps, w->mix_sol_gbps);
+    same_double(g->mix_sol_pct, w->mix_sol_pct);
     ck_assert_int_eq(g->samples, w->samples);
     ck_assert_str_eq(g->accuracy, w->accuracy);
     ck_assert_int_eq(g->mismatches, w->mismatches);
@@ -135,16 +144,17 @@ START_TEST(csv_round_trip_and_nan)
     ck_assert_ptr_nonnull(text);
     const char *hdr = "benchmark,backend,dtype,M,N,median_ms,min_ms,max_ms,noise,gbps,sol_gbps,"
                       "sol_pct,samples,accuracy,mismatches,max_err,baseline_gbps,verdict,gpu,"
-                      "config,date,version,env,kernels,kernel_names,kernel_us\n";
+                      "config,date,version,env,kernels,kernel_names,kernel_us,sol_read_gbps,"
+                      "sol_write_gbps,mix_sol_gbps,mix_sol_pct\n";
     ck_assert_int_eq(strncmp(text, hdr, strlen(hdr)), 0);
     const char *row1 = "softmax_forward,eager,bf16,32768,4096,0.1234,0.122,0.1301,0.004,2175.3,"
                        "4274,50.9,57,PASS,0,0.25,2180,SAME,NVIDIA H200,,2025-01-01T00:00:00Z,"
                        "0.1.0,\"kbench 0.1.0 | CUDA runtime 13.0, driver 13.0\",2,"
-                       "\"fwd_reg<bfloat16, 8>;split_noop_kernel\",12.5;1.75\n";
+                       "\"fwd_reg<bfloat16, 8>;split_noop_kernel\",12.5;1.75,4650.5,4400,4274,50.9\n";
     ck_assert_int_eq(strncmp(text + strlen(hdr), row1, strlen(row1)), 0);
     /* NaN numbers are empty fields, text needing it is quoted. */
     const char *row2 = "layernorm_backward,\"tuned:big, \"\"x\"\"\",fp32,1,262144,,,,,,,,,SKIP,,,,,,"
-                       "\"threads=256,\ncluster=4\",,,,,,\n";
+                       "\"threads=256,\ncluster=4\",,,,,,,,,,\n";
     ck_assert_str_eq(text + strlen(hdr) + strlen(row1), row2);
     free(text);
 
@@ -193,14 +203,16 @@ START_TEST(json_output)
         "\"config\": \"\", \"date\": \"2025-01-01T00:00:00Z\", \"version\": \"0.1.0\", "
         "\"env\": \"kbench 0.1.0 | CUDA runtime 13.0, driver 13.0\", \"kernels\": 2, "
         "\"kernel_names\": \"fwd_reg<bfloat16, 8>;split_noop_kernel\", \"kernel_us\": \"12.5;1.75\", "
-        "\"message\": \"\"},\n"
+        "\"sol_read_gbps\": 4650.5, \"sol_write_gbps\": 4400, \"mix_sol_gbps\": 4274, "
+        "\"mix_sol_pct\": 50.9, \"message\": \"\"},\n"
         "  {\"benchmark\": \"layernorm_backward\", \"backend\": \"tuned:big, \\\"x\\\"\", "
         "\"dtype\": \"fp32\", \"M\": 1, \"N\": 262144, \"median_ms\": null, \"min_ms\": null, "
         "\"max_ms\": null, \"noise\": null, \"gbps\": null, \"sol_gbps\": null, "
         "\"sol_pct\": null, \"samples\": null, \"accuracy\": \"SKIP\", \"mismatches\": null, "
         "\"max_err\": null, \"baseline_gbps\": null, \"verdict\": \"\", \"gpu\": \"\", "
         "\"config\": \"threads=256,\\ncluster=4\", \"date\": \"\", \"version\": \"\", \"env\": \"\", "
-        "\"kernels\": null, \"kernel_names\": \"\", \"kernel_us\": \"\", \"message\": \"needs \\\"smem\\\"\\t> limit\"}\n"
+        "\"kernels\": null, \"kernel_names\": \"\", \"kernel_us\": \"\", \"sol_read_gbps\": null, "
+        "\"sol_write_gbps\": null, \"mix_sol_gbps\": null, \"mix_sol_pct\": null, \"message\": \"needs \\\"smem\\\"\\t> limit\"}\n"
         "]\n");
     free(text);
     kb_results_free(&r);
@@ -420,7 +432,7 @@ START_TEST(print_line)
     x.max_err = NAN;
     char *s = print_to_string(&x);
     ck_assert_str_eq(s, "softmax_forward eager bf16 32768x4096: 0.1234 ms (min 0.1220, max 0.1301, "
-                        "noise 0.4%, 57 samples)  2175.3 GB/s  50.9% SOL  accuracy PASS  "
+                        "noise 0.4%, 57 samples)  2175.3 GB/s  50.9% SOL (50.9% mix SOL)  accuracy PASS  "
                         "baseline 2180.0 GB/s SAME  kernels 2 (fwd_reg<bfloat16, 8>;split_noop_kernel)\n");
     free(s);
 
@@ -440,6 +452,7 @@ START_TEST(print_line)
     x.samples = 0;
     snprintf(x.message, sizeof x.message, "worst at 7: 1.5 vs 1.0");
     x.kernels = 0; /* not recorded: not printed */
+    x.mix_sol_pct = NAN; /* unknown mix SOL: not printed */
     s = print_to_string(&x);
     ck_assert_str_eq(s, "softmax_forward eager bf16 32768x4096: 0.1234 ms (noise 0.4%)  "
                         "2175.3 GB/s  50.9% SOL  accuracy FAIL (12 mismatches, max_err 3.5)  "

@@ -26,6 +26,7 @@ KB_SUITE(inputs)
 KB_SUITE(kernels)
 KB_SUITE(descriptor)
 KB_SUITE(describe)
+KB_SUITE(sol)
 #undef KB_SUITE
 
 #endif
