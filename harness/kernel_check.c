@@ -47,14 +47,12 @@ typedef struct {
     const kb_case *c;
     const kb_tensors *t;
     void *state;
-    int split; /* KBENCH_TEST_SPLIT applies */
 } call_arg;
 
 static kb_status traced_call(void *arg, cudaStream_t s, kb_err *e)
 {
     const call_arg *a = arg;
-    KB_TRY(a->c->impl->run(&a->c->p, a->t, a->state, s, e));
-    return a->split ? kb_test_split_noop(s, e) : KB_OK;
+    return a->c->impl->run(&a->c->p, a->t, a->state, s, e);
 }
 
 static struct kb_kernel_checker *checker(kb_session *s)
@@ -103,7 +101,7 @@ kb_outcome kb_kernel_check(kb_session *s, const kb_case *c, void *state, const k
     kb_err e = {{0}};
     kb_kernel_trace *tr = malloc(sizeof *tr);
     if (!tr) return skipped(r, "out of host memory", oc);
-    call_arg a = {c, t, state, kb_knob_applies(s->knobs.split_backend, r->backend)};
+    call_arg a = {c, t, state};
     /* Same cache state as every timed run: L2 flushed just before. */
     cudaError_t ce = cudaMemsetAsync(s->flusher.buf, 0, s->flusher.bytes, s->stream);
     kb_status st = ce == cudaSuccess

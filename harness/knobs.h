@@ -48,6 +48,7 @@
 #define KB_KNOBS_H
 
 #include "buffers.h"
+#include "timing.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -93,6 +94,55 @@ const char *kb_perturb_name(kb_perturb k);
 int kb_perturb_applies(kb_perturb k, kb_bench_id b);
 /* Enqueue the damage on s (KB_ERR_UNSUPPORTED where it does not apply). */
 kb_status kb_perturb_output(const kb_knobs *k, kb_buffers *b, cudaStream_t s, kb_err *e);
+
+/* ---- the knobs as a decorator of a backend's kb_impl (knob_impl.c) ------
+ * The harness runs a case's impl for three uses and asks, for each, which
+ * impl to run; the knobs that apply to the case's series wrap the backend's
+ * impl in one whose run calls the real run, then adds the knob's effect:
+ *   KB_USE_CHECKED  the run whose output is checked: KBENCH_TEST_PERTURB
+ *   KB_USE_TIMED    the timed runs: KBENCH_TEST_SPLIT, KBENCH_TEST_EXTRA_BYTES,
+ *                   KBENCH_TEST_EXTRA_TIME (its pilot timed on open)
+ *   KB_USE_TRACED   the kernel check's traced call: KBENCH_TEST_SPLIT
+ * Where no knob applies (every real run) the result is the backend's own
+ * impl and state, untouched. The wrapper's other hooks: kernels forwards to
+ * the backend's (NULL where it has none); setup, describe and teardown are
+ * NULL (the harness calls the backend's on its own state). */
+typedef enum { KB_USE_CHECKED, KB_USE_TIMED, KB_USE_TRACED } kb_impl_use;
+
+/* The case's own timer, for KBENCH_TEST_EXTRA_TIME's pilot (KB_USE_TIMED). */
+typedef struct {
+    const kb_timing_opts *o;
+    kb_flusher *flusher;
+    cudaStream_t stream;
+    const char *case_name; /* in the pilot's messages */
+} kb_knob_timer;
+
+/* Run impl->run(p, t, state, ...). The struct points into itself: open it
+ * where it is used, never copy it. */
+typedef struct {
+    const kb_impl *impl;
+    void *state;
+    /* the decorator's own */
+    kb_impl deco;
+    const kb_impl *inner;
+    void *inner_state;
+    const kb_knobs *k;
+    kb_buffers *b;
+    int perturb, split;
+    void *extra; /* KBENCH_TEST_EXTRA_BYTES scratch, else NULL */
+    size_t extra_bytes;
+    uint64_t spin_ns; /* KBENCH_TEST_EXTRA_TIME hold, else 0 */
+} kb_knobbed;
+
+/* series: the result's backend ("tuned:wide" matches the knob "tuned");
+ * b: the case's buffers (the perturbation damages them; the byte model is
+ * b->p's); timer: KB_USE_TIMED only (else NULL). KB_ERR_UNSUPPORTED: the
+ * perturbation does not apply to the benchmark (the case SKIPs, e says
+ * why). */
+kb_status kb_knobbed_open(const kb_knobs *k, kb_impl_use use, const kb_impl *inner,
+                          void *inner_state, kb_buffers *b, const char *series,
+                          const kb_knob_timer *timer, kb_knobbed *w, kb_err *e);
+void kb_knobbed_close(kb_knobbed *w);
 
 /* Enqueue on s one empty kernel (KBENCH_TEST_SPLIT). */
 kb_status kb_test_split_noop(cudaStream_t s, kb_err *e);

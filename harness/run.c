@@ -195,24 +195,16 @@ kb_status kb_session_finish(kb_session *s, kb_err *e)
 
 /* ---- one case -------------------------------------------------------------- */
 typedef struct {
-    const kb_impl *impl;
+    const kb_impl *impl; /* the case's, or the knobs' wrapper of it (knobs.h) */
     const kb_problem *p;
     const kb_tensors *t;
     void *state;
-    void *extra;        /* KBENCH_TEST_EXTRA_BYTES scratch, else NULL */
-    size_t extra_bytes;
-    uint64_t spin_ns;   /* KBENCH_TEST_EXTRA_TIME hold, else 0 */
-    int split;          /* KBENCH_TEST_SPLIT: one more (empty) kernel per run */
 } timed_arg;
 
 static kb_status timed_run(void *arg, cudaStream_t st, kb_err *e)
 {
     timed_arg *a = (timed_arg *)arg;
-    KB_TRY(a->impl->run(a->p, a->t, a->state, st, e));
-    if (a->split) KB_TRY(kb_test_split_noop(st, e));
-    if (a->extra) KB_CUDA(e, cudaMemsetAsync(a->extra, 0, a->extra_bytes, st));
-    KB_TRY(kb_spin_ns(a->spin_ns, st, e));
-    return KB_OK;
+    return a->impl->run(a->p, a->t, a->state, st, e);
 }
 
 static kb_tol case_tolerance(const kb_session *s, kb_dtype d)
@@ -308,42 +300,18 @@ static void record_timing(kb_session *s, const kb_problem *p, const kb_timing *t
 static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg, kb_result *r,
                                  kb_err *e);
 
-/* KBENCH_TEST_EXTRA_TIME: the hold is a fraction of the backend's own time,
- * so that time is measured first, by the same timer the case is judged with
- * (same L2 flush, same back-to-back launch), on the backend alone (no extra
- * bytes), 20 samples. */
-static kb_status extra_time_ns(kb_session *s, const timed_arg *arg, const char *case_name,
-                               uint64_t *ns, kb_err *e)
-{
-    timed_arg bare = *arg;
-    bare.extra = NULL;
-    bare.extra_bytes = 0;
-    bare.spin_ns = 0;
-    kb_timing_opts o = s->timing;
-    o.warmup = 3;
-    o.min_samples = o.max_samples = 20;
-    o.min_ms = 0;
-    kb_timing t;
-    kb_err inner = {{0}};
-    kb_status st = kb_time_fn(timed_run, &bare, &o, &s->flusher, s->stream, &t, &inner);
-    if (st != KB_OK)
-        return KB_FAIL(e, st, "%s: KBENCH_TEST_EXTRA_TIME: pilot timing failed: %s", case_name,
-                       kb_err_text(&inner));
-    if (!(t.median_ms > 0))
-        return KB_FAIL(e, KB_ERR_CUDA, "%s: KBENCH_TEST_EXTRA_TIME: pilot median is %g ms",
-                       case_name, t.median_ms);
-    *ns = (uint64_t)(s->knobs.slow_fraction * t.median_ms * 1e6 + 0.5);
-    /* Test-only knob: say what it did, so a measurement can be checked. */
-    fprintf(stderr, "%s: KBENCH_TEST_EXTRA_TIME: pilot median %.4f ms, hold %llu ns per run\n",
-            case_name, t.median_ms, (unsigned long long)*ns);
-    return KB_OK;
-}
-
 /* The kernel check (kernel_check.h), its wall time a phase of its own. */
-static kb_outcome kernel_check(kb_session *s, const kb_case *c, void *state, const kb_buffers *b,
-                               kb_outcome oc, kb_result *r)
+static kb_outcome kernel_check(kb_session *s, const kb_case *c, void *state, kb_buffers *b,
+                               kb_outcome oc, kb_result *r, kb_err *e)
 {
-    oc = kb_kernel_check(s, c, state, &b->t, oc, r);
+    kb_knobbed traced;
+    if (kb_knobbed_open(&s->knobs, KB_USE_TRACED, c->impl, state, b, r->backend, NULL, &traced,
+                        e) != KB_OK)
+        return KB_CASE_FAIL;
+    kb_case as_run = *c;
+    as_run.impl = traced.impl;
+    oc = kb_kernel_check(s, &as_run, traced.state, &b->t, oc, r);
+    kb_knobbed_close(&traced);
     s->phases.kernels = (1e3 * kb_mono_s());
     return oc;
 }
@@ -351,17 +319,14 @@ static kb_outcome kernel_check(kb_session *s, const kb_case *c, void *state, con
 static kb_outcome run_buffers(kb_session *s, const kb_case *c, const char *case_name, void *state,
                               kb_buffers *b, kb_result *r, kb_err *e)
 {
-    const int perturbed = s->knobs.perturb && kb_knob_applies(s->knobs.perturb_backend, r->backend);
-    if (perturbed && !kb_perturb_applies(s->knobs.perturb, c->p.bench)) {
-        snprintf(r->message, sizeof r->message, "KBENCH_TEST_PERTURB: %s does not apply to %s",
-                 kb_perturb_name(s->knobs.perturb), r->benchmark);
-        return KB_CASE_SKIP;
-    }
-    kb_status st = kb_buffers_prepare(b, KB_SEED, s->stream, e);
+    kb_knobbed checked; /* the test knobs (knobs.h); off: the case's own impl */
+    kb_status st = kb_knobbed_open(&s->knobs, KB_USE_CHECKED, c->impl, state, b, r->backend, NULL,
+                                   &checked, e);
+    if (st == KB_ERR_UNSUPPORTED) return KB_CASE_SKIP;
+    if (st == KB_OK) st = kb_buffers_prepare(b, KB_SEED, s->stream, e);
     if (st == KB_OK) st = kb_buffers_poison(b, s->stream, e);
-    if (st == KB_OK) st = c->impl->run(&c->p, &b->t, state, s->stream, e);
-    if (st == KB_OK && perturbed)
-        st = kb_perturb_output(&s->knobs, b, s->stream, e);
+    if (st == KB_OK) st = checked.impl->run(&c->p, &b->t, checked.state, s->stream, e);
+    kb_knobbed_close(&checked);
     if (st == KB_OK) {
         cudaError_t rc = cudaStreamSynchronize(s->stream);
         if (rc != cudaSuccess)
@@ -391,25 +356,18 @@ static kb_outcome run_buffers(kb_session *s, const kb_case *c, const char *case_
     s->phases.check = (1e3 * kb_mono_s());
     /* An input kind tests numerics; its speed is the randn case's. */
     if (s->o->no_timing || c->inputs != KB_INPUTS_RANDN)
-        return kernel_check(s, c, state, b, KB_CASE_PASS, r);
+        return kernel_check(s, c, state, b, KB_CASE_PASS, r, e);
 
-    timed_arg arg = {c->impl, &c->p, &b->t, state, NULL, 0, 0,
-                     kb_knob_applies(s->knobs.split_backend, r->backend)};
-    if (s->knobs.slow_fraction > 0 && kb_knob_applies(s->knobs.slow_backend, r->backend) &&
-        extra_time_ns(s, &arg, case_name, &arg.spin_ns, e) != KB_OK)
+    kb_knobbed timed;
+    const kb_knob_timer timer = {&s->timing, &s->flusher, s->stream, case_name};
+    if (kb_knobbed_open(&s->knobs, KB_USE_TIMED, c->impl, state, b, r->backend, &timer, &timed,
+                        e) != KB_OK)
         return KB_CASE_FAIL;
-    if (s->knobs.extra_fraction > 0 && kb_knob_applies(s->knobs.extra_backend, r->backend)) {
-        arg.extra_bytes = (size_t)(s->knobs.extra_fraction * kb_bytes_moved(&c->p));
-        if (cudaMalloc(&arg.extra, arg.extra_bytes) != cudaSuccess) {
-            KB_FAIL(e, KB_ERR_CUDA, "KBENCH_TEST_EXTRA_BYTES: cannot allocate %zu bytes",
-                    arg.extra_bytes);
-            return KB_CASE_FAIL;
-        }
-    }
+    timed_arg arg = {timed.impl, &c->p, &b->t, timed.state};
     kb_outcome oc = time_and_judge(s, c, &arg, r, e);
     s->phases.timing = (1e3 * kb_mono_s());
-    cudaFree(arg.extra);
-    return kernel_check(s, c, state, b, oc, r);
+    kb_knobbed_close(&timed);
+    return kernel_check(s, c, state, b, oc, r, e);
 }
 
 static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg, kb_result *r,
