@@ -1,0 +1,162 @@
+/* GeGLU / SwiGLU forward and backward, fused backend: Liger-Kernel's
+ * _geglu_tanh_forward_kernel / _swiglu_forward_kernel (and their backward
+ * kernels) as hand-written CUDA C. One kernel per call.
+ *
+ * Strategy (Liger's): one program (CTA) per row, grid = M (rows are
+ * grid-strided past 2^31 - 1); the launch parameters come from the row
+ * width only (calculate_settings: BLOCK = next power of two of H capped at
+ * 65536, 4 warps, 8 from BLOCK 2048, 16 from 8192, 32 from 32768), so one
+ * compiled kernel serves every shape without recompiling. The CTA walks its
+ * row in chunks of BLOCK (Liger loads the whole row as one masked block and
+ * stops at 65536; we loop instead, so any H works); a thread takes
+ * consecutive 16-byte vectors of each chunk when every row start is 16-byte
+ * aligned (H * sizeof(T) % 16 == 0, ld_in likewise, aligned pointers: what
+ * Triton's divisibility specialisation vectorises), scalars otherwise. Math
+ * as Liger's: fp32, 0.5 x (1 + tanh(u)) with tanhf and x * sigmoid(x) with
+ * expf (glu_math.cuh, torch_*). Backward recomputes act(gate) from gate
+ * (Liger: "recomputation to save memory") and writes dgate, dup (Liger writes
+ * them over its inputs; here into out = [2, M, H]).
+ * Limits: any M, H >= 1, ld_in >= H, 64-bit offsets. */
+#include "glu_math.cuh"
+
+namespace {
+
+#define FUSED_MAX_BLOCK 65536
+#define FUSED_MAX_GRID 2147483647LL
+
+struct settings {
+    int64_t block;
+    int threads;
+};
+
+/* Liger's calculate_settings. */
+static settings settings_of(int64_t H)
+{
+    settings c;
+    c.block = 1;
+    while (c.block < H && c.block < FUSED_MAX_BLOCK) c.block <<= 1;
+    const int warps = c.block >= 32768 ? 32 : c.block >= 8192 ? 16 : c.block >= 2048 ? 8 : 4;
+    c.threads = warps * 32;
+    return c;
+}
+
+template <typename T, int W> __device__ __forceinline__ void ld(const T *p, float (&f)[W])
+{
+    if constexpr (W == 1) {
+        f[0] = kb_to_float(*p);
+    } else {
+        const kb_vec<T> v = kb_load_vec(p);
+#pragma unroll
+        for (int i = 0; i < W; i++) f[i] = kb_to_float(v.v[i]);
+    }
+}
+
+template <typename T, int W> __device__ __forceinline__ void st(T *p, const float (&f)[W])
+{
+    if constexpr (W == 1) {
+        *p = kb_from_float<T>(f[0]);
+    } else {
+        kb_vec<T> v;
+#pragma unroll
+        for (int i = 0; i < W; i++) v.v[i] = kb_from_float<T>(f[i]);
+        kb_store_vec(p, v);
+    }
+}
+
+/* One CTA per row; W elements per access (1 or a 16-byte vector). */
+template <typename T, int ACT, int W>
+__global__ void __launch_bounds__(1024)
+glu_fused_fwd(const T *__restrict__ g, const T *__restrict__ u, int64_t ldi, T *__restrict__ o,
+              int64_t M, int64_t H)
+{
+    for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
+        const T *gr = g + row * ldi, *ur = u + row * ldi;
+        T *orow = o + row * H;
+        for (int64_t col = (int64_t)threadIdx.x * W; col < H; col += (int64_t)blockDim.x * W) {
+            float a[W], b[W], y[W];
+            ld<T, W>(gr + col, a);
+            ld<T, W>(ur + col, b);
+#pragma unroll
+            for (int i = 0; i < W; i++) y[i] = glu_torch_act<ACT>(a[i]) * b[i];
+            st<T, W>(orow + col, y);
+        }
+    }
+}
+
+template <typename T, int ACT, int W>
+__global__ void __launch_bounds__(1024)
+glu_fused_bwd(const T *__restrict__ g, const T *__restrict__ u, const T *__restrict__ dy,
+              int64_t ldi, T *__restrict__ dg, T *__restrict__ du, int64_t M, int64_t H)
+{
+    for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
+        const int64_t ri = row * ldi, ro = row * H;
+        for (int64_t col = (int64_t)threadIdx.x * W; col < H; col += (int64_t)blockDim.x * W) {
+            float a[W], b[W], d[W], y0[W], y1[W];
+            ld<T, W>(g + ri + col, a);
+            ld<T, W>(u + ri + col, b);
+            ld<T, W>(dy + ri + col, d);
+#pragma unroll
+            for (int i = 0; i < W; i++) {
+                y0[i] = d[i] * b[i] * glu_torch_dact<ACT>(a[i]);
+                y1[i] = d[i] * glu_torch_act<ACT>(a[i]);
+            }
+            st<T, W>(dg + ro + col, y0);
+            st<T, W>(du + ro + col, y1);
+        }
+    }
+}
+
+static bool al16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+/* Every row start of every pointer 16-byte aligned: rows of the vector
+ * kernels. */
+template <typename T>
+static bool rows_aligned(int64_t ldi, int64_t H, std::initializer_list<const void *> ps)
+{
+    if ((ldi * (int64_t)sizeof(T)) % 16 || (H * (int64_t)sizeof(T)) % 16) return false;
+    for (const void *p : ps)
+        if (!al16(p)) return false;
+    return true;
+}
+
+static unsigned grid_of(int64_t M) { return (unsigned)(M < FUSED_MAX_GRID ? M : FUSED_MAX_GRID); }
+
+} /* namespace */
+
+extern "C" kb_status kb_glu_fused_fwd(kb_dtype dt, kb_glu_act act, const void *gate,
+                                      const void *up, int64_t ld_in, void *out, int64_t M,
+                                      int64_t H, cudaStream_t s, kb_err *e)
+{
+    static const char who[] = "fused glu forward";
+    KB_TRY(glu_check(who, dt, act, ld_in, M, H, e));
+    const settings c = settings_of(H);
+    KB_DISPATCH(dt, T, KB_ACT_DISPATCH(act, A, {
+        constexpr int V = kb_vec<T>::n;
+        const T *g = (const T *)gate, *u = (const T *)up;
+        T *o = (T *)out;
+        if (rows_aligned<T>(ld_in, H, {gate, up, out}))
+            glu_fused_fwd<T, A, V><<<grid_of(M), c.threads, 0, s>>>(g, u, ld_in, o, M, H);
+        else
+            glu_fused_fwd<T, A, 1><<<grid_of(M), c.threads, 0, s>>>(g, u, ld_in, o, M, H);
+    }));
+    return glu_launched(who, M, H, e);
+}
+
+extern "C" kb_status kb_glu_fused_bwd(kb_dtype dt, kb_glu_act act, const void *gate,
+                                      const void *up, const void *dy, int64_t ld_in, void *dgate,
+                                      void *dup, int64_t M, int64_t H, cudaStream_t s, kb_err *e)
+{
+    static const char who[] = "fused glu backward";
+    KB_TRY(glu_check(who, dt, act, ld_in, M, H, e));
+    const settings c = settings_of(H);
+    KB_DISPATCH(dt, T, KB_ACT_DISPATCH(act, A, {
+        constexpr int V = kb_vec<T>::n;
+        const T *g = (const T *)gate, *u = (const T *)up, *d = (const T *)dy;
+        T *dg = (T *)dgate, *du = (T *)dup;
+        if (rows_aligned<T>(ld_in, H, {gate, up, dy, dgate, dup}))
+            glu_fused_bwd<T, A, V><<<grid_of(M), c.threads, 0, s>>>(g, u, d, ld_in, dg, du, M, H);
+        else
+            glu_fused_bwd<T, A, 1><<<grid_of(M), c.threads, 0, s>>>(g, u, d, ld_in, dg, du, M, H);
+    }));
+    return glu_launched(who, M, H, e);
+}
