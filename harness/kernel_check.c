@@ -93,7 +93,7 @@ static kb_outcome skipped(kb_result *r, const char *why, kb_outcome oc)
 kb_outcome kb_kernel_check(kb_session *s, const kb_case *c, void *state, const kb_tensors *t,
                            kb_outcome oc, kb_result *r)
 {
-    if (strcmp(r->accuracy, "PASS") != 0) return oc;
+    if (r->accuracy != KB_ACC_PASS) return oc;
     struct kb_kernel_checker *k = checker(s);
     if (!k) return skipped(r, "out of host memory", oc);
     if (!k->tracer) return skipped(r, k->why, oc);
@@ -172,7 +172,7 @@ kb_status kb_baseline_record_kernels(const char *path, const kb_results *res, si
                      "(--update-baseline)", path);
     for (size_t i = 0; st == KB_OK && i < res->n; i++) {
         const kb_result *r = &res->v[i];
-        if (strcmp(r->accuracy, "PASS") != 0 || r->kernels <= 0) continue;
+        if (r->accuracy != KB_ACC_PASS || r->kernels <= 0) continue;
         const kb_baseline_row *was =
             kb_baseline_find(&b, r->benchmark, r->backend, r->dtype, r->M, r->N);
         if (!was) {

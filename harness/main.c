@@ -73,8 +73,8 @@ static void report_case(run_state *rs, const kb_result *r, kb_outcome oc)
     if (oc == KB_CASE_FAIL) rs->failed++;
     else if (oc == KB_CASE_SKIP) rs->skipped++;
     else rs->passed++;
-    if (oc == KB_CASE_PASS && strcmp(r->accuracy, "FAIL") == 0) rs->expected++;
-    if (oc == KB_CASE_FAIL && strcmp(r->accuracy, "FAIL") == 0 &&
+    if (oc == KB_CASE_PASS && r->accuracy == KB_ACC_FAIL) rs->expected++;
+    if (oc == KB_CASE_FAIL && r->accuracy == KB_ACC_FAIL &&
         rs->s->o->exit_on_accuracy_failure)
         rs->stop = 1;
 }

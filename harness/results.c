@@ -15,7 +15,7 @@
 
 #include "csvio.h"
 
-typedef enum { T_STR, T_I64, T_INT, T_DBL } col_type;
+typedef enum { T_STR, T_I64, T_INT, T_DBL, T_ACC } col_type;
 typedef struct {
     const char *name;
     col_type type;
@@ -27,13 +27,14 @@ typedef struct {
 #define I64(f) {#f, T_I64, offsetof(kb_result, f), 0}
 #define INT(f) {#f, T_INT, offsetof(kb_result, f), 0}
 #define DBL(f) {#f, T_DBL, offsetof(kb_result, f), 0}
+#define ACC(f) {#f, T_ACC, offsetof(kb_result, f), 0}
 
 /* CSV order as documented in results.h; the first NREQUIRED must be in any
  * CSV we read; "message" is JSON-only (read from a CSV if present). */
 static const col cols[] = {
     STR(benchmark), STR(backend),  STR(dtype),    I64(M),       I64(N),
     DBL(median_ms), DBL(min_ms),   DBL(max_ms),   DBL(noise),   DBL(gbps),
-    DBL(sol_gbps),  DBL(sol_pct),  INT(samples),  STR(accuracy), I64(mismatches),
+    DBL(sol_gbps),  DBL(sol_pct),  INT(samples),  ACC(accuracy), I64(mismatches),
     DBL(max_err),   DBL(baseline_gbps), STR(verdict), STR(gpu),  STR(config),
     STR(date),      STR(version),  STR(env),     INT(kernels), STR(kernel_names),
     STR(kernel_us), DBL(sol_read_gbps), DBL(sol_write_gbps), DBL(mix_sol_gbps),
@@ -45,6 +46,23 @@ static const col cols[] = {
 
 #define AT(x, c, T) ((T *)((char *)(x) + (c)->off))
 #define CAT(x, c, T) ((const T *)((const char *)(x) + (c)->off))
+
+static const char *const acc_names[KB_NUM_ACC] = {"", "PASS", "FAIL", "SKIP"};
+
+const char *kb_acc_name(kb_acc a)
+{
+    return (unsigned)a < KB_NUM_ACC ? acc_names[a] : "?";
+}
+
+kb_status kb_acc_parse(const char *s, kb_acc *a, kb_err *e)
+{
+    for (int i = 0; i < KB_NUM_ACC; i++)
+        if (strcmp(s, acc_names[i]) == 0) {
+            *a = (kb_acc)i;
+            return KB_OK;
+        }
+    return KB_FAIL(e, KB_ERR_PARSE, "'%.40s' is not an accuracy (PASS, FAIL, SKIP or empty)", s);
+}
 
 void kb_results_init(kb_results *r)
 {
@@ -79,6 +97,7 @@ static void value_text(const kb_result *x, const col *c, char *buf, size_t len, 
     buf[0] = '\0';
     switch (c->type) {
     case T_STR: *str = CAT(x, c, char); break;
+    case T_ACC: *str = kb_acc_name(*CAT(x, c, kb_acc)); break;
     case T_I64: {
         int64_t v = *CAT(x, c, int64_t);
         if (v >= 0) snprintf(buf, len, "%lld", (long long)v);
@@ -260,6 +279,13 @@ static kb_status parse_value(const read_ctx *c, const col *k, int key, const cha
         }
         return KB_OK;
     }
+    case T_ACC: {
+        kb_err why;
+        if (kb_acc_parse(s, AT(x, k, kb_acc), &why) != KB_OK)
+            return KB_FAIL(e, KB_ERR_PARSE, "%s:%ld: column '%s': %s", c->path, line, k->name,
+                           why.msg);
+        return KB_OK;
+    }
     case T_DBL: {
         double v = NAN;
         /* Peers' scripts may spell a missing value "nan" (numpy, pandas). */
@@ -323,9 +349,9 @@ void kb_result_print(FILE *f, const kb_result *x)
     if (isfinite(x->sol_pct)) fprintf(f, "  %.1f%% SOL", x->sol_pct);
     if (isfinite(x->mix_sol_pct) && x->mix_sol_pct > 0)
         fprintf(f, " (%.1f%% mix SOL)", x->mix_sol_pct);
-    if (x->accuracy[0]) {
-        fprintf(f, "  accuracy %s", x->accuracy);
-        if (strcmp(x->accuracy, "FAIL") == 0 && x->mismatches >= 0) {
+    if (x->accuracy != KB_ACC_NONE) {
+        fprintf(f, "  accuracy %s", kb_acc_name(x->accuracy));
+        if (x->accuracy == KB_ACC_FAIL && x->mismatches >= 0) {
             fprintf(f, " (%lld mismatches", (long long)x->mismatches);
             if (isfinite(x->max_err)) fprintf(f, ", max_err %.3g", x->max_err);
             fputc(')', f);

@@ -29,6 +29,13 @@
 extern "C" {
 #endif
 
+/* A result's accuracy state; in files its text is kb_acc_name's (PASS FAIL
+ * SKIP, empty when not checked: a peer's row may leave it so). */
+typedef enum { KB_ACC_NONE = 0, KB_ACC_PASS, KB_ACC_FAIL, KB_ACC_SKIP, KB_NUM_ACC } kb_acc;
+const char *kb_acc_name(kb_acc a);
+/* "", "PASS", "FAIL", "SKIP"; anything else is KB_ERR_PARSE. */
+kb_status kb_acc_parse(const char *s, kb_acc *a, kb_err *e);
+
 typedef struct {
     char benchmark[48];
     char backend[48];
@@ -38,7 +45,7 @@ typedef struct {
     double q1_ms, q3_ms;  /* quartiles of the samples (for baselines; not in the CSV) */
     double gbps, sol_gbps, sol_pct;
     int samples;
-    char accuracy[8];     /* PASS FAIL SKIP */
+    kb_acc accuracy;
     int64_t mismatches;
     double max_err;       /* worst |out-gold| / (atol + rtol|gold|) */
     double baseline_gbps; /* NaN: no baseline row */

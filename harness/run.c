@@ -136,7 +136,7 @@ static kb_status update_baseline(kb_session *s, kb_err *e)
     size_t n = 0;
     for (size_t i = 0; st == KB_OK && i < s->results.n; i++) {
         const kb_result *r = &s->results.v[i];
-        if (strcmp(r->accuracy, "PASS") != 0 || !(r->gbps > 0)) continue;
+        if (r->accuracy != KB_ACC_PASS || !(r->gbps > 0)) continue;
         kb_baseline_row row;
         memset(&row, 0, sizeof row);
         snprintf(row.benchmark, sizeof row.benchmark, "%s", r->benchmark);
@@ -334,13 +334,13 @@ static kb_outcome run_buffers(kb_session *s, const kb_case *c, const char *case_
     }
     if (st != KB_OK) return KB_CASE_FAIL;
     if (kb_buffers_guards_broken(b, r->message, sizeof r->message, &st, e)) {
-        snprintf(r->accuracy, sizeof r->accuracy, "FAIL");
+        r->accuracy = KB_ACC_FAIL;
         return KB_CASE_FAIL;
     }
     if (st != KB_OK) return KB_CASE_FAIL;
     int ok = check_accuracy(s, b, r, e, &st);
     if (st != KB_OK) return KB_CASE_FAIL;
-    snprintf(r->accuracy, sizeof r->accuracy, "%s", ok ? "PASS" : "FAIL");
+    r->accuracy = ok ? KB_ACC_PASS : KB_ACC_FAIL;
     const char *deviation = kb_case_known_deviation(c);
     if (!ok && deviation) { /* still a failure, but one the registry expects */
         char first[sizeof r->message];
@@ -420,7 +420,7 @@ kb_outcome kb_run_case(kb_session *s, const kb_case *c, const kb_custom_config *
     snprintf(r->version, sizeof r->version, "%s", KB_VERSION);
     snprintf(r->env, sizeof r->env, "%s", s->env_text);
     iso_now(r->date, sizeof r->date);
-    snprintf(r->accuracy, sizeof r->accuracy, "SKIP");
+    r->accuracy = KB_ACC_SKIP;
 
     /* The whole GPU part of the case holds the GPU lock: another process's
      * accuracy run or allocation would disturb this timing as much as its
@@ -429,7 +429,7 @@ kb_outcome kb_run_case(kb_session *s, const kb_case *c, const kb_custom_config *
     memset(ph, 0, sizeof *ph);
     const double t0 = (1e3 * kb_mono_s());
     if (kb_gpu_lock_acquire(&s->lock, s->lock_path, name, stdout, &e) != KB_OK) {
-        snprintf(r->accuracy, sizeof r->accuracy, "FAIL");
+        r->accuracy = KB_ACC_FAIL;
         return finish(KB_CASE_FAIL, s, r, &e);
     }
     ph->lock = (1e3 * kb_mono_s());
@@ -467,7 +467,7 @@ static kb_outcome run_locked(kb_session *s, const kb_case *c, const kb_custom_co
         return KB_CASE_SKIP;
     }
     if (st != KB_OK) {
-        snprintf(r->accuracy, sizeof r->accuracy, "FAIL");
+        r->accuracy = KB_ACC_FAIL;
         *ep = e;
         return KB_CASE_FAIL;
     }
@@ -489,8 +489,8 @@ static kb_outcome run_locked(kb_session *s, const kb_case *c, const kb_custom_co
         oc = KB_CASE_FAIL;
     else
         oc = run_buffers(s, c, name, state, &b, r, &e);
-    if (oc == KB_CASE_FAIL && strcmp(r->accuracy, "SKIP") == 0)
-        snprintf(r->accuracy, sizeof r->accuracy, "FAIL");
+    if (oc == KB_CASE_FAIL && r->accuracy == KB_ACC_SKIP)
+        r->accuracy = KB_ACC_FAIL;
     kb_buffers_free(&b);
     if (c->impl->teardown) c->impl->teardown(state);
     /* A failed launch can leave a sticky error; surface it here, not in the

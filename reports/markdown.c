@@ -28,7 +28,7 @@ static const char *num(char *b, size_t n, const char *fmt, double v)
     return b;
 }
 
-static int is_fail(const kb_result *x) { return strcmp(x->accuracy, "FAIL") == 0; }
+static int is_fail(const kb_result *x) { return x->accuracy == KB_ACC_FAIL; }
 
 /* Tables longer than a screen are folded, so a PR comment or job summary
  * shows the verdicts and the speedup matrix without scrolling past them. */
@@ -499,8 +499,10 @@ static void write_accuracy(FILE *f, const kb_report_model *m, const counts *c)
         fprintf(f, " | ");
         if (x->message[0]) md_text(f, x->message);
         else if (strncmp(x->config, "inputs=", 7) == 0)
-            fprintf(f, "accuracy %s; an input-kind case is not timed", x->accuracy);
-        else fprintf(f, "%s (no reason in the input)", x->accuracy[0] ? x->accuracy : "not timed");
+            fprintf(f, "accuracy %s; an input-kind case is not timed", kb_acc_name(x->accuracy));
+        else
+            fprintf(f, "%s (no reason in the input)",
+                    x->accuracy != KB_ACC_NONE ? kb_acc_name(x->accuracy) : "not timed");
         fprintf(f, " |\n");
     }
     fprintf(f, "\n");

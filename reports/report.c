@@ -448,8 +448,8 @@ void kb_report_cell_get(const kb_report_model *m, const char *bench, const char 
         if (strcmp(x->benchmark, bench) != 0 || strcmp(x->dtype, dtype) != 0 ||
             strcmp(x->backend, backend) != 0)
             continue;
-        if (strcmp(x->accuracy, "FAIL") == 0) c->fails++;
-        if (strcmp(x->accuracy, "SKIP") == 0) c->skips++;
+        if (x->accuracy == KB_ACC_FAIL) c->fails++;
+        if (x->accuracy == KB_ACC_SKIP) c->skips++;
         if (!kb_report_timed(x)) continue;
         c->points++;
         if (isfinite(x->gbps) && x->gbps > 0) {
@@ -578,9 +578,9 @@ kb_status kb_report_generate(const kb_results *r, const kb_report_opts *o, kb_er
             const size_t kn = inputs_of(x, &k);
             snprintf(kind, sizeof kind, "%.*s", (int)kn, k);
             /* a library's known deviation fails as expected (harness/registry.c) */
-            if (strcmp(x->accuracy, "FAIL") == 0 && kb_known_deviation(x->benchmark, x->backend, kind))
+            if (x->accuracy == KB_ACC_FAIL && kb_known_deviation(x->benchmark, x->backend, kind))
                 continue;
-            if (strcmp(x->accuracy, "FAIL") == 0 ||
+            if (x->accuracy == KB_ACC_FAIL ||
                 (j[i].verdict && (strcmp(j[i].verdict, "SLOWER") == 0 ||
                                   strcmp(j[i].verdict, "FUSION_CHANGED") == 0)))
                 ++*o->regressions;

@@ -197,7 +197,7 @@ static kb_result mkres(const char *backend, int64_t N, int kernels, const char *
     snprintf(x.dtype, sizeof x.dtype, "bf16");
     x.M = 32768;
     x.N = N;
-    snprintf(x.accuracy, sizeof x.accuracy, "PASS");
+    x.accuracy = KB_ACC_PASS;
     x.kernels = kernels;
     snprintf(x.kernel_names, sizeof x.kernel_names, "%s", names);
     return x;

@@ -31,7 +31,7 @@ static kb_result mk(const char *bench, const char *backend, const char *dtype, i
     x.max_err = x.baseline_gbps = NAN;
     x.sol_read_gbps = x.sol_write_gbps = x.mix_sol_gbps = x.mix_sol_pct = NAN;
     x.mismatches = -1;
-    snprintf(x.accuracy, sizeof x.accuracy, "%s", isnan(ms) ? "SKIP" : "PASS");
+    x.accuracy = isnan(ms) ? KB_ACC_SKIP : KB_ACC_PASS;
     return x;
 }
 
@@ -483,13 +483,13 @@ START_TEST(test_no_baseline_rows_are_judged)
     /* A library's known deviation failing accuracy is no regression; any
      * other accuracy failure is. */
     kb_result dev = mk("layernorm_forward", "cudnn", "bf16", 4096, 1000, NAN);
-    snprintf(dev.accuracy, sizeof dev.accuracy, "FAIL");
+    dev.accuracy = KB_ACC_FAIL;
     snprintf(dev.config, sizeof dev.config, "inputs=constant cuDNN");
     push(&r, dev);
     ck_assert_int_eq(kb_report_generate(&r, &o, &e), KB_OK);
     ck_assert_int_eq(nreg, 1);
     kb_result bad = mk("layernorm_forward", "cudnn", "bf16", 4096, 1000, NAN);
-    snprintf(bad.accuracy, sizeof bad.accuracy, "FAIL");
+    bad.accuracy = KB_ACC_FAIL;
     snprintf(bad.config, sizeof bad.config, "inputs=small cuDNN");
     push(&r, bad);
     ck_assert_int_eq(kb_report_generate(&r, &o, &e), KB_OK);
@@ -530,7 +530,7 @@ START_TEST(test_verdict_column_wins)
         }
         if (strcmp(x->benchmark, "layernorm_backward") == 0 && strcmp(x->backend, "tuned") == 0)
             ck_assert_str_eq(j[i].verdict, "SLOWER");
-        if (strcmp(x->accuracy, "SKIP") == 0) ck_assert_ptr_null(j[i].verdict);
+        if (x->accuracy == KB_ACC_SKIP) ck_assert_ptr_null(j[i].verdict);
     }
     free(j);
     kb_baseline_free(&bl);

@@ -29,7 +29,7 @@ static kb_result mkres(void)
     x.sol_gbps = 4274.0;
     x.sol_pct = 50.9;
     x.samples = 57;
-    snprintf(x.accuracy, sizeof x.accuracy, "PASS");
+    x.accuracy = KB_ACC_PASS;
     x.mismatches = 0;
     x.max_err = 0.25;
     x.baseline_gbps = 2180.0;
@@ -62,7 +62,7 @@ static kb_result mkskip(void)
     x.gbps = x.sol_gbps = x.sol_pct = x.max_err = x.baseline_gbps = NAN;
     x.sol_read_gbps = x.sol_write_gbps = x.mix_sol_gbps = x.mix_sol_pct = NAN;
     x.mismatches = -1;
-    snprintf(x.accuracy, sizeof x.accuracy, "SKIP");
+    x.accuracy = KB_ACC_SKIP;
     snprintf(x.config, sizeof x.config, "threads=256,\ncluster=4");
     snprintf(x.message, sizeof x.message, "needs \"smem\"\t> limit");
     return x;
@@ -93,7 +93,7 @@ static void same_result(const kb_result *g, const kb_result *w)
     same_double(g->mix_sol_gbps, w->mix_sol_gbps);
     same_double(g->mix_sol_pct, w->mix_sol_pct);
     ck_assert_int_eq(g->samples, w->samples);
-    ck_assert_str_eq(g->accuracy, w->accuracy);
+    ck_assert_int_eq(g->accuracy, w->accuracy);
     ck_assert_int_eq(g->mismatches, w->mismatches);
     same_double(g->max_err, w->max_err);
     same_double(g->baseline_gbps, w->baseline_gbps);
@@ -236,7 +236,7 @@ START_TEST(read_peer_minimal)
     ck_assert_float_nan(r.v[0].baseline_gbps);
     ck_assert_int_eq(r.v[0].samples, 0);
     ck_assert_int_eq(r.v[0].mismatches, -1);
-    ck_assert_str_eq(r.v[0].accuracy, "");
+    ck_assert_int_eq(r.v[0].accuracy, KB_ACC_NONE);
     ck_assert_float_nan(r.v[1].median_ms); /* empty */
     ck_assert_float_nan(r.v[2].median_ms); /* "nan" */
     ck_assert_int_eq(r.v[2].N, 1024);
@@ -279,6 +279,49 @@ START_TEST(read_errors)
     ck_assert_msg(strstr(e.msg, "x.csv:2:"), "%s", e.msg);
     ck_assert_uint_eq(r.n, 1);
 
+    kb_results_free(&r);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+/* Accuracy is an enum inside; its file text is exactly PASS FAIL SKIP or
+ * empty, both ways, and anything else in a CSV is an error naming the place. */
+START_TEST(accuracy_state_text)
+{
+    const char *const text[] = {"", "PASS", "FAIL", "SKIP"};
+    for (int a = 0; a < KB_NUM_ACC; a++) {
+        ck_assert_str_eq(kb_acc_name((kb_acc)a), text[a]);
+        kb_acc back = KB_NUM_ACC;
+        kb_err e;
+        ck_assert_int_eq(kb_acc_parse(text[a], &back, &e), KB_OK);
+        ck_assert_int_eq(back, a);
+    }
+    ck_assert_int_eq(KB_ACC_NONE, 0); /* a zeroed result is "not checked" */
+    kb_acc back;
+    kb_err e;
+    ck_assert_int_eq(kb_acc_parse("pass", &back, &e), KB_ERR_PARSE);
+    ck_assert_int_eq(kb_acc_parse("PASSED", &back, &e), KB_ERR_PARSE);
+
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/acc.csv", dir);
+    kbt_write(path, "benchmark,backend,dtype,M,N,median_ms,accuracy\n"
+                    "softmax_forward,liger,bf16,1,2,3,SKIP\nsoftmax_forward,liger,bf16,1,4,3,FAIL\n"
+                    "softmax_forward,liger,bf16,1,8,3,\n");
+    kb_results r;
+    kb_results_init(&r);
+    ck_assert_msg(kb_results_read_csv(path, &r, &e) == KB_OK, "%s", e.msg);
+    ck_assert_uint_eq(r.n, 3);
+    ck_assert_int_eq(r.v[0].accuracy, KB_ACC_SKIP);
+    ck_assert_int_eq(r.v[1].accuracy, KB_ACC_FAIL);
+    ck_assert_int_eq(r.v[2].accuracy, KB_ACC_NONE);
+    kbt_write(path, "benchmark,backend,dtype,M,N,median_ms,accuracy\n"
+                    "softmax_forward,liger,bf16,1,2,3,ok\n");
+    ck_assert_int_eq(kb_results_read_csv(path, &r, &e), KB_ERR_PARSE);
+    ck_assert_msg(strstr(e.msg, "acc.csv:2: column 'accuracy': 'ok' is not an accuracy (PASS, "
+                             "FAIL, SKIP or empty)"),
+                  "%s", e.msg);
+    ck_assert_uint_eq(r.n, 3); /* nothing appended */
     kb_results_free(&r);
     kbt_rm_rf(dir);
 }
@@ -443,7 +486,7 @@ START_TEST(print_line)
     free(s);
 
     x = mkres();
-    snprintf(x.accuracy, sizeof x.accuracy, "FAIL");
+    x.accuracy = KB_ACC_FAIL;
     x.mismatches = 12;
     x.max_err = 3.5;
     x.baseline_gbps = NAN;
@@ -470,6 +513,7 @@ Suite *kb_suite_results(void)
     tcase_add_test(t, json_output);
     tcase_add_test(t, read_peer_minimal);
     tcase_add_test(t, read_errors);
+    tcase_add_test(t, accuracy_state_text);
     tcase_add_test(t, write_failure_leaves_original);
     tcase_add_test(t, print_line);
     tcase_add_test(t, json_escapes_invalid_utf8);
