@@ -67,6 +67,19 @@ static void *take_guarded(kb_buffers *b, char **cur, size_t bytes, size_t elem, 
     return t;
 }
 
+kb_status kb_buffers_fit(const kb_problem *p, size_t need, size_t free_b, kb_err *e)
+{
+    /* Headroom for the reference's scratch, the L2 flush buffer and cuDNN. */
+    const size_t headroom = (size_t)1 << 30;
+    if (need > free_b || free_b - need < headroom)
+        return KB_FAIL(e, KB_ERR_DEVMEM,
+                       "%s %s %" PRId64 "x%" PRId64 " needs %.2f GB of device memory "
+                       "(+1 GB headroom), only %.2f GB free: skipped",
+                       kb_bench_info_get(p->bench)->name, kb_dtype_name(p->dtype), p->M, p->N,
+                       need / 1e9, free_b / 1e9);
+    return KB_OK;
+}
+
 kb_status kb_buffers_alloc(const kb_problem *p, size_t ws, kb_buffers *b, kb_err *e)
 {
     memset(b, 0, sizeof *b);
@@ -74,14 +87,7 @@ kb_status kb_buffers_alloc(const kb_problem *p, size_t ws, kb_buffers *b, kb_err
     const size_t need = kb_buffers_bytes(p, ws);
     size_t free_b = 0, total_b = 0;
     KB_CUDA(e, cudaMemGetInfo(&free_b, &total_b));
-    /* Headroom for the reference's scratch, the L2 flush buffer and cuDNN. */
-    const size_t headroom = (size_t)1 << 30;
-    if (need + headroom > free_b)
-        return KB_FAIL(e, KB_ERR_DEVMEM,
-                       "%s %s %" PRId64 "x%" PRId64 " needs %.2f GB of device memory "
-                       "(+1 GB headroom), only %.2f GB free: skipped",
-                       kb_bench_info_get(p->bench)->name, kb_dtype_name(p->dtype), p->M, p->N,
-                       need / 1e9, free_b / 1e9);
+    KB_TRY(kb_buffers_fit(p, need, free_b, e));
     cudaError_t rc = cudaMalloc(&b->block, need);
     if (rc == cudaErrorMemoryAllocation) {
         (void)cudaGetLastError();

@@ -32,7 +32,12 @@ void kb_buffers_layout(const kb_problem *p, size_t ws, kb_layout *out);
 
 /* Bytes kb_buffers_alloc would take for p with ws bytes of workspace. */
 size_t kb_buffers_bytes(const kb_problem *p, size_t ws);
-/* KB_ERR_NOMEM (with the sizes in the message) when it does not fit. */
+/* KB_ERR_DEVMEM (with the sizes in the message: the case SKIPs) when need
+ * bytes and 1 GB of headroom do not fit in free_b bytes of free device
+ * memory. Pure: the rule kb_buffers_alloc applies. */
+kb_status kb_buffers_fit(const kb_problem *p, size_t need, size_t free_b, kb_err *e);
+/* KB_ERR_DEVMEM (kb_buffers_fit's, or cudaMalloc's out of memory) when it
+ * does not fit; other CUDA failures are KB_ERR_CUDA. */
 kb_status kb_buffers_alloc(const kb_problem *p, size_t ws, kb_buffers *b, kb_err *e);
 void kb_buffers_free(kb_buffers *b);
 /* Number of elements / bytes of t.out for p. */

@@ -312,7 +312,7 @@ static kb_status gold_dw(const kb_problem *p, const kb_tensors *t, const float *
     double *part = NULL;
     cudaError_t rc = cudaMalloc((void **)&part, bytes);
     if (rc != cudaSuccess)
-        return KB_FAIL(e, rc == cudaErrorMemoryAllocation ? KB_ERR_NOMEM : KB_ERR_CUDA,
+        return KB_FAIL(e, rc == cudaErrorMemoryAllocation ? KB_ERR_DEVMEM : KB_ERR_CUDA,
                        "gpu reference dw %lldx%lld: cudaMalloc(%zu bytes of scratch): %s",
                        (long long)p->M, (long long)p->N, bytes, cudaGetErrorString(rc));
     kb_status st_ = launch_dw(p, t, mean, part, chunks, rows, dw, s, e);

@@ -1,11 +1,15 @@
 /* Registry: completeness, byte models against SPEC's formulas, case names
  * and labels, shape parsing. */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
+#include "buffers.h"
 #include "registry.h"
+#include "results.h"
 #include "unit.h"
 
 START_TEST(every_benchmark_has_eager)
@@ -279,6 +283,49 @@ START_TEST(error_text_strips_location)
 }
 END_TEST
 
+/* Host and device out-of-memory are different things: a shape that does not
+ * fit in free device memory is KB_ERR_DEVMEM (the case SKIPs, saying why); a
+ * failed host malloc is KB_ERR_NOMEM (an error, never a skip). */
+START_TEST(out_of_memory_host_and_device)
+{
+    const kb_problem p = {KB_SOFTMAX_FWD, KB_FP32, 1000, 1000};
+    const size_t need = kb_buffers_bytes(&p, 0), gb = (size_t)1 << 30;
+    kb_err e;
+    ck_assert_int_eq(kb_buffers_fit(&p, need, need + gb, &e), KB_OK);
+    ck_assert_int_eq(kb_buffers_fit(&p, need, need + gb - 1, &e), KB_ERR_DEVMEM);
+    char want[200];
+    snprintf(want, sizeof want, "softmax_forward fp32 1000x1000 needs %.2f GB of device memory "
+             "(+1 GB headroom), only %.2f GB free: skipped", need / 1e9, (need + gb - 1) / 1e9);
+    ck_assert_str_eq(e.msg, want);
+    ck_assert_int_eq(kb_buffers_fit(&p, need, need / 2, &e), KB_ERR_DEVMEM);
+    ck_assert_int_eq(kb_buffers_fit(&p, SIZE_MAX - 1, SIZE_MAX - 2, &e), KB_ERR_DEVMEM);
+
+    /* A host allocation that fails (address space capped just above what the
+     * process uses) is NOMEM. */
+    long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fscanf(f, "%ld", &pages), 1);
+    fclose(f);
+    struct rlimit was;
+    ck_assert_int_eq(getrlimit(RLIMIT_AS, &was), 0);
+    const struct rlimit cap = {(rlim_t)pages * 4096 + (64u << 20), was.rlim_max};
+    ck_assert_int_eq(setrlimit(RLIMIT_AS, &cap), 0);
+    kb_results r;
+    kb_results_init(&r);
+    kb_result x;
+    memset(&x, 0, sizeof x);
+    kb_status st = KB_OK;
+    for (size_t i = 0; i < ((size_t)1 << 20) && st == KB_OK; i++) st = kb_results_push(&r, &x, &e);
+    ck_assert_int_eq(st, KB_ERR_NOMEM);
+    ck_assert_str_eq(e.msg, "results: out of host memory");
+    kb_results_free(&r);
+    ck_assert_int_eq(setrlimit(RLIMIT_AS, &was), 0); /* CK_FORK=no runs on in this process */
+    ck_assert_str_eq(kb_status_name(KB_ERR_NOMEM), "out of host memory");
+    ck_assert_str_eq(kb_status_name(KB_ERR_DEVMEM), "does not fit in device memory");
+}
+END_TEST
+
 /* Known library deviations: found by name and by case, labelled, and only
  * for the backend and input kind they were measured on. */
 START_TEST(known_deviations)
@@ -324,6 +371,7 @@ Suite *kb_suite_registry(void)
     tcase_add_test(t, shape_parse_bad);
     tcase_add_test(t, bench_and_dtype_names);
     tcase_add_test(t, error_text_strips_location);
+    tcase_add_test(t, out_of_memory_host_and_device);
     suite_add_tcase(s, t);
     return s;
 }
