@@ -198,7 +198,12 @@ static kb_status compare(kb_dtype d, const void *out, const void *gold, const fl
  *   softmax bwd        y * (|dy| + sum_k |dy_k| y_k)
  *   norm bwd dx        rstd * (|g| + mean|g| + |xh| * mean|g xh|)
  *   dw                 sum over rows of |dy * xh|
- *   forwards           |gold|                   (no cancellation) */
+ *   LayerNorm fwd      (|x| + |mean|) * rstd * |w|   (y = (x - mean) * rstd * w:
+ *                      a row whose spread is small against its mean cancels,
+ *                      and any fp32 kernel loses u_fp32 * |mean| / std there)
+ *   other forwards     |gold|                   (no cancellation)
+ * A fourth sum counts the elements below the dtype's smallest normal. */
+#define KB_NW_SUMS 4
 template <typename T> struct nw_ctx {
     kb_err_scale scale; /* the op's descriptor says which */
     const T *x, *dy, *y;
@@ -207,9 +212,11 @@ template <typename T> struct nw_ctx {
     int64_t N;
 };
 
+/* dot: the row's sum |dy| y (softmax dx); mean, rstd: the row's statistics
+ * of x in double (LayerNorm forward). */
 template <typename T>
 __device__ __forceinline__ double nw_scale(const nw_ctx<T> &c, int64_t r, int64_t j, double g,
-                                           double dot)
+                                           double dot, double mean, double rstd)
 {
     const int64_t i = r * c.N + j;
     switch (c.scale) {
@@ -220,6 +227,8 @@ __device__ __forceinline__ double nw_scale(const nw_ctx<T> &c, int64_t r, int64_
                (exp((double)kb_to_float(c.x[i]) - (double)c.lse[r]) + (j == c.target[r] ? 1.0 : 0.0));
     case KB_SCALE_SOFTMAX_GRAD:
         return (double)kb_to_float(c.y[i]) * (fabs((double)kb_to_float(c.dy[i])) + dot);
+    case KB_SCALE_CENTERED:
+        return (fabs((double)kb_to_float(c.x[i])) + fabs(mean)) * rstd * fabs((double)c.w[j]);
     case KB_SCALE_NORM_GRAD: {
         if (c.abs_sum) return c.abs_sum[j]; /* dw */
         const double mu = c.mean ? c.mean[r] : 0.0, rs = c.rstd[r];
@@ -233,33 +242,47 @@ __device__ __forceinline__ double nw_scale(const nw_ctx<T> &c, int64_t r, int64_
 
 template <typename T, typename G>
 __global__ void normwise_kernel(const G *out, const G *gold, nw_ctx<T> c, int64_t rows,
-                                int64_t cols, double *sums)
+                                int64_t cols, double tiny, double *sums)
 {
     __shared__ double sh[32];
     for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-        double dot = 0.0;
+        double dot = 0.0, mean = 0.0, rstd = 0.0;
         if (c.scale == KB_SCALE_SOFTMAX_GRAD) {
             for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
                 dot += fabs((double)kb_to_float(c.dy[r * c.N + j])) *
                        (double)kb_to_float(c.y[r * c.N + j]);
             dot = kb_block_sum_d(dot, sh);
+        } else if (c.scale == KB_SCALE_CENTERED) { /* two passes, in double */
+            for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
+                mean += (double)kb_to_float(c.x[r * c.N + j]);
+            mean = kb_block_sum_d(mean, sh) / (double)cols;
+            double var = 0.0;
+            for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
+                const double d = (double)kb_to_float(c.x[r * c.N + j]) - mean;
+                var += d * d;
+            }
+            var = kb_block_sum_d(var, sh) / (double)cols;
+            rstd = 1.0 / sqrt(var + (double)KB_NORM_EPS);
         }
-        double e2 = 0.0, g2 = 0.0, s2 = 0.0;
+        double e2 = 0.0, g2 = 0.0, s2 = 0.0, nsub = 0.0;
         for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
             const double o = kb_to_float(out[r * cols + j]), g = kb_to_float(gold[r * cols + j]);
             if (!isfinite(o) || !isfinite(g)) continue; /* assert_close's business */
-            const double sc = nw_scale(c, r, j, g, dot);
+            const double sc = nw_scale(c, r, j, g, dot, mean, rstd);
             e2 += (o - g) * (o - g);
             g2 += g * g;
             s2 += sc * sc;
+            nsub += (fabs(o) < tiny || fabs(g) < tiny) && o != g ? 1.0 : 0.0;
         }
         e2 = kb_block_sum_d(e2, sh);
         g2 = kb_block_sum_d(g2, sh);
         s2 = kb_block_sum_d(s2, sh);
+        nsub = kb_block_sum_d(nsub, sh);
         if (threadIdx.x == 0) {
-            sums[3 * r] = e2;
-            sums[3 * r + 1] = g2;
-            sums[3 * r + 2] = s2;
+            sums[KB_NW_SUMS * r] = e2;
+            sums[KB_NW_SUMS * r + 1] = g2;
+            sums[KB_NW_SUMS * r + 2] = s2;
+            sums[KB_NW_SUMS * r + 3] = nsub;
         }
     }
 }
@@ -274,8 +297,8 @@ static void normwise_judge(const double *sums, int64_t rows, kb_dtype d, kb_accu
     acc->nw_worst_rel = 0.0;
     acc->nw_bound = kb_normwise_bound(d);
     for (int64_t r = 0; r < rows; r++) {
-        const double *v = sums + 3 * r;
-        const double x = kb_normwise_excess(v[0], v[1], v[2], d);
+        const double *v = sums + KB_NW_SUMS * r;
+        const double x = kb_normwise_excess(v[0], v[1], v[2], v[3], d);
         if (isnan(x)) {
             acc->nw_zero_rows++;
             continue;
@@ -295,7 +318,7 @@ static kb_status normwise(kb_dtype d, const void *out, const void *gold, kb_dtyp
                           kb_accuracy *acc, kb_err *e)
 {
     double *dev = NULL;
-    const size_t bytes = 3 * (size_t)rows * sizeof(double);
+    const size_t bytes = KB_NW_SUMS * (size_t)rows * sizeof(double);
     double *host = (double *)malloc(bytes);
     if (!host) return KB_FAIL(e, KB_ERR_NOMEM, "normwise check: host malloc of %zu bytes", bytes);
     cudaError_t rc = cudaMalloc(&dev, bytes);
@@ -306,7 +329,7 @@ static kb_status normwise(kb_dtype d, const void *out, const void *gold, kb_dtyp
                                  cc.target, cc.dloss, cc.lse, cc.w, cc.mean, cc.rstd, cc.A, cc.B,
                                  cc.abs_sum, cc.N};
             KB_DISPATCH(d, G, normwise_kernel<T, G><<<grid, 256, 0, s>>>(
-                                  (const G *)out, (const G *)gold, c, rows, cols, dev));
+                                  (const G *)out, (const G *)gold, c, rows, cols, kb_min_normal(d), dev));
         });
         rc = cudaGetLastError();
     }

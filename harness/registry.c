@@ -89,7 +89,7 @@ static const kb_bench_info benches[KB_NUM_BENCH] = {
         .tensors = KB_T_X | KB_T_W,
         .ref_reads = KB_T_X | KB_T_W,
         .out_per_row = 0, .bytes = {2, 0, 0, 4}, .inputs = NORM_KINDS, .sweep = SWEEP_NORM,
-        .scale = KB_SCALE_ABS, .mutant = KB_MUTANT_LAYERNORM, .impls = KB_IMPLS(layernorm, fwd)},
+        .scale = KB_SCALE_CENTERED, .mutant = KB_MUTANT_LAYERNORM, .impls = KB_IMPLS(layernorm, fwd)},
     [KB_LAYERNORM_BWD] = {.id = KB_LAYERNORM_BWD,
         .name = "layernorm_backward", .family = "layernorm",
         .backward = 1, .norm = 1, .fam = KB_FAM_LAYERNORM,

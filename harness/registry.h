@@ -41,7 +41,8 @@ typedef enum {
     KB_SCALE_LOSS,        /* cross entropy loss: |gold| + 2|x[target]|     */
     KB_SCALE_CE_GRAD,     /* cross entropy dx                             */
     KB_SCALE_SOFTMAX_GRAD,/* softmax dx                                   */
-    KB_SCALE_NORM_GRAD    /* RMSNorm/LayerNorm dx and dw (row scales)      */
+    KB_SCALE_NORM_GRAD,   /* RMSNorm/LayerNorm dx and dw (row scales)      */
+    KB_SCALE_CENTERED     /* LayerNorm y: (|x| + |mean|) rstd |w|          */
 } kb_err_scale;
 
 /* The planted-bug mutant KBENCH_TEST_PERTURB recomputes the output with

@@ -85,6 +85,15 @@ static inline KB_HD int kb_close(double out, double gold, double atol, double rt
  * outputs and for rows whose result cancels (a near one-hot softmax
  * backward row, dx of a norm where g and xh*mean(g*xh) cancel).
  *
+ * Below the dtype's smallest normal number rounding is absolute, not
+ * relative: an element there is rounded to a multiple of the smallest
+ * subnormal eta (fp16 2^-24; a softmax row of 10^6 fp16 values is mostly
+ * subnormal), so two correct roundings of nearly equal values can differ by
+ * eta whatever u says. Each of the nsub elements whose gold or output lies
+ * below the smallest normal adds eta to the worst-case difference, with the
+ * same factor-2 margin as the relative part: KB_NORMWISE_C/2 * eta *
+ * sqrt(nsub). It vanishes for rows in the normal range.
+ *
  * Rows whose gold is exactly zero (LayerNorm of a constant row, a zero
  * RMSNorm row) have no relative error: assert_close's atol judges them, and
  * they are counted, not failed. Non-finite elements are left to
@@ -97,19 +106,28 @@ static inline KB_HD double kb_unit_roundoff(kb_dtype d)
     return d == KB_BF16 ? 0x1p-8 : d == KB_FP16 ? 0x1p-11 : 0x1p-24;
 }
 
+/* Smallest normal number and smallest subnormal spacing of a dtype. */
+static inline KB_HD double kb_min_normal(kb_dtype d) { return d == KB_FP16 ? 0x1p-14 : 0x1p-126; }
+static inline KB_HD double kb_subnormal_step(kb_dtype d)
+{
+    return d == KB_BF16 ? 0x1p-133 : d == KB_FP16 ? 0x1p-24 : 0x1p-149;
+}
+
 /* The relative part of the bound, KB_NORMWISE_C * u(dtype). */
 static inline KB_HD double kb_normwise_bound(kb_dtype d) { return KB_NORMWISE_C * kb_unit_roundoff(d); }
 
 /* One row from its sums of squares: err2 = sum (out-gold)^2, gold2 = sum
- * gold^2, s2 = sum s^2. Returns ||out-gold|| over the allowed norm (<= 1
+ * gold^2, s2 = sum s^2, and nsub elements below the smallest normal. Returns ||out-gold|| over the allowed norm (<= 1
  * passes), 0 for an exact row, NAN for a row that is not judged (gold all
  * zero). */
-static inline KB_HD double kb_normwise_excess(double err2, double gold2, double s2, kb_dtype d)
+static inline KB_HD double kb_normwise_excess(double err2, double gold2, double s2, double nsub,
+                                              kb_dtype d)
 {
     if (err2 == 0.0) return 0.0;
     if (gold2 == 0.0) return NAN;
     const double allowed = kb_normwise_bound(d) * sqrt(gold2) +
-                           KB_NORMWISE_C32 * KB_FP32_UNIT_ROUNDOFF * sqrt(s2);
+                           KB_NORMWISE_C32 * KB_FP32_UNIT_ROUNDOFF * sqrt(s2) +
+                           0.5 * KB_NORMWISE_C * kb_subnormal_step(d) * sqrt(nsub);
     return sqrt(err2) / allowed;
 }
 

@@ -240,7 +240,7 @@ START_TEST(test_mutants)
         [KB_CE_FWD] = KB_SCALE_LOSS,          [KB_CE_BWD] = KB_SCALE_CE_GRAD,
         [KB_SOFTMAX_FWD] = KB_SCALE_ABS,      [KB_SOFTMAX_BWD] = KB_SCALE_SOFTMAX_GRAD,
         [KB_RMSNORM_FWD] = KB_SCALE_ABS,      [KB_RMSNORM_BWD] = KB_SCALE_NORM_GRAD,
-        [KB_LAYERNORM_FWD] = KB_SCALE_ABS,    [KB_LAYERNORM_BWD] = KB_SCALE_NORM_GRAD,
+        [KB_LAYERNORM_FWD] = KB_SCALE_CENTERED, [KB_LAYERNORM_BWD] = KB_SCALE_NORM_GRAD,
     };
     for (int b = 0; b < KB_NUM_BENCH; b++) {
         ck_assert_int_eq(kb_bench_info_get((kb_bench_id)b)->scale, scale[b]);
