@@ -47,13 +47,20 @@ const char *kb_dtype_name(kb_dtype d)
     return (unsigned)d < KB_NUM_DTYPES ? dtype_names[d] : "?";
 }
 
+int kb_name_index(const char *const *names, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(s, names[i]) == 0) return i;
+    return -1;
+}
+
 kb_status kb_dtype_parse(const char *s, kb_dtype *out, kb_err *e)
 {
-    for (int i = 0; i < KB_NUM_DTYPES; i++)
-        if (strcmp(s, dtype_names[i]) == 0) {
-            *out = (kb_dtype)i;
-            return KB_OK;
-        }
+    const int i = kb_name_index(dtype_names, KB_NUM_DTYPES, s);
+    if (i >= 0) {
+        *out = (kb_dtype)i;
+        return KB_OK;
+    }
     return KB_FAIL(e, KB_ERR_ARG, "unknown dtype '%s' (expected bf16, fp16 or fp32)", s);
 }
 

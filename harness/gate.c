@@ -23,11 +23,11 @@ const char *kb_verdict_name(kb_verdict v)
 
 kb_status kb_verdict_parse(const char *s, kb_verdict *v, kb_err *e)
 {
-    for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(s, names[i]) == 0) {
-            *v = (kb_verdict)i;
-            return KB_OK;
-        }
+    const int i = kb_name_index(names, (int)(sizeof names / sizeof names[0]), s);
+    if (i >= 0) {
+        *v = (kb_verdict)i;
+        return KB_OK;
+    }
     return KB_FAIL(e, KB_ERR_PARSE, "unknown verdict '%s'", s);
 }
 

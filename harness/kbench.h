@@ -85,6 +85,9 @@ typedef enum { KB_BF16 = 0, KB_FP16 = 1, KB_FP32 = 2, KB_NUM_DTYPES } kb_dtype;
 size_t kb_dtype_size(kb_dtype d);
 const char *kb_dtype_name(kb_dtype d);
 kb_status kb_dtype_parse(const char *s, kb_dtype *out, kb_err *e);
+/* Index of s in names[0..n), -1 when absent: the lookup behind every name
+ * table's _parse (dtypes, input kinds, verdicts, accuracy states). */
+int kb_name_index(const char *const *names, int n, const char *s);
 
 /* ---- benchmarks --------------------------------------------------------- */
 typedef enum {

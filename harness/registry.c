@@ -203,11 +203,11 @@ const char *kb_inputs_name(kb_inputs k)
 
 kb_status kb_inputs_parse(const char *s, kb_inputs *out, kb_err *e)
 {
-    for (int k = 0; k < KB_NUM_INPUTS; k++)
-        if (strcmp(s, inputs_names[k]) == 0) {
-            *out = (kb_inputs)k;
-            return KB_OK;
-        }
+    const int k = kb_name_index(inputs_names, KB_NUM_INPUTS, s);
+    if (k >= 0) {
+        *out = (kb_inputs)k;
+        return KB_OK;
+    }
     return KB_FAIL(e, KB_ERR_ARG,
                    "unknown input kind '%s' (expected randn, shifted, wide, masked, constant or "
                    "small)",

@@ -56,11 +56,11 @@ const char *kb_acc_name(kb_acc a)
 
 kb_status kb_acc_parse(const char *s, kb_acc *a, kb_err *e)
 {
-    for (int i = 0; i < KB_NUM_ACC; i++)
-        if (strcmp(s, acc_names[i]) == 0) {
-            *a = (kb_acc)i;
-            return KB_OK;
-        }
+    const int i = kb_name_index(acc_names, KB_NUM_ACC, s);
+    if (i >= 0) {
+        *a = (kb_acc)i;
+        return KB_OK;
+    }
     return KB_FAIL(e, KB_ERR_PARSE, "'%.40s' is not an accuracy (PASS, FAIL, SKIP or empty)", s);
 }
 
