@@ -13,14 +13,19 @@
  *    "sets": {"default"|"odd"|"short": {"dtypes": [...], "shapes": [SHAPE]},
  *             "inputs": {"kinds": {"shifted": ["bf16"], ...}, "dtypes": [...],
  *                        "shapes": [SHAPE]}}}]}
- * SHAPE = {"M", "N", "bytes": {"<dtype>": kb_bytes_moved, ...}} for the
- * set's dtypes: the exact numbers kbench divides by, next to the terms that
- * give them for any other shape or dtype. */
+ * SHAPE = {"M", "N", "bytes": {"<dtype>": kb_bytes_moved, ...},
+ *          "written": {"<dtype>": kb_bytes_written, ...},
+ *          "tune_bucket": {"<dtype>": "N<=4096", ...}} for the set's dtypes:
+ * the exact numbers kbench divides by, next to the terms that give them for
+ * any other shape or dtype; the bytes of them the case writes (the rest it
+ * reads: sol.h's traffic mix); the tuning cache's bucket (ci/tune). */
 #include "describe.h"
 
 #include <inttypes.h>
 
 #include "results.h"
+#include "sol.h"
+#include "tunekey.h"
 
 static const char *const set_names[] = {"default", "odd", "short", "inputs"};
 #define NUM_SETS (sizeof set_names / sizeof set_names[0])
@@ -96,11 +101,20 @@ static void shapes(FILE *f, const kb_bench_info *bi, kb_shape_set set, const int
     for (size_t i = 0; i < n; i++) {
         fprintf(f, "%s{\"M\": %" PRId64 ", \"N\": %" PRId64 ", \"bytes\": {", i ? ",\n        " : "",
                 list[i].M, list[i].N);
-        for (int d = 0, k = 0; d < KB_NUM_DTYPES; d++) {
-            if (!on[d]) continue;
-            const kb_problem p = {bi->id, (kb_dtype)d, list[i].M, list[i].N};
-            fprintf(f, "%s\"%s\": %.17g", k++ ? ", " : "", kb_dtype_name((kb_dtype)d),
-                    kb_bytes_moved(&p));
+        for (int what = 0; what < 3; what++) {
+            if (what) fputs(what == 1 ? "}, \"written\": {" : "}, \"tune_bucket\": {", f);
+            for (int d = 0, k = 0; d < KB_NUM_DTYPES; d++) {
+                if (!on[d]) continue;
+                const kb_problem p = {bi->id, (kb_dtype)d, list[i].M, list[i].N};
+                fprintf(f, "%s\"%s\": ", k++ ? ", " : "", kb_dtype_name((kb_dtype)d));
+                if (what < 2) {
+                    fprintf(f, "%.17g", what ? kb_bytes_written(&p) : kb_bytes_moved(&p));
+                } else {
+                    char bucket[64];
+                    kb_tune_bucket(p.dtype, p.M, p.N, bucket, sizeof bucket);
+                    kb_json_string(f, bucket);
+                }
+            }
         }
         fputs("}}", f);
     }

@@ -143,15 +143,6 @@ void kb_tune_format(const kb_tune_space *sp, const kb_tune_cfg *c, char *buf, si
 
 /* ---- keys ------------------------------------------------------------------- */
 
-void kb_tune_bucket(kb_dtype dtype, int64_t M, int64_t N, char *buf, size_t len)
-{
-    int64_t p2 = 1;
-    while (p2 < N && p2 < ((int64_t)1 << 62)) p2 <<= 1;
-    const int64_t vec = 16 / (int64_t)kb_dtype_size(dtype);
-    snprintf(buf, len, "N<=%lld%s%s", (long long)p2, N % vec == 0 ? "" : ",unaligned",
-             M >= KB_TUNE_TALL_M ? ",tall" : "");
-}
-
 static int field_ok(const char *s)
 {
     return s && *s && !strpbrk(s, "|\r\n");

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "describe.h"
+#include "sol.h"
+#include "tunekey.h"
 #include "unit.h"
 
 static const char *ws(const char *p)
@@ -244,6 +246,13 @@ START_TEST(every_byte_count_is_kbenchs)
                     ck_assert_int_eq(kb_dtype_parse(name, &d, NULL), KB_OK);
                     ck_assert_double_eq(number(member(member(sh, "bytes"), name)),
                                         moved((kb_bench_id)b, d, reg[i].M, reg[i].N));
+                    /* the written part (sol.h) and the tuning bucket are kbench's */
+                    const kb_problem p = {(kb_bench_id)b, d, reg[i].M, reg[i].N};
+                    ck_assert_double_eq(number(member(member(sh, "written"), name)),
+                                        kb_bytes_written(&p));
+                    char bucket[64];
+                    kb_tune_bucket(d, reg[i].M, reg[i].N, bucket, sizeof bucket);
+                    ck_assert(is_string(member(member(sh, "tune_bucket"), name), bucket));
                 }
             }
         }
