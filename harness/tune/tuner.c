@@ -31,7 +31,10 @@
 #define CACHE_FIELDS 6
 /* Improvement a move must bring: below this, timing noise decides. */
 #define SEARCH_MIN_GAIN 0.01
-#define SEARCH_MAX_EVALS 48
+/* Candidates timed per search (~20-60 ms each): the one-step descent and
+ * end probes converge in 20-40, the all-directions check takes the rest.
+ * KBENCH_TUNE_EVALS overrides it (ci/tune --evals). */
+#define SEARCH_MAX_EVALS 96
 
 /* ---- parse / format ------------------------------------------------------- */
 
@@ -487,6 +490,51 @@ static int neighbour(const kb_tune_space *sp, const kb_problem *p, const kb_setu
     return 0;
 }
 
+/* Nearest choice of parameter i strictly below (dir < 0) or above the
+ * value v, validity aside; 0 when there is none. */
+static int step_value(const kb_tune_space *sp, int i, int v, int dir, int *out)
+{
+    int found = 0;
+    for (int k = 0; k < sp->nchoices[i]; k++) {
+        const int w = sp->choices[i][k];
+        if (dir < 0 ? w >= v : w <= v) continue;
+        if (!found || (dir < 0 ? w > *out : w < *out)) *out = w;
+        found = 1;
+    }
+    return found;
+}
+
+static int popcount(unsigned x)
+{
+    int n = 0;
+    for (; x; x &= x - 1) n++;
+    return n;
+}
+
+int kb_tune_diagonals(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx,
+                      const kb_tune_cfg *c, kb_tune_cfg *out, int max)
+{
+    int n = 0;
+    const unsigned all = (1u << sp->nparams) - 1;
+    for (int k = 2; k <= sp->nparams; k++)
+        for (unsigned set = 1; set <= all; set++) {
+            if (popcount(set) != k) continue;
+            /* dirs: bit j of the moved parameters' order set = step up */
+            for (unsigned dirs = 0; dirs < (1u << k); dirs++) {
+                kb_tune_cfg cand = *c;
+                int ok = 1;
+                for (int i = 0, j = 0; i < sp->nparams && ok; i++) {
+                    if (!(set & (1u << i))) continue;
+                    ok = step_value(sp, i, c->v[i], (dirs >> j++) & 1 ? 1 : -1, &cand.v[i]);
+                }
+                if (!ok || !is_valid(sp, p, ctx, &cand)) continue;
+                if (n >= max) return n;
+                out[n++] = cand;
+            }
+        }
+    return n;
+}
+
 typedef struct {
     evaluated *seen;
     int n, cap;
@@ -526,7 +574,12 @@ kb_status kb_tune_search(const kb_tune_space *sp, const kb_problem *p, const kb_
     if (!is_valid(sp, p, ctx, start))
         return KB_FAIL(e, KB_ERR_ARG, "%s: search start is not a valid configuration", sp->op);
     memo m = {calloc((size_t)max_evals, sizeof(evaluated)), 0, max_evals};
-    if (!m.seen) return KB_FAIL(e, KB_ERR_IO, "out of host memory");
+    kb_tune_cfg *diag = calloc(KB_TUNE_MAX_DIAGONALS, sizeof *diag);
+    if (!m.seen || !diag) {
+        free(m.seen);
+        free(diag);
+        return KB_FAIL(e, KB_ERR_NOMEM, "out of host memory");
+    }
     kb_tune_cfg cur = *start;
     double cur_cost = INFINITY;
     int done = 1;
@@ -581,6 +634,27 @@ kb_status kb_tune_search(const kb_tune_space *sp, const kb_problem *p, const kb_
                 }
             }
         }
+        /* Converged along every axis: check all directions at once (moves
+         * that pay only together, e.g. more threads with fewer rows per CTA
+         * when threads x rows is capped). */
+        if (!jumped && st == KB_OK && done && diag) {
+            const int nd = kb_tune_diagonals(sp, p, ctx, &cur, diag, KB_TUNE_MAX_DIAGONALS);
+            kb_tune_cfg pick = cur;
+            double pick_cost = cur_cost;
+            for (int k = 0; k < nd && st == KB_OK && done; k++) {
+                double c;
+                st = evaluate(&m, sp, &diag[k], cost, arg, &c, &done, e);
+                if (st == KB_OK && done && c < pick_cost) {
+                    pick = diag[k];
+                    pick_cost = c;
+                }
+            }
+            if (st == KB_OK && pick_cost < cur_cost * (1.0 - SEARCH_MIN_GAIN)) {
+                cur = pick;
+                cur_cost = pick_cost;
+                jumped = 1;
+            }
+        }
     }
     if (st == KB_OK) {
         *best = cur;
@@ -588,6 +662,7 @@ kb_status kb_tune_search(const kb_tune_space *sp, const kb_problem *p, const kb_
         if (evals) *evals = m.n;
     }
     free(m.seen);
+    free(diag);
     return st;
 }
 
@@ -730,9 +805,36 @@ static kb_status run_search(const kb_tune_space *sp, const kb_problem *p,
     }
     if (st == KB_OK) st = kb_flusher_init(&fl, e);
     if (st == KB_OK) st = kb_buffers_prepare(&b, 1234, ta.s, e);
+    int max_evals = SEARCH_MAX_EVALS;
+    const char *env = getenv("KBENCH_TUNE_EVALS");
+    if (st == KB_OK && env && *env) {
+        char *end;
+        errno = 0;
+        const long v = strtol(env, &end, 10);
+        if (end == env || *end || errno || v < 1 || v > 100000)
+            st = KB_FAIL(e, KB_ERR_ARG, "KBENCH_TUNE_EVALS='%s': expected a count 1..100000", env);
+        else
+            max_evals = (int)v;
+    }
+    int evals = 0;
+    const double t0 = kb_mono_s();
     if (st == KB_OK)
-        st = kb_tune_search(sp, p, ctx, start, time_candidate, &ta, SEARCH_MAX_EVALS, best, &ms,
-                            NULL, e);
+        st = kb_tune_search(sp, p, ctx, start, time_candidate, &ta, max_evals, best, &ms, &evals,
+                            e);
+    if (st == KB_OK && getenv("KBENCH_TUNE_LOG")) {
+        /* ci/tune's record of what each search cost (its run-time estimate). */
+        char cfg[256], bucket[64];
+        kb_tune_format(sp, best, cfg, sizeof cfg);
+        kb_tune_bucket(p->dtype, p->M, p->N, bucket, sizeof bucket);
+        FILE *lf = fopen(getenv("KBENCH_TUNE_LOG"), "a");
+        if (lf) {
+            /* benchmark,dtype,M,N,bucket,evals,search_s,best_ms,config */
+            fprintf(lf, "%s,%s,%lld,%lld,\"%s\",%d,%.3f,%.4f,\"%s\"\n", sp->op,
+                    kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, bucket, evals,
+                    kb_mono_s() - t0, ms, cfg);
+            fclose(lf);
+        }
+    }
     if (st == KB_OK && !isfinite(ms))
         st = KB_FAIL(e, KB_ERR_CUDA, "%s %lldx%lld: no candidate configuration ran", sp->op,
                      (long long)p->M, (long long)p->N);

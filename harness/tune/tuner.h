@@ -73,13 +73,26 @@ kb_status kb_tune_cache_store(const char *path, const kb_tune_key *k, const char
  * KB_OK aborts the search. */
 typedef kb_status (*kb_tune_cost_fn)(void *arg, const kb_tune_cfg *c, double *cost, kb_err *e);
 
+/* Configurations that move two or more parameters of c at once, each by
+ * one step (to its nearest choice below or above): the 3^n - 1 neighbours
+ * of c less the 2n one-parameter moves, in order of how many parameters
+ * move (pairs first), then of parameter index. Only those sp->valid accepts
+ * (pruned before any timing). Writes at most max into out; returns the
+ * count written. */
+#define KB_TUNE_MAX_DIAGONALS 729 /* 3^KB_TUNE_MAX_PARAMS */
+int kb_tune_diagonals(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx,
+                      const kb_tune_cfg *c, kb_tune_cfg *out, int max);
+
 /* Coordinate descent from start (which must be valid): for each parameter in
  * turn evaluate the nearest valid choice below and above the current value,
  * move to the better one if it beats the best cost by more than 1 %; repeat
  * until a full pass makes no move. Then try each parameter's first and last
  * choice (others unchanged); one that beats the best by more than 1 % is
- * taken and the descent restarts from it. All of it stops once max_evals
- * distinct configurations have been evaluated. best/best_cost receive the winner; *evals (may be NULL)
+ * taken and the descent restarts from it. Once neither finds a move, every
+ * direction is checked (kb_tune_diagonals, as Inductor's
+ * coordinate_descent_check_all_directions): the best of them, if it beats
+ * the best by more than 1 %, is taken and the descent restarts. All of it
+ * stops once max_evals distinct configurations have been evaluated. best/best_cost receive the winner; *evals (may be NULL)
  * the number of evaluations. */
 kb_status kb_tune_search(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx,
                          const kb_tune_cfg *start, kb_tune_cost_fn cost, void *arg,

@@ -34,6 +34,7 @@
 
 #include <type_traits>
 
+#include "hwfit.h"
 #include "kb_cuda.cuh"
 
 #define KB_LOG2E 1.4426950408889634f
@@ -424,7 +425,11 @@ static int kb_launchable(void (*kernel)(KArgs...), int block, int cs)
         (void)cudaGetLastError();
         return 0;
     }
-    if (block > fa.maxThreadsPerBlock || fa.localSizeBytes > 0) return 0;
+    kb_launch_need need = kb_launch_need_init(block, cs, 0);
+    need.max_threads = fa.maxThreadsPerBlock;
+    need.local_bytes = fa.localSizeBytes;
+    need.static_smem = fa.sharedSizeBytes;
+    if (kb_launch_fits(&need)) return 0;
     if (cs <= 1) return 1;
     if (cs > 8 &&
         cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
@@ -447,7 +452,8 @@ static int kb_launchable(void (*kernel)(KArgs...), int block, int cs)
         (void)cudaGetLastError();
         return 0;
     }
-    return n > 0;
+    need.active_clusters = n;
+    return !kb_launch_fits(&need);
 }
 
 /* Resident CTAs of `block` threads per SM (registers, shared memory); 0 when

@@ -53,6 +53,7 @@
 
 #include "norm_tuned_bwd.cuh"
 #include "norm_tuned_fwd.cuh"
+#include "hwfit.h"
 #include "tuner.h"
 
 namespace {
@@ -208,9 +209,12 @@ inline bool nt_kernel_fits(const void *fn, int block, size_t dyn_smem, size_t sm
         (void)cudaGetLastError();
         return false;
     }
-    if (fa.maxThreadsPerBlock < block || fa.localSizeBytes > 0) return false;
-    if (smem_optin && fa.sharedSizeBytes + dyn_smem > smem_optin) return false;
-    return true;
+    kb_launch_need need = kb_launch_need_init(block, 1, dyn_smem);
+    need.max_threads = fa.maxThreadsPerBlock;
+    need.local_bytes = fa.localSizeBytes;
+    need.static_smem = fa.sharedSizeBytes;
+    need.smem_optin = smem_optin;
+    return !kb_launch_fits(&need);
 }
 
 inline cudaError_t nt_prepare(const void *fn, int cl, size_t dyn_smem)

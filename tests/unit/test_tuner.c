@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hwfit.h"
 #include "tmpfiles.h"
 #include "tuner.h"
 #include "unit.h"
@@ -454,6 +455,110 @@ START_TEST(search_ignores_gains_within_noise)
 }
 END_TEST
 
+/* All directions: from (128,2,1), two parameters moved together first
+ * (threads with rows, threads with cluster, rows with cluster), then all
+ * three; threads*rows <= 512 and cluster <= 16 prune before any timing. */
+START_TEST(diagonals_enumerate_valid_multi_moves)
+{
+    kb_tune_cfg out[KB_TUNE_MAX_DIAGONALS];
+    const kb_tune_cfg c = cfg3(128, 2, 1);
+    const int n = kb_tune_diagonals(&space, &prob, NULL, &c, out, KB_TUNE_MAX_DIAGONALS);
+    static const int want[][3] = {
+        {64, 1, 1},  {256, 1, 1}, {64, 4, 1},            /* threads x rows; 256x4 pruned */
+        {64, 2, 2},  {256, 2, 2},                        /* threads x cluster (none below 1) */
+        {128, 1, 2}, {128, 4, 2},                        /* rows x cluster */
+        {64, 1, 2},  {256, 1, 2}, {64, 4, 2},            /* all three */
+    };
+    ck_assert_int_eq(n, (int)(sizeof want / sizeof want[0]));
+    for (int i = 0; i < n; i++) {
+        ck_assert_msg(out[i].v[0] == want[i][0] && out[i].v[1] == want[i][1] &&
+                          out[i].v[2] == want[i][2],
+                      "diagonal %d: %d,%d,%d", i, out[i].v[0], out[i].v[1], out[i].v[2]);
+        ck_assert(valid(&prob, NULL, &out[i]));
+    }
+    /* The cap is honoured; one-parameter moves are never listed. */
+    ck_assert_int_eq(kb_tune_diagonals(&space, &prob, NULL, &c, out, 4), 4);
+    /* On a problem with no room for clusters, every cluster move is pruned. */
+    const kb_problem narrow = {KB_SOFTMAX_FWD, KB_BF16, 1024, 4096};
+    ck_assert_int_eq(kb_tune_diagonals(&space, &narrow, NULL, &c, out, KB_TUNE_MAX_DIAGONALS), 3);
+}
+END_TEST
+
+/* A move that pays only when two parameters change together: from
+ * (128,2,1) every one-parameter move and end probe costs more, but
+ * (256,1,1) -- more threads, fewer rows -- costs less. */
+static kb_status pair_only(void *arg, const kb_tune_cfg *c, double *cost, kb_err *e)
+{
+    synth *s = (synth *)arg;
+    s->calls++;
+    if (!valid(&prob, NULL, c)) s->seen_invalid++;
+    *cost = c->v[0] == 128 && c->v[1] == 2 && c->v[2] == 1   ? 100.0
+            : c->v[0] == 256 && c->v[1] == 1 && c->v[2] == 1 ? 90.0
+                                                             : 110.0;
+    return KB_OK;
+}
+
+START_TEST(search_checks_all_directions)
+{
+    synth s = {0, {0, 0, 0}, 0, 0};
+    kb_tune_cfg start = cfg3(128, 2, 1), best;
+    double cost;
+    int evals;
+    kb_err e = {""};
+    ck_assert_int_eq(kb_tune_search(&space, &prob, NULL, &start, pair_only, &s, 200, &best, &cost,
+                                    &evals, &e),
+                     KB_OK);
+    ck_assert_int_eq(best.v[0], 256);
+    ck_assert_int_eq(best.v[1], 1);
+    ck_assert_int_eq(best.v[2], 1);
+    ck_assert_double_eq_tol(cost, 90.0, 1e-12);
+    ck_assert_int_eq(s.seen_invalid, 0); /* pruned, never timed */
+    ck_assert_int_eq(evals, s.calls);
+}
+END_TEST
+
+/* The hardware check the tuned kernels' valid() make before any timing. */
+START_TEST(launch_fits_decides_from_queries)
+{
+    kb_launch_need n = kb_launch_need_init(256, 1, 0);
+    n.max_threads = 1024;
+    ck_assert_ptr_null(kb_launch_fits(&n));
+    /* registers: the kernel's maxThreadsPerBlock is below the block */
+    n.max_threads = 128;
+    ck_assert_ptr_nonnull(strstr(kb_launch_fits(&n), "registers"));
+    n.max_threads = 256;
+    ck_assert_ptr_null(kb_launch_fits(&n));
+    /* spills */
+    n.local_bytes = 8;
+    ck_assert_ptr_nonnull(strstr(kb_launch_fits(&n), "local memory"));
+    n.local_bytes = 0;
+    /* shared memory: static + dynamic against the opt-in limit */
+    n.static_smem = 1024;
+    n.dyn_smem = 227 * 1024;
+    ck_assert_ptr_null(kb_launch_fits(&n)); /* limit unknown: not checked */
+    n.smem_optin = 227 * 1024;
+    ck_assert_ptr_nonnull(strstr(kb_launch_fits(&n), "shared memory"));
+    n.dyn_smem = 226 * 1024;
+    ck_assert_ptr_null(kb_launch_fits(&n));
+    /* occupancy: zero resident CTAs */
+    n.blocks_per_sm = 0;
+    ck_assert_ptr_nonnull(strstr(kb_launch_fits(&n), "SM"));
+    n.blocks_per_sm = 2;
+    ck_assert_ptr_null(kb_launch_fits(&n));
+    /* clusters: too large, or none schedulable; not asked = not refused */
+    n.cluster = 32;
+    ck_assert_ptr_nonnull(strstr(kb_launch_fits(&n), "16"));
+    n.cluster = 16;
+    ck_assert_ptr_null(kb_launch_fits(&n));
+    n.active_clusters = 0;
+    ck_assert_ptr_nonnull(strstr(kb_launch_fits(&n), "cluster"));
+    n.active_clusters = 3;
+    ck_assert_ptr_null(kb_launch_fits(&n));
+    n.block = 0;
+    ck_assert_ptr_nonnull(kb_launch_fits(&n));
+}
+END_TEST
+
 START_TEST(search_propagates_cost_errors)
 {
     synth s = {0, {64, 4, 16}, 0, 3};
@@ -596,6 +701,9 @@ Suite *kb_suite_tuner(void)
     tcase_add_test(tc, search_caps_evaluations);
     tcase_add_test(tc, search_ignores_gains_within_noise);
     tcase_add_test(tc, search_propagates_cost_errors);
+    tcase_add_test(tc, diagonals_enumerate_valid_multi_moves);
+    tcase_add_test(tc, search_checks_all_directions);
+    tcase_add_test(tc, launch_fits_decides_from_queries);
     suite_add_tcase(s, tc);
     return s;
 }
