@@ -359,7 +359,7 @@ extern "C" kb_status kb_check_output(const kb_buffers *b, kb_tol tol, cudaStream
     const kb_bench_info *bi = kb_bench_info_get(p->bench);
     const int norm_bwd = bi->scale == KB_SCALE_NORM_GRAD;
     /* The loss vector is judged as one: a row's loss alone is one number. */
-    const int64_t rows = bi->out_per_row ? 1 : p->M, cols = kb_out_elems(p) / rows;
+    const int64_t rows = bi->out_per_row ? 1 : kb_out_rows(p), cols = kb_out_elems(p) / rows;
     if (!norm_bwd) {
         KB_TRY(compare(p->dtype, b->t.out, b->gold, NULL, p->dtype, &ns, kb_out_elems(p), tol, s,
                        acc, e));

@@ -12,7 +12,7 @@
 
 static size_t up(size_t v) { return (v + ALIGN - 1) / ALIGN * ALIGN; }
 
-int64_t kb_out_elems(const kb_problem *p) { return p->M * kb_out_cols(p); }
+int64_t kb_out_elems(const kb_problem *p) { return kb_out_rows(p) * kb_out_cols(p); }
 
 /* Byte size of every tensor the benchmark uses (0: not used), from its
  * descriptor; gold and gold_dw mirror out and dw. */
@@ -34,6 +34,7 @@ void kb_buffers_layout(const kb_problem *p, size_t ws, kb_layout *out)
     l.gold = l.out;
     l.gold_dw = l.dw;
     l.ws = ws;
+    l.up = kb_tensor_bytes(p, KB_T_UP);
     *out = l;
 }
 
@@ -100,6 +101,7 @@ kb_status kb_buffers_alloc(const kb_problem *p, size_t ws, kb_buffers *b, kb_err
     char *cur = (char *)b->block;
 #define TAKE(field) (l.field ? (void *)(cur += up(l.field), cur - up(l.field)) : NULL)
     b->t.x = TAKE(x);
+    b->t.up = TAKE(up);
     b->t.target = (const int64_t *)TAKE(target);
     b->t.dloss = (const float *)TAKE(dloss);
     b->t.dy = TAKE(dy);

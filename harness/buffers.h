@@ -26,7 +26,7 @@ typedef struct {
 /* Byte size of every tensor a case allocates (0: not used), before
  * alignment and guard bands; ws is the workspace. Host only. */
 typedef struct {
-    size_t x, target, dloss, dy, w, y, lse, mean, rstd, out, dw, gold, gold_dw, ws;
+    size_t x, target, dloss, dy, w, y, lse, mean, rstd, out, dw, gold, gold_dw, ws, up;
 } kb_layout;
 void kb_buffers_layout(const kb_problem *p, size_t ws, kb_layout *out);
 

@@ -63,7 +63,10 @@ static void tensors(FILE *f, const kb_bench_info *bi)
         else fputs(", \"elem_bytes\": \"s\"}, ", f);
     }
     fputs("{\"name\": \"out\", \"role\": \"write\", \"shape\": ", f);
-    dims(f, bi->out_per_row ? KB_DIM_M : KB_DIM_MN);
+    if (bi->out_pair)
+        fputs("[2, \"M\", \"N\"]", f); /* two outputs, one after the other */
+    else
+        dims(f, bi->out_per_row ? KB_DIM_M : KB_DIM_MN);
     fputs(", \"elem_bytes\": \"s\"}]", f);
 }
 

@@ -42,10 +42,12 @@ kb_status kb_dump_case(const char *dir, const char *case_name, const kb_buffers 
     KB_TRY(kb_mkdir_p(sub, e));
     const kb_problem *p = &b->p;
     const int64_t mn[2] = {p->M, p->N}, m[1] = {p->M}, n[1] = {p->N};
+    const int64_t on[2] = {kb_out_rows(p), p->N}; /* [2M, N]: a pair of outputs */
     const int out_nd = kb_bench_info_get(p->bench)->out_per_row ? 1 : 2;
     const kb_dtype d = p->dtype;
     const kb_tensors *t = &b->t;
     KB_TRY(dump_one(sub, "x", t->x, 'd', d, 2, mn, e));
+    KB_TRY(dump_one(sub, "up", t->up, 'd', d, 2, mn, e));
     KB_TRY(dump_one(sub, "target", t->target, 'i', d, 1, m, e));
     KB_TRY(dump_one(sub, "dloss", t->dloss, 'f', d, 1, m, e));
     KB_TRY(dump_one(sub, "dy", t->dy, 'd', d, 2, mn, e));
@@ -54,8 +56,8 @@ kb_status kb_dump_case(const char *dir, const char *case_name, const kb_buffers 
     KB_TRY(dump_one(sub, "lse", t->lse, 'f', d, 1, m, e));
     KB_TRY(dump_one(sub, "mean", t->mean, 'f', d, 1, m, e));
     KB_TRY(dump_one(sub, "rstd", t->rstd, 'f', d, 1, m, e));
-    KB_TRY(dump_one(sub, "out", t->out, 'd', d, out_nd, out_nd == 1 ? m : mn, e));
-    KB_TRY(dump_one(sub, "gold", b->gold, 'd', d, out_nd, out_nd == 1 ? m : mn, e));
+    KB_TRY(dump_one(sub, "out", t->out, 'd', d, out_nd, out_nd == 1 ? m : on, e));
+    KB_TRY(dump_one(sub, "gold", b->gold, 'd', d, out_nd, out_nd == 1 ? m : on, e));
     KB_TRY(dump_one(sub, "dw", t->dw, 'f', d, 1, n, e));
     KB_TRY(dump_one(sub, "gold_dw", b->gold_dw, 'f', d, 1, n, e));
     return KB_OK;

@@ -99,6 +99,10 @@ typedef enum {
     KB_RMSNORM_BWD,
     KB_LAYERNORM_FWD,
     KB_LAYERNORM_BWD,
+    KB_GEGLU_FWD,
+    KB_GEGLU_BWD,
+    KB_SWIGLU_FWD,
+    KB_SWIGLU_BWD,
     KB_NUM_BENCH
 } kb_bench_id;
 
@@ -127,12 +131,15 @@ typedef struct {
  *   rmsnorm_bwd          x, w, dy               rstd[M]               out=dx[M,N], dw[N]
  *   layernorm_fwd        x, w                   -                     out=y[M,N]
  *   layernorm_bwd        x, w, dy               mean[M], rstd[M]      out=dx[M,N], dw[N]
+ *   geglu/swiglu_fwd     x (= gate), up         -                     out=[M,N]
+ *   geglu/swiglu_bwd     x (= gate), up, dy     -                     out=[2,M,N]: dgate, dup
  *
  * Saved statistics are fp32. The workspace is the scratch the backend asked
  * for in setup (eager's HBM intermediates, tuned's dw partials), 256-byte
  * aligned, contents undefined on entry. */
 typedef struct {
     const void *x;
+    const void *up; /* GLU: x is the gate */
     const int64_t *target;
     const float *dloss;
     const void *dy;

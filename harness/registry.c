@@ -28,6 +28,8 @@ KB_DECLARE_OP(cross_entropy)
 KB_DECLARE_OP(softmax)
 KB_DECLARE_OP(rmsnorm)
 KB_DECLARE_OP(layernorm)
+KB_DECLARE_OP(geglu)
+KB_DECLARE_OP(swiglu)
 /* One op direction's backends, in backend_names' order. */
 #define KB_IMPLS(op, dir)                                                     \
     {&kb_##op##_eager_##dir, &kb_##op##_fused_##dir, &kb_##op##_tuned_##dir,  \
@@ -40,63 +42,103 @@ KB_DECLARE_OP(layernorm)
     (IN(KB_INPUTS_RANDN) | IN(KB_INPUTS_SHIFTED) | IN(KB_INPUTS_WIDE) | IN(KB_INPUTS_MASKED))
 #define NORM_KINDS                                                            \
     (IN(KB_INPUTS_RANDN) | IN(KB_INPUTS_WIDE) | IN(KB_INPUTS_CONSTANT) | IN(KB_INPUTS_SMALL))
+/* GLU gates: wide (20 randn) saturates tanh and overflows exp(-x). Shifted,
+ * masked (-inf), constant and small rows test reductions GLU does not have. */
+#define GLU_KINDS (IN(KB_INPUTS_RANDN) | IN(KB_INPUTS_WIDE))
+
+/* GLU: the blog's [8192, 3072] (Liger vs torch.compile), the MLP widths of
+ * Llama 2 7B / Llama 3 8B / Llama 2 70B at two token counts, then a sweep
+ * over H at M = 8192; odd: an odd MLP width, a width one short of a power
+ * of two, a single column and a single row; fp16/fp32: one aligned and one
+ * odd width. */
+static const kb_shape glu_default[] = {
+    {8192, 3072},  {4096, 11008}, {8192, 11008}, {4096, 14336}, {8192, 14336}, {4096, 28672},
+    {8192, 28672}, {8192, 1024},  {8192, 2048},  {8192, 4096},  {8192, 8192},  {8192, 16384},
+};
+static const kb_shape glu_odd[] = {{8192, 11007}, {8192, 4095}, {4096, 1}, {1, 14336}};
+static const kb_shape glu_short[] = {{8192, 3072}, {4096, 11007}};
+#define COUNT(a) (sizeof a / sizeof a[0])
+static const kb_shape_lists glu_shapes = {{glu_default, glu_odd, glu_short, NULL},
+                                          {COUNT(glu_default), COUNT(glu_odd), COUNT(glu_short), 0}};
 
 /* The op descriptors, one per kb_bench_id. Byte models per SPEC: inputs read
  * and outputs written once, saved statistics, w and dw fp32. */
 static const kb_bench_info benches[KB_NUM_BENCH] = {
     /* loss[M] = lse - x[target]: (MN + 2M) s */
     [KB_CE_FWD] = {.id = KB_CE_FWD, .name = "cross_entropy_forward", .family = "cross_entropy",
-        .backward = 0, .norm = 0, .fam = KB_FAM_CROSS_ENTROPY,
+        .backward = 0, .x_dist = KB_X_LOGITS, .fam = KB_FAM_CROSS_ENTROPY,
         .tensors = KB_T_X | KB_T_TARGET,
         .ref_reads = KB_T_X | KB_T_TARGET,
         .out_per_row = 1, .bytes = {1, 2, 0, 0}, .inputs = LOGIT_KINDS, .sweep = SWEEP_COMMON,
         .scale = KB_SCALE_LOSS, .mutant = KB_MUTANT_LOSS, .impls = KB_IMPLS(cross_entropy, fwd)},
     /* dx[M,N]: 2MN s + 8M (target) + 4M (dloss) */
     [KB_CE_BWD] = {.id = KB_CE_BWD, .name = "cross_entropy_backward", .family = "cross_entropy",
-        .backward = 1, .norm = 0, .fam = KB_FAM_CROSS_ENTROPY,
+        .backward = 1, .x_dist = KB_X_LOGITS, .fam = KB_FAM_CROSS_ENTROPY,
         .tensors = KB_T_X | KB_T_TARGET | KB_T_DLOSS | KB_T_LSE,
         .ref_reads = KB_T_X | KB_T_TARGET | KB_T_DLOSS | KB_T_LSE,
         .out_per_row = 0, .bytes = {2, 0, 12, 0}, .inputs = LOGIT_KINDS, .sweep = SWEEP_COMMON,
         .scale = KB_SCALE_CE_GRAD, .mutant = KB_MUTANT_NONE, .impls = KB_IMPLS(cross_entropy, bwd)},
     [KB_SOFTMAX_FWD] = {.id = KB_SOFTMAX_FWD, .name = "softmax_forward", .family = "softmax",
-        .backward = 0, .norm = 0, .fam = KB_FAM_SOFTMAX,
+        .backward = 0, .x_dist = KB_X_LOGITS, .fam = KB_FAM_SOFTMAX,
         .tensors = KB_T_X,
         .ref_reads = KB_T_X,
         .out_per_row = 0, .bytes = {2, 0, 0, 0}, .inputs = LOGIT_KINDS, .sweep = SWEEP_COMMON,
         .scale = KB_SCALE_ABS, .mutant = KB_MUTANT_SOFTMAX, .impls = KB_IMPLS(softmax, fwd)},
     /* x is there only for the saved y = softmax(x); the backward reads y */
     [KB_SOFTMAX_BWD] = {.id = KB_SOFTMAX_BWD, .name = "softmax_backward", .family = "softmax",
-        .backward = 1, .norm = 0, .fam = KB_FAM_SOFTMAX,
+        .backward = 1, .x_dist = KB_X_LOGITS, .fam = KB_FAM_SOFTMAX,
         .tensors = KB_T_X | KB_T_DY | KB_T_Y,
         .ref_reads = KB_T_DY | KB_T_Y,
         .out_per_row = 0, .bytes = {3, 0, 0, 0}, .inputs = LOGIT_KINDS, .sweep = SWEEP_COMMON,
         .scale = KB_SCALE_SOFTMAX_GRAD, .mutant = KB_MUTANT_NONE, .impls = KB_IMPLS(softmax, bwd)},
     [KB_RMSNORM_FWD] = {.id = KB_RMSNORM_FWD, .name = "rmsnorm_forward", .family = "rmsnorm",
-        .backward = 0, .norm = 1, .fam = KB_FAM_RMSNORM,
+        .backward = 0, .x_dist = KB_X_NORM, .fam = KB_FAM_RMSNORM,
         .tensors = KB_T_X | KB_T_W,
         .ref_reads = KB_T_X | KB_T_W,
         .out_per_row = 0, .bytes = {2, 0, 0, 4}, .inputs = NORM_KINDS, .sweep = SWEEP_NORM,
         .scale = KB_SCALE_ABS, .mutant = KB_MUTANT_RMSNORM, .impls = KB_IMPLS(rmsnorm, fwd)},
     [KB_RMSNORM_BWD] = {.id = KB_RMSNORM_BWD, .name = "rmsnorm_backward", .family = "rmsnorm",
-        .backward = 1, .norm = 1, .fam = KB_FAM_RMSNORM,
+        .backward = 1, .x_dist = KB_X_NORM, .fam = KB_FAM_RMSNORM,
         .tensors = KB_T_X | KB_T_W | KB_T_DY | KB_T_RSTD | KB_T_DW,
         .ref_reads = KB_T_X | KB_T_W | KB_T_DY | KB_T_RSTD | KB_T_DW,
         .out_per_row = 0, .bytes = {3, 0, 0, 8}, .inputs = NORM_KINDS, .sweep = SWEEP_NORM,
         .scale = KB_SCALE_NORM_GRAD, .mutant = KB_MUTANT_NONE, .impls = KB_IMPLS(rmsnorm, bwd)},
     [KB_LAYERNORM_FWD] = {.id = KB_LAYERNORM_FWD,
         .name = "layernorm_forward", .family = "layernorm",
-        .backward = 0, .norm = 1, .fam = KB_FAM_LAYERNORM,
+        .backward = 0, .x_dist = KB_X_NORM, .fam = KB_FAM_LAYERNORM,
         .tensors = KB_T_X | KB_T_W,
         .ref_reads = KB_T_X | KB_T_W,
         .out_per_row = 0, .bytes = {2, 0, 0, 4}, .inputs = NORM_KINDS, .sweep = SWEEP_NORM,
         .scale = KB_SCALE_CENTERED, .mutant = KB_MUTANT_LAYERNORM, .impls = KB_IMPLS(layernorm, fwd)},
     [KB_LAYERNORM_BWD] = {.id = KB_LAYERNORM_BWD,
         .name = "layernorm_backward", .family = "layernorm",
-        .backward = 1, .norm = 1, .fam = KB_FAM_LAYERNORM,
+        .backward = 1, .x_dist = KB_X_NORM, .fam = KB_FAM_LAYERNORM,
         .tensors = KB_T_X | KB_T_W | KB_T_DY | KB_T_MEAN | KB_T_RSTD | KB_T_DW,
         .ref_reads = KB_T_X | KB_T_W | KB_T_DY | KB_T_MEAN | KB_T_RSTD | KB_T_DW,
         .out_per_row = 0, .bytes = {3, 0, 0, 8}, .inputs = NORM_KINDS, .sweep = SWEEP_NORM,
         .scale = KB_SCALE_NORM_GRAD, .mutant = KB_MUTANT_NONE, .impls = KB_IMPLS(layernorm, bwd)},
+    /* out = act(x) * up: 2 reads + 1 write of M*N elements */
+#define GLU_FWD(ID, NAME, FAM, OP)                                            \
+    [ID] = {.id = ID, .name = NAME, .family = "glu", .backward = 0, .x_dist = KB_X_ACT,   \
+        .fam = FAM, .tensors = KB_T_X | KB_T_UP, .ref_reads = KB_T_X | KB_T_UP,             \
+        .out_per_row = 0, .bytes = {3, 0, 0, 0}, .inputs = GLU_KINDS,                     \
+        .sweep = (int)COUNT(glu_default),                                            \
+        .shapes = &glu_shapes, .scale = KB_SCALE_ABS, .mutant = KB_MUTANT_NONE,            \
+        .impls = KB_IMPLS(OP, fwd)}
+    /* dgate = dy * up * act'(x), dup = dy * act(x): 3 reads + 2 writes */
+#define GLU_BWD(ID, NAME, FAM, OP)                                            \
+    [ID] = {.id = ID, .name = NAME, .family = "glu", .backward = 1, .x_dist = KB_X_ACT,   \
+        .fam = FAM, .tensors = KB_T_X | KB_T_UP | KB_T_DY,                                 \
+        .ref_reads = KB_T_X | KB_T_UP | KB_T_DY, .out_per_row = 0, .out_pair = 1,          \
+        .bytes = {5, 0, 0, 0}, .inputs = GLU_KINDS, .sweep = (int)COUNT(glu_default),      \
+        .shapes = &glu_shapes,                                                       \
+        .scale = KB_SCALE_ABS, .mutant = KB_MUTANT_NONE, .impls = KB_IMPLS(OP, bwd)}
+    GLU_FWD(KB_GEGLU_FWD, "geglu_forward", KB_FAM_GEGLU, geglu),
+    GLU_BWD(KB_GEGLU_BWD, "geglu_backward", KB_FAM_GEGLU, geglu),
+    GLU_FWD(KB_SWIGLU_FWD, "swiglu_forward", KB_FAM_SWIGLU, swiglu),
+    GLU_BWD(KB_SWIGLU_BWD, "swiglu_backward", KB_FAM_SWIGLU, swiglu),
+#undef GLU_FWD
+#undef GLU_BWD
 };
 
 static const kb_tensor_info tensors[KB_NUM_TENSORS] = {
@@ -105,6 +147,7 @@ static const kb_tensor_info tensors[KB_NUM_TENSORS] = {
     {"w", KB_T_W, KB_DIM_N, 4},          {"y", KB_T_Y, KB_DIM_MN, 0},
     {"lse", KB_T_LSE, KB_DIM_M, 4},      {"mean", KB_T_MEAN, KB_DIM_M, 4},
     {"rstd", KB_T_RSTD, KB_DIM_M, 4},    {"dw", KB_T_DW, KB_DIM_N, 4},
+    {"up", KB_T_UP, KB_DIM_MN, 0},
 };
 
 const kb_tensor_info *kb_tensor_info_get(int i)
@@ -131,6 +174,11 @@ size_t kb_tensor_bytes(const kb_problem *p, kb_tensor_bit bit)
 int64_t kb_out_cols(const kb_problem *p)
 {
     return kb_bench_info_get(p->bench)->out_per_row ? 1 : p->N;
+}
+
+int64_t kb_out_rows(const kb_problem *p)
+{
+    return kb_bench_info_get(p->bench)->out_pair ? 2 * p->M : p->M;
 }
 
 const kb_bench_info *kb_bench_info_get(kb_bench_id id)
@@ -180,6 +228,11 @@ static const kb_shape inputs_list[] = {{4096, 1000}, {512, 50257}};
 
 size_t kb_shapes(kb_bench_id id, kb_shape_set set, const kb_shape **out)
 {
+    const kb_shape_lists *own = benches[id].shapes;
+    if (own && (unsigned)set < 4 && own->count[set]) {
+        *out = own->list[set];
+        return own->count[set];
+    }
     switch (set) {
     case KB_SHAPES_DEFAULT:
         *out = sweep;
@@ -287,9 +340,11 @@ kb_status kb_cases_foreach(kb_status (*fn)(const kb_case *c, void *arg), void *a
                 if (!kb_inputs_apply((kb_inputs)k, (kb_bench_id)b)) continue;
                 for (int d = 0; d < KB_NUM_DTYPES; d++) {
                     if (!kb_inputs_dtype((kb_inputs)k, (kb_dtype)d)) continue;
-                    for (size_t i = 0; i < sizeof inputs_list / sizeof inputs_list[0]; i++) {
-                        kb_case c = {{(kb_bench_id)b, (kb_dtype)d, inputs_list[i].M,
-                                      inputs_list[i].N},
+                    const kb_shape *in_shapes;
+                    const size_t n_in = kb_shapes((kb_bench_id)b, KB_SHAPES_INPUTS, &in_shapes);
+                    for (size_t i = 0; i < n_in; i++) {
+                        kb_case c = {{(kb_bench_id)b, (kb_dtype)d, in_shapes[i].M,
+                                      in_shapes[i].N},
                                      impl, backend_names[be], KB_SHAPES_INPUTS, (kb_inputs)k};
                         kb_status st = fn(&c, arg);
                         if (st != KB_OK) return st;

@@ -22,7 +22,8 @@ typedef enum {
     KB_T_LSE = 1u << 6,  /* saved statistics, fp32, one per row              */
     KB_T_MEAN = 1u << 7,
     KB_T_RSTD = 1u << 8,
-    KB_T_DW = 1u << 9    /* weight gradient [N] fp32, guarded like out; gold_dw */
+    KB_T_DW = 1u << 9,   /* weight gradient [N] fp32, guarded like out; gold_dw */
+    KB_T_UP = 1u << 10   /* GLU: the up projection [M,N] (x is the gate)     */
 } kb_tensor_bit;
 
 /* Which op family's formulas the references compute (kernels/reference:
@@ -31,8 +32,17 @@ typedef enum {
     KB_FAM_CROSS_ENTROPY,
     KB_FAM_SOFTMAX,
     KB_FAM_RMSNORM,
-    KB_FAM_LAYERNORM
+    KB_FAM_LAYERNORM,
+    KB_FAM_GEGLU,  /* act(x) * up, act = GELU, tanh approximation */
+    KB_FAM_SWIGLU  /* act = SiLU                                  */
 } kb_family_id;
+
+/* How the generator draws x (kernels/reference/input_values.h). */
+typedef enum {
+    KB_X_LOGITS = 0, /* 0.1 randn; wide: 20 randn                 */
+    KB_X_NORM = 1,   /* randn; wide: 1000 randn                   */
+    KB_X_ACT = 2     /* activations (GLU gate): randn; wide: 20 randn */
+} kb_x_dist;
 
 /* The accuracy check's per-element error scale for the normwise test
  * (harness/accuracy.cu has the formulas). */
@@ -61,6 +71,13 @@ typedef struct {
     double mn, m_dtype, m_bytes, n_bytes;
 } kb_byte_model;
 
+/* An op's own shape lists, by kb_shape_set (DEFAULT, ODD, SHORT, INPUTS);
+ * a count of 0 keeps the shared list of that set. */
+typedef struct {
+    const kb_shape *list[4];
+    size_t count[4];
+} kb_shape_lists;
+
 /* Backends, in display order (kb_backend_name). */
 #define KB_NUM_BACKENDS 4
 
@@ -72,14 +89,16 @@ typedef struct {
     const char *name;    /* "softmax_forward"                      */
     const char *family;  /* "softmax": op family, a CTest label      */
     int backward;        /* 0 forward, 1 backward                  */
-    int norm;            /* 1 for RMSNorm/LayerNorm: x is randn, not 0.1 randn */
+    kb_x_dist x_dist;    /* x's distribution                        */
     kb_family_id fam;
     unsigned tensors;    /* kb_tensor_bit: what a case allocates besides out/gold */
     unsigned ref_reads;  /* kb_tensor_bit: what the references need  */
     int out_per_row;     /* out is one value per row [M] (a loss), else [M,N] */
+    int out_pair;        /* out is [2,M,N]: two outputs (GLU backward: dgate, dup) */
     kb_byte_model bytes;
     unsigned inputs;     /* 1u << kb_inputs: the input kinds that apply */
     int sweep;           /* how many shapes of the default sweep it runs */
+    const kb_shape_lists *shapes; /* its own shape lists, or NULL       */
     kb_err_scale scale;
     kb_mutant mutant;
     /* Its implementation by each backend (NULL: not implemented or not
@@ -95,12 +114,14 @@ typedef struct {
     kb_dims dims;
     int elem_bytes; /* 0: the problem's dtype */
 } kb_tensor_info;
-#define KB_NUM_TENSORS 10
+#define KB_NUM_TENSORS 11
 const kb_tensor_info *kb_tensor_info_get(int i); /* i < KB_NUM_TENSORS */
 /* Bytes of tensor `bit` for p (0 when the benchmark does not use it). */
 size_t kb_tensor_bytes(const kb_problem *p, kb_tensor_bit bit);
 /* Columns of out: 1 for a per-row output (loss), N otherwise. */
 int64_t kb_out_cols(const kb_problem *p);
+/* Rows of out: M, or 2M for a pair of outputs (out_pair). */
+int64_t kb_out_rows(const kb_problem *p);
 
 const kb_bench_info *kb_bench_info_get(kb_bench_id id);
 kb_status kb_bench_find(const char *name, kb_bench_id *out, kb_err *e);

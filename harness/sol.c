@@ -21,7 +21,7 @@ double kb_sol_mix_gbps(double read_bytes, double write_bytes, const kb_sol_strea
 double kb_bytes_written(const kb_problem *p)
 {
     if (!kb_bench_info_get(p->bench)) return 0;
-    return (double)p->M * (double)kb_out_cols(p) * (double)kb_dtype_size(p->dtype) +
+    return (double)kb_out_rows(p) * (double)kb_out_cols(p) * (double)kb_dtype_size(p->dtype) +
            (double)kb_tensor_bytes(p, KB_T_DW);
 }
 

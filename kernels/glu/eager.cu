@@ -132,3 +132,68 @@ extern "C" kb_status kb_glu_eager_launch(kb_dtype dt, kb_glu_act act, const void
     }));
     return st;
 }
+/* The backward's 4 kernels; a and da are [M, H] scratch. */
+static kb_status eager_bwd(kb_dtype dt, kb_glu_act act, const void *gate, const void *up,
+                           const void *dy, int64_t ld_in, void *a, void *da, void *dgate,
+                           void *dup, int64_t M, int64_t H, cudaStream_t s, kb_err *e)
+{
+    static const char who[] = "eager glu backward";
+    KB_TRY(glu_check(who, dt, act, ld_in, M, H, e));
+    kb_status st = KB_OK;
+    KB_DISPATCH(dt, T, KB_ACT_DISPATCH(act, A, {
+        st = ew<T>(who, act_f<A>(), gate, ld_in, NULL, 0, a, H, M, H, s, e);
+        if (st == KB_OK) st = ew<T>(who, mul_f(), dy, H, a, H, dup, H, M, H, s, e);
+        if (st == KB_OK) st = ew<T>(who, mul_f(), dy, H, up, ld_in, da, H, M, H, s, e);
+        if (st == KB_OK) st = ew<T>(who, act_bwd_f<A>(), da, H, gate, ld_in, dgate, H, M, H, s, e);
+    }));
+    return st;
+}
+
+/* ---- the kb_impls --------------------------------------------------------- */
+static size_t plane_bytes(const kb_problem *p)
+{
+    return (size_t)p->M * (size_t)p->N * kb_dtype_size(p->dtype);
+}
+
+/* Workspace: the HBM intermediates, a (forward), a and da (backward). */
+template <int BWD>
+static kb_status eager_setup(const kb_problem *p, const kb_setup_ctx *ctx, void **state,
+                             size_t *workspace_bytes, kb_err *e)
+{
+    *state = NULL;
+    KB_TRY(glu_check(BWD ? "eager glu backward" : "eager glu forward", p->dtype,
+                     KB_ACT_GELU_TANH, p->N, p->M, p->N, e));
+    *workspace_bytes = (BWD ? 2 : 1) * plane_bytes(p);
+    return KB_OK;
+}
+
+template <int ACT>
+static kb_status eager_fwd_run(const kb_problem *p, const kb_tensors *t, void *state,
+                               cudaStream_t s, kb_err *e)
+{
+    return kb_glu_eager_launch(p->dtype, (kb_glu_act)ACT, t->x, t->up, p->N, t->workspace,
+                               t->out, p->M, p->N, s, e);
+}
+
+template <int ACT>
+static kb_status eager_bwd_run(const kb_problem *p, const kb_tensors *t, void *state,
+                               cudaStream_t s, kb_err *e)
+{
+    const size_t plane = plane_bytes(p);
+    return eager_bwd(p->dtype, (kb_glu_act)ACT, t->x, t->up, t->dy, p->N, t->workspace,
+                     (char *)t->workspace + plane, t->out, (char *)t->out + plane, p->M, p->N,
+                     s, e);
+}
+
+extern "C" const kb_impl kb_geglu_eager_fwd = {"eager", KB_GEGLU_FWD, eager_setup<0>,
+                                               eager_fwd_run<KB_ACT_GELU_TANH>, NULL, NULL,
+                                               kb_kernels_fixed<2>};
+extern "C" const kb_impl kb_geglu_eager_bwd = {"eager", KB_GEGLU_BWD, eager_setup<1>,
+                                               eager_bwd_run<KB_ACT_GELU_TANH>, NULL, NULL,
+                                               kb_kernels_fixed<4>};
+extern "C" const kb_impl kb_swiglu_eager_fwd = {"eager", KB_SWIGLU_FWD, eager_setup<0>,
+                                                eager_fwd_run<KB_ACT_SILU>, NULL, NULL,
+                                                kb_kernels_fixed<2>};
+extern "C" const kb_impl kb_swiglu_eager_bwd = {"eager", KB_SWIGLU_BWD, eager_setup<1>,
+                                                eager_bwd_run<KB_ACT_SILU>, NULL, NULL,
+                                                kb_kernels_fixed<4>};

@@ -17,6 +17,9 @@
  * (Liger: "recomputation to save memory") and writes dgate, dup (Liger writes
  * them over its inputs; here into out = [2, M, H]).
  * Limits: any M, H >= 1, ld_in >= H, 64-bit offsets. */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "glu_math.cuh"
 
 namespace {
@@ -160,3 +163,49 @@ extern "C" kb_status kb_glu_fused_bwd(kb_dtype dt, kb_glu_act act, const void *g
     }));
     return glu_launched(who, M, H, e);
 }
+
+/* ---- the kb_impls --------------------------------------------------------- */
+static kb_status fused_setup(const kb_problem *p, const kb_setup_ctx *ctx, void **state,
+                             size_t *workspace_bytes, kb_err *e)
+{
+    KB_TRY(glu_check("fused glu", p->dtype, KB_ACT_GELU_TANH, p->N, p->M, p->N, e));
+    settings *c = (settings *)malloc(sizeof *c);
+    if (!c) return KB_FAIL(e, KB_ERR_NOMEM, "fused glu: out of host memory");
+    *c = settings_of(p->N);
+    *state = c;
+    *workspace_bytes = 0;
+    return KB_OK;
+}
+
+static void fused_describe(const void *state, char *buf, size_t len)
+{
+    const settings *c = (const settings *)state;
+    snprintf(buf, len, "block=%lld threads=%d", (long long)c->block, c->threads);
+}
+
+static void fused_teardown(void *state) { free(state); }
+
+template <int ACT>
+static kb_status fused_fwd_run(const kb_problem *p, const kb_tensors *t, void *state,
+                               cudaStream_t s, kb_err *e)
+{
+    return kb_glu_fused_fwd(p->dtype, (kb_glu_act)ACT, t->x, t->up, p->N, t->out, p->M, p->N, s,
+                            e);
+}
+
+template <int ACT>
+static kb_status fused_bwd_run(const kb_problem *p, const kb_tensors *t, void *state,
+                               cudaStream_t s, kb_err *e)
+{
+    const size_t plane = (size_t)p->M * (size_t)p->N * kb_dtype_size(p->dtype);
+    return kb_glu_fused_bwd(p->dtype, (kb_glu_act)ACT, t->x, t->up, t->dy, p->N, t->out,
+                            (char *)t->out + plane, p->M, p->N, s, e);
+}
+
+#define FUSED_IMPL(sym, id, run)                                              \
+    extern "C" const kb_impl sym = {"fused", id, fused_setup, run, fused_describe, \
+                                    fused_teardown, kb_kernels_fixed<1>};
+FUSED_IMPL(kb_geglu_fused_fwd, KB_GEGLU_FWD, fused_fwd_run<KB_ACT_GELU_TANH>)
+FUSED_IMPL(kb_geglu_fused_bwd, KB_GEGLU_BWD, fused_bwd_run<KB_ACT_GELU_TANH>)
+FUSED_IMPL(kb_swiglu_fused_fwd, KB_SWIGLU_FWD, fused_fwd_run<KB_ACT_SILU>)
+FUSED_IMPL(kb_swiglu_fused_bwd, KB_SWIGLU_BWD, fused_bwd_run<KB_ACT_SILU>)

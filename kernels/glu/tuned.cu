@@ -180,6 +180,78 @@ static kb_status launch(const char *who, const kb_glu_cfg *c, int sms,
     return glu_launched(who, M, H, e);
 }
 
+/* ---- the kb_impls: tuner spaces --------------------------------------------- */
+enum { P_THREADS, P_UNROLL, P_PER_SM };
+
+static kb_glu_cfg cfg_of(const kb_tune_cfg *c)
+{
+    return {c->v[P_THREADS], c->v[P_UNROLL], c->v[P_PER_SM]};
+}
+
+template <int BWD>
+static void heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out)
+{
+    const kb_glu_cfg g =
+        kb_glu_tuned_heuristic(p->dtype, BWD, p->M, p->N, ctx ? ctx->sm_count : 0);
+    kb_tune_cfg c = {};
+    c.v[P_THREADS] = g.threads;
+    c.v[P_UNROLL] = g.unroll;
+    c.v[P_PER_SM] = g.per_sm;
+    *out = c;
+}
+
+/* The block size fits the kernel's registers and nothing spills. */
+template <int BWD, int ACT>
+static int valid(const kb_problem *p, const kb_setup_ctx *, const kb_tune_cfg *c)
+{
+    cudaFuncAttributes fa;
+    cudaError_t rc = cudaErrorInvalidValue;
+    KB_DISPATCH(p->dtype, T, {
+        if (BWD) {
+            auto k = kernel_of<T, bwd_op<ACT, sizeof(T) < 4>>::get(c->v[P_UNROLL]);
+            if (k) rc = cudaFuncGetAttributes(&fa, k);
+        } else {
+            auto k = kernel_of<T, fwd_op<ACT, sizeof(T) < 4>>::get(c->v[P_UNROLL]);
+            if (k) rc = cudaFuncGetAttributes(&fa, k);
+        }
+    });
+    if (rc != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return c->v[P_THREADS] <= fa.maxThreadsPerBlock && fa.localSizeBytes == 0;
+}
+
+template <int ACT>
+static kb_status fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_cfg *c,
+                            cudaStream_t s, kb_err *e)
+{
+    const kb_glu_cfg g = cfg_of(c);
+    return kb_glu_tuned_fwd(&g, 0, p->dtype, (kb_glu_act)ACT, t->x, t->up, p->N, t->out, p->M,
+                            p->N, s, e);
+}
+
+template <int ACT>
+static kb_status bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_cfg *c,
+                            cudaStream_t s, kb_err *e)
+{
+    const kb_glu_cfg g = cfg_of(c);
+    const size_t plane = (size_t)p->M * (size_t)p->N * kb_dtype_size(p->dtype);
+    return kb_glu_tuned_bwd(&g, 0, p->dtype, (kb_glu_act)ACT, t->x, t->up, t->dy, p->N, t->out,
+                            (char *)t->out + plane, p->M, p->N, s, e);
+}
+
+#define GLU_SPACE(name, BWD, ACT)                                             \
+    {name, 3, {"threads", "unroll", "per_sm"}, {4, 4, 6},                     \
+     {{128, 256, 512, 1024}, {1, 2, 4, 8}, {0, 1, 2, 4, 8, 16}},             \
+     heuristic<BWD>, valid<BWD, ACT>, NULL,                                        \
+     BWD ? bwd_launch<ACT> : fwd_launch<ACT>, NULL}
+
+const kb_tune_space geglu_fwd_space = GLU_SPACE("geglu_forward", 0, KB_ACT_GELU_TANH);
+const kb_tune_space geglu_bwd_space = GLU_SPACE("geglu_backward", 1, KB_ACT_GELU_TANH);
+const kb_tune_space swiglu_fwd_space = GLU_SPACE("swiglu_forward", 0, KB_ACT_SILU);
+const kb_tune_space swiglu_bwd_space = GLU_SPACE("swiglu_backward", 1, KB_ACT_SILU);
+
 } /* namespace */
 
 /* ---- C entry points (glu.h) -------------------------------------------------- */
@@ -226,3 +298,8 @@ extern "C" kb_status kb_glu_tuned_bwd(const kb_glu_cfg *c, int sm_count, kb_dtyp
     return st;
 }
 
+
+KB_TUNED_IMPL(kb_geglu_tuned_fwd, KB_GEGLU_FWD, geglu_fwd_space)
+KB_TUNED_IMPL(kb_geglu_tuned_bwd, KB_GEGLU_BWD, geglu_bwd_space)
+KB_TUNED_IMPL(kb_swiglu_tuned_fwd, KB_SWIGLU_FWD, swiglu_fwd_space)
+KB_TUNED_IMPL(kb_swiglu_tuned_bwd, KB_SWIGLU_BWD, swiglu_bwd_space)

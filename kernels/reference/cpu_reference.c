@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <math.h>
 
+#include "glu_ref.h"
 #include "reference.h"
 #include "registry.h"
 
@@ -78,6 +79,8 @@ void kb_ref_cpu_saved(kb_bench_id b, int64_t M, int64_t N, const float *x,
             if (mean) mean[i] = (float)mu;
             if (rstd) rstd[i] = (float)rs;
             break;
+        case KB_FAM_GEGLU:
+        case KB_FAM_SWIGLU: break; /* nothing saved */
         }
     }
 }
@@ -101,7 +104,7 @@ static kb_status check_args(kb_bench_id b, int64_t M, int64_t N, const kb_ref_in
         {KB_T_DLOSS, in->dloss, "dloss"}, {KB_T_Y, in->y, "y (softmax output)"},
         {KB_T_TARGET, in->target, "target"}, {KB_T_LSE, in->lse, "saved lse"},
         {KB_T_MEAN, in->mean, "saved mean"}, {KB_T_RSTD, in->rstd, "saved rstd"},
-        {KB_T_DW, out->dw, "dw"},
+        {KB_T_DW, out->dw, "dw"}, {KB_T_UP, in->up, "up"},
     };
     for (size_t k = 0; k < sizeof req / sizeof req[0]; k++)
         if ((n & req[k].bit) && !req[k].p)
@@ -148,6 +151,28 @@ static void norm_dw(const kb_ref_in *in, int ln, int64_t M, int64_t N, float *dw
     }
 }
 
+double kb_ref_glu_act(kb_family_id fam, double x) { return kb_glu_act_d(fam == KB_FAM_GEGLU, x); }
+
+double kb_ref_glu_dact(kb_family_id fam, double x)
+{
+    return kb_glu_dact_d(fam == KB_FAM_GEGLU, x);
+}
+
+/* GLU over all M*N elements; the backward's dup follows dgate in out. */
+static void glu_out(const kb_bench_info *bi, const kb_ref_in *in, int64_t MN, float *o)
+{
+    for (int64_t i = 0; i < MN; i++) {
+        const double x = in->x[i], u = in->up[i];
+        if (!bi->backward) {
+            o[i] = (float)(kb_ref_glu_act(bi->fam, x) * u);
+            continue;
+        }
+        const double dy = in->dy[i];
+        o[i] = (float)(dy * u * kb_ref_glu_dact(bi->fam, x));
+        o[MN + i] = (float)(dy * kb_ref_glu_act(bi->fam, x));
+    }
+}
+
 /* Row i of out for each op: the one place the CPU reference picks per-op
  * math (by the descriptor's family and direction). */
 static void out_row(const kb_bench_info *bi, const kb_ref_in *in, int64_t i, int64_t N, float *o)
@@ -188,6 +213,8 @@ static void out_row(const kb_bench_info *bi, const kb_ref_in *in, int64_t i, int
         else rs = row_rms_rstd(x, N);
         for (int64_t j = 0; j < N; j++) o[off + j] = (float)((x[j] - mu) * rs * in->w[j]);
         return;
+    case KB_FAM_GEGLU:
+    case KB_FAM_SWIGLU: return; /* elementwise: glu_out */
     }
 }
 
@@ -196,6 +223,10 @@ kb_status kb_ref_cpu(kb_bench_id b, int64_t M, int64_t N, const kb_ref_in *in,
 {
     KB_TRY(check_args(b, M, N, in, out, e));
     const kb_bench_info *bi = kb_bench_info_get(b);
+    if (bi->fam == KB_FAM_GEGLU || bi->fam == KB_FAM_SWIGLU) {
+        glu_out(bi, in, M * N, out->out);
+        return KB_OK;
+    }
     for (int64_t i = 0; i < M; i++) out_row(bi, in, i, N, out->out);
     if (bi->ref_reads & KB_T_DW) norm_dw(in, bi->fam == KB_FAM_LAYERNORM, M, N, out->dw);
     return KB_OK;

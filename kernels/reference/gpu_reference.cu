@@ -19,6 +19,7 @@
 #include <limits.h>
 
 #include "kb_cuda.cuh"
+#include "glu_ref.h"
 #include "kb_dsum.cuh"
 #include "reference.h"
 #include "registry.h"
@@ -213,6 +214,24 @@ static __global__ void k_dw_final(const double *part, int64_t chunks, int64_t N,
 }
 
 /* ---- launchers --------------------------------------------------------------- */
+/* GLU, elementwise over MN: out = act(x) * up; backward dgate = dy * up *
+ * act'(x) into out, dup = dy * act(x) into out + MN. */
+template <typename T>
+static __global__ void k_glu(const T *x, const T *up, const T *dy, int gelu, int64_t MN, T *out)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < MN; i += stride) {
+        const double g = ld(x[i]), u = ld(up[i]);
+        if (!dy) {
+            out[i] = st<T>(kb_glu_act_d(gelu, g) * u);
+            continue;
+        }
+        const double d = ld(dy[i]);
+        out[i] = st<T>(d * u * kb_glu_dact_d(gelu, g));
+        out[MN + i] = st<T>(d * kb_glu_act_d(gelu, g));
+    }
+}
+
 static unsigned row_grid(int64_t M) { return (unsigned)(M < INT_MAX ? M : INT_MAX); }
 
 /* 32..512 threads: about 8 elements per thread on short rows, 512 on long. */
@@ -390,6 +409,21 @@ extern "C" kb_status kb_ref_gpu_gold(kb_buffers *b, cudaStream_t s, kb_err *e)
                         M, N, (T *)b->gold);
         });
         KB_TRY(gold_dw(p, t, mean, b->gold_dw, s, e));
+        break;
+    }
+    case KB_FAM_GEGLU:
+    case KB_FAM_SWIGLU: {
+        NEED(t->x, who);
+        NEED(t->up, who);
+        if (bi->backward) NEED(t->dy, who);
+        const int64_t MN = M * N;
+        const unsigned grid = (unsigned)(kb_cdiv(MN, 256) < 65536 ? kb_cdiv(MN, 256) : 65536);
+        KB_DISPATCH(p->dtype, T, {
+            k_glu<T><<<grid, 256, 0, s>>>((const T *)t->x, (const T *)t->up,
+                                          bi->backward ? (const T *)t->dy : NULL,
+                                          bi->fam == KB_FAM_GEGLU, MN, (T *)b->gold);
+        });
+        KB_LAUNCHED(e);
         break;
     }
     }

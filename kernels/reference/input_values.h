@@ -7,13 +7,15 @@
  *   randn        = Box-Muller on the top/bottom 24 bits of h, cosine branch
  *   column       = floor(h * N / 2^64)                uniform in [0, N)
  *
- * Input kinds change x only (dy, w, dloss and target are SPEC's in every
- * kind); r is the row, j the column, z = randn(h_x(r*N + j)):
- *   randn     0.1 z (cross entropy, softmax), z (norms)          SPEC
+ * Input kinds change x only (dy, w, dloss, target and GLU's up are SPEC's
+ * in every kind); r is the row, j the column, z = randn(h_x(r*N + j)); the
+ * scale by the benchmark's kb_x_dist (logits, norms, GLU activations):
+ *   randn     0.1 z (cross entropy, softmax), z (norms, GLU gate)  SPEC
  *   shifted   1000 + z: exp(x) overflows fp32 without max subtraction.
  *             z has sigma 1, not 0.1, so that the row keeps a spread once
  *             stored (bf16's spacing at 1000 is 4, fp16's 0.5)
- *   wide      20 z (near one-hot probabilities, losses far from log N);
+ *   wide      20 z (near one-hot probabilities, losses far from log N;
+ *             GLU: tanh and sigmoid saturate, exp(-x) overflows fp32);
  *             1000 z for the norms (sums of squares past fp16's range)
  *   masked    -inf where bit 63 of h_mask(r*N + j) is set (about half the
  *             row), except at the row's anchor column (the target for cross
@@ -38,7 +40,7 @@
 
 /* Tensor ids: part of the generator's key, so never renumber them. */
 enum { KB_TID_X = 1, KB_TID_TARGET = 2, KB_TID_DLOSS = 3, KB_TID_DY = 4, KB_TID_W = 5,
-       KB_TID_MASK = 6, KB_TID_ROW = 7 };
+       KB_TID_MASK = 6, KB_TID_ROW = 7, KB_TID_UP = 8 };
 
 #define KB_GOLDEN 0x9e3779b97f4a7c15ull /* 2^64 / phi */
 
@@ -94,11 +96,12 @@ KB_IV kb_input_keys kb_input_keys_of(uint64_t seed)
     return k;
 }
 
-/* x[r, j] before rounding to the dtype; norm: the benchmark is a norm. */
-KB_IV float kb_input_x(kb_inputs kind, int norm, const kb_input_keys *k, int64_t r, int64_t j,
-                       int64_t N)
+/* x[r, j] before rounding to the dtype; dist: the benchmark's kb_x_dist. */
+KB_IV float kb_input_x(kb_inputs kind, kb_x_dist dist, const kb_input_keys *k, int64_t r,
+                       int64_t j, int64_t N)
 {
     const int64_t i = r * N + j;
+    const int norm = dist == KB_X_NORM, unit = dist != KB_X_LOGITS;
     switch (kind) {
     case KB_INPUTS_SHIFTED: return 1000.0f + kb_randn_of(kb_elem_hash(k->x, i));
     case KB_INPUTS_WIDE: return (norm ? 1000.0f : 20.0f) * kb_randn_of(kb_elem_hash(k->x, i));
@@ -108,7 +111,7 @@ KB_IV float kb_input_x(kb_inputs kind, int norm, const kb_input_keys *k, int64_t
         return 0.1f * kb_randn_of(kb_elem_hash(k->x, i));
     case KB_INPUTS_CONSTANT: return r % 4 == 0 ? 0.0f : kb_randn_of(kb_elem_hash(k->row, r));
     case KB_INPUTS_SMALL: return 1e-3f * kb_randn_of(kb_elem_hash(k->x, i));
-    default: return (norm ? 1.0f : 0.1f) * kb_randn_of(kb_elem_hash(k->x, i));
+    default: return (unit ? 1.0f : 0.1f) * kb_randn_of(kb_elem_hash(k->x, i));
     }
 }
 

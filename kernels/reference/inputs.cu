@@ -5,8 +5,8 @@
  * launch configuration (and a case with fewer rows of the same N sees a
  * prefix of the larger case's x and dy).
  *
- * Distributions (SPEC): cross entropy / softmax x = 0.1 randn, norms
- * x = randn; w = randn[N] fp32; dy = randn[M,N] (dtype); dloss = randn[M]
+ * Distributions (SPEC): cross entropy / softmax x = 0.1 randn, norms and
+ * GLU gates x = randn; w = randn[N] fp32; dy, GLU's up = randn[M,N] (dtype); dloss = randn[M]
  * fp32; target int64 uniform in [0, N). Input kinds other than randn change
  * x only (input_values.h). Values are rounded to the dtype on store (round
  * to nearest even). */
@@ -25,12 +25,12 @@ static __global__ void k_randn(T *out, int64_t n, uint64_t key, float scale)
 }
 
 template <typename T>
-static __global__ void k_x(T *out, int64_t M, int64_t N, kb_inputs kind, int norm,
+static __global__ void k_x(T *out, int64_t M, int64_t N, kb_inputs kind, kb_x_dist dist,
                            kb_input_keys keys)
 {
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < M * N; i += stride)
-        out[i] = kb_from_float<T>(kb_input_x(kind, norm, &keys, i / N, i % N, N));
+        out[i] = kb_from_float<T>(kb_input_x(kind, dist, &keys, i / N, i % N, N));
 }
 
 static __global__ void k_target(int64_t *out, int64_t n, int64_t N, uint64_t key)
@@ -71,17 +71,18 @@ extern "C" kb_status kb_inputs_generate(kb_buffers *b, uint64_t seed, cudaStream
                        "kb_inputs_generate: bad problem (bench %d, dtype %d, %lldx%lld)",
                        (int)p->bench, (int)p->dtype, (long long)p->M, (long long)p->N);
     const int64_t M = p->M, N = p->N, MN = M * N;
-    const int norm = kb_bench_info_get(p->bench)->norm;
+    const kb_x_dist dist = kb_bench_info_get(p->bench)->x_dist;
     if ((unsigned)b->inputs >= KB_NUM_INPUTS || !kb_inputs_apply((kb_inputs)b->inputs, p->bench))
         return KB_FAIL(e, KB_ERR_ARG, "kb_inputs_generate: input kind %s does not apply to %s",
                        kb_inputs_name((kb_inputs)b->inputs), kb_bench_info_get(p->bench)->name);
 
     KB_DISPATCH(p->dtype, T, {
-        k_x<T><<<gen_blocks(MN), GEN_THREADS, 0, s>>>((T *)t->x, M, N, (kb_inputs)b->inputs, norm,
+        k_x<T><<<gen_blocks(MN), GEN_THREADS, 0, s>>>((T *)t->x, M, N, (kb_inputs)b->inputs, dist,
                                                       kb_input_keys_of(seed));
     });
     KB_LAUNCHED(e);
     KB_TRY(gen_randn(p->dtype, (void *)t->dy, MN, kb_tensor_key(seed, KB_TID_DY), 1.0f, s, e));
+    KB_TRY(gen_randn(p->dtype, (void *)t->up, MN, kb_tensor_key(seed, KB_TID_UP), 1.0f, s, e));
     KB_TRY(gen_randn(KB_FP32, (void *)t->w, N, kb_tensor_key(seed, KB_TID_W), 1.0f, s, e));
     KB_TRY(gen_randn(KB_FP32, (void *)t->dloss, M, kb_tensor_key(seed, KB_TID_DLOSS), 1.0f, s,
                      e));

@@ -11,10 +11,10 @@ void kb_inputs_host(kb_inputs kind, kb_bench_id b, kb_dtype d, uint64_t seed, in
                     int64_t N, float *x, int64_t *target)
 {
     const kb_input_keys k = kb_input_keys_of(seed);
-    const int norm = kb_bench_info_get(b)->norm;
+    const kb_x_dist dist = kb_bench_info_get(b)->x_dist;
     for (int64_t r = 0; r < M; r++) {
         for (int64_t j = 0; x && j < N; j++)
-            x[r * N + j] = kb_round_to(d, kb_input_x(kind, norm, &k, r, j, N));
+            x[r * N + j] = kb_round_to(d, kb_input_x(kind, dist, &k, r, j, N));
         if (target) target[r] = kb_column_of(kb_elem_hash(k.target, r), N);
     }
 }

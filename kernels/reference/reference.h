@@ -14,6 +14,10 @@
  *   LN fwd  mean, rstd = 1/sqrt(var + eps) (biased var); y = (x-mean)*rstd*w
  *   LN bwd  xh = (x-mean)*rstd; g = dy*w;
  *           dx = rstd * (g - mean(g) - xh*mean(g*xh)); dw = sum_i dy*xh
+ *   GLU fwd out = act(x) * up       (x is the gate; elementwise)
+ *   GLU bwd dgate = dy * up * act'(x), dup = dy * act(x); out = [dgate; dup]
+ *           act = GeGLU: gelu_tanh(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+ *                 SwiGLU: silu(x) = x / (1 + exp(-x))
  * Inputs read by the backward are the dtype-rounded tensors (x, dy, y) and
  * the fp32 saved statistics. */
 #ifndef KB_REFERENCE_H
@@ -32,12 +36,13 @@ extern "C" {
 /* ---- CPU (host arrays, fp32 in and out) ---------------------------------- */
 typedef struct {
     const float *x, *dy, *w, *dloss, *y; /* y: softmax output for SM bwd */
+    const float *up;                     /* GLU (x is the gate)           */
     const int64_t *target;
     const float *lse, *mean, *rstd;      /* saved stats for the backwards */
 } kb_ref_in;
 
 typedef struct {
-    float *out;                          /* loss[M] or [M,N]        */
+    float *out;                          /* loss[M], [M,N] or [2,M,N] */
     float *dw;                           /* [N] (norm backward)     */
 } kb_ref_out;
 
@@ -46,6 +51,10 @@ void kb_ref_cpu_saved(kb_bench_id b, int64_t M, int64_t N, const float *x,
                       float *lse, float *mean, float *rstd, float *y);
 kb_status kb_ref_cpu(kb_bench_id b, int64_t M, int64_t N, const kb_ref_in *in,
                      kb_ref_out *out, kb_err *e);
+/* The GLU activations and their derivatives, in double (the unit tests
+ * check them against closed forms); fam is KB_FAM_GEGLU or KB_FAM_SWIGLU. */
+double kb_ref_glu_act(kb_family_id fam, double x);
+double kb_ref_glu_dact(kb_family_id fam, double x);
 
 /* Host copy of the generator (unit tests): x [M,N] of the input kind,
  * rounded to d and returned as float, and target [M] (either may be NULL). */

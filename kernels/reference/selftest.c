@@ -116,9 +116,9 @@ static void report(FILE *log, const kb_problem *p, const char *what, kb_dtype d,
 
 /* ---- host copies --------------------------------------------------------------- */
 typedef struct {
-    float *x, *dy, *w, *dloss;
+    float *x, *dy, *w, *dloss, *up;
     int64_t *target;
-    uint64_t hash[5]; /* raw bytes of x, dy, w, dloss, target */
+    uint64_t hash[6]; /* raw bytes of x, dy, w, dloss, target, up */
 } host_inputs;
 
 typedef struct {
@@ -129,8 +129,8 @@ typedef struct {
 
 static void host_free(host_case *h)
 {
-    float *f[] = {h->in.x, h->in.dy, h->in.w, h->in.dloss, h->again.x, h->again.dy,
-                  h->again.w, h->again.dloss, h->y, h->lse, h->mean, h->rstd, h->gold,
+    float *f[] = {h->in.x, h->in.dy, h->in.w, h->in.dloss, h->in.up, h->again.x, h->again.dy,
+                  h->again.w, h->again.dloss, h->again.up, h->y, h->lse, h->mean, h->rstd, h->gold,
                   h->gold_dw, h->cpu_out, h->cpu_dw, h->cpu_lse, h->cpu_mean, h->cpu_rstd,
                   h->cpu_y};
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) free(f[i]);
@@ -199,6 +199,7 @@ static kb_status fetch_inputs(const kb_buffers *b, host_inputs *h, kb_err *e)
     KB_TRY(fetch(KB_FP32, b->t.w, p->N, &h->w, &h->hash[2], e));
     KB_TRY(fetch(KB_FP32, b->t.dloss, p->M, &h->dloss, &h->hash[3], e));
     KB_TRY(fetch_target(b->t.target, p->M, &h->target, &h->hash[4], e));
+    KB_TRY(fetch(p->dtype, b->t.up, MN, &h->up, &h->hash[5], e));
     return KB_OK;
 }
 
@@ -228,8 +229,9 @@ static kb_status check_distributions(FILE *log, const kb_problem *p, const host_
 {
     const int64_t MN = p->M * p->N;
     if (MN < 4096) return KB_OK; /* (input kinds other than randn: see the unit tests) */
-    const int norm = kb_bench_info_get(p->bench)->norm;
-    int ok = plausible_randn(in->x, MN, norm ? 1.0 : 0.1) && plausible_randn(in->dy, MN, 1.0);
+    const int unit = kb_bench_info_get(p->bench)->x_dist != KB_X_LOGITS;
+    int ok = plausible_randn(in->x, MN, unit ? 1.0 : 0.1) && plausible_randn(in->dy, MN, 1.0) &&
+             plausible_randn(in->up, MN, 1.0);
     if (in->target)
         for (int64_t i = 0; i < p->M; i++) ok = ok && in->target[i] >= 0 && in->target[i] < p->N;
     const char *bench = kb_bench_info_get(p->bench)->name;
@@ -287,7 +289,7 @@ static kb_status check_case(FILE *log, kb_buffers *b, cudaStream_t s, host_case 
     /* Gold, from the stored inputs and the GPU's saved statistics. */
     KB_TRY(alloc_f(nout, &h->cpu_out, e));
     KB_TRY(alloc_f(N, &h->cpu_dw, e));
-    const kb_ref_in in = {.x = h->in.x, .dy = h->in.dy, .w = h->in.w, .dloss = h->in.dloss,
+    const kb_ref_in in = {.x = h->in.x, .up = h->in.up, .dy = h->in.dy, .w = h->in.w, .dloss = h->in.dloss,
                           .y = h->y, .target = h->in.target, .lse = h->lse, .mean = h->mean,
                           .rstd = h->rstd};
     kb_ref_out out = {.out = h->cpu_out, .dw = h->cpu_dw};

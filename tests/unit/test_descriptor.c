@@ -53,8 +53,10 @@ static void problem_lines(text *t, const char *tag, const kb_problem *p)
         put(t, "%zu%s", kb_buffers_bytes(p, ws_values[i]), i + 1 < 4 ? "," : "");
     kb_layout l;
     kb_buffers_layout(p, 4096, &l);
-    put(t, " layout=%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu\n", l.x, l.target,
+    put(t, " layout=%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu", l.x, l.target,
         l.dloss, l.dy, l.w, l.y, l.lse, l.mean, l.rstd, l.out, l.dw, l.gold, l.gold_dw, l.ws);
+    if (l.up) put(t, " up=%zu", l.up); /* GLU's up: the ops before it have none */
+    put(t, "\n");
 }
 
 static kb_status case_line(const kb_case *c, void *arg)
@@ -78,22 +80,25 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 static void reference_line(text *t, kb_bench_id b, kb_inputs k, kb_dtype d, int64_t M, int64_t N)
 {
     const size_t MN = (size_t)(M * N);
+    const size_t nout = MN * (kb_bench_info_get(b)->out_pair ? 2 : 1);
     float *x = calloc(MN, 4), *dy = calloc(MN, 4), *w = calloc((size_t)N, 4),
-          *y = calloc(MN, 4), *out = calloc(MN, 4), *dw = calloc((size_t)N, 4),
+          *y = calloc(MN, 4), *out = calloc(nout, 4), *dw = calloc((size_t)N, 4),
+          *up = calloc(MN, 4),
           *lse = calloc((size_t)M, 4), *mean = calloc((size_t)M, 4),
           *rstd = calloc((size_t)M, 4), *dloss = calloc((size_t)M, 4);
     int64_t *target = calloc((size_t)M, 8);
-    ck_assert(x && dy && w && y && out && dw && lse && mean && rstd && dloss && target);
+    ck_assert(x && dy && w && y && out && dw && lse && mean && rstd && dloss && target && up);
     kb_inputs_host(k, b, d, SEED, M, N, x, target);
     uint32_t s = 12345;
     for (size_t i = 0; i < MN; i++) {
         s = s * 1664525u + 1013904223u;
         dy[i] = (float)(s >> 8) / 16777216.0f - 0.5f;
     }
+    for (size_t i = 0; i < MN; i++) up[i] = 1.0f - (float)(i % 7) * 0.375f;
     for (int64_t j = 0; j < N; j++) w[j] = 0.5f + (float)j / (float)N;
     for (int64_t i = 0; i < M; i++) dloss[i] = 1.0f - 0.25f * (float)i;
     kb_ref_cpu_saved(b, M, N, x, lse, mean, rstd, y);
-    kb_ref_in in = {.x = x, .dy = dy, .w = w, .dloss = dloss, .y = y, .target = target,
+    kb_ref_in in = {.x = x, .up = up, .dy = dy, .w = w, .dloss = dloss, .y = y, .target = target,
                     .lse = lse, .mean = mean, .rstd = rstd};
     kb_ref_out o = {.out = out, .dw = dw};
     kb_err e;
@@ -105,7 +110,7 @@ static void reference_line(text *t, kb_bench_id b, kb_inputs k, kb_dtype d, int6
     hs = fnv(hs, mean, (size_t)M * 4);
     hs = fnv(hs, rstd, (size_t)M * 4);
     hs = fnv(hs, y, MN * 4);
-    const uint64_t ho = fnv(fnv(0xcbf29ce484222325ull, out, MN * 4), dw, (size_t)N * 4);
+    const uint64_t ho = fnv(fnv(0xcbf29ce484222325ull, out, nout * 4), dw, (size_t)N * 4);
     /* Which input the reference requires: each pointer NULL in turn. */
     char req[16] = "";
     const float **fp[] = {&in.x, &in.dy, &in.w, &in.dloss, &in.y, &in.lse, &in.mean, &in.rstd};
@@ -120,12 +125,18 @@ static void reference_line(text *t, kb_bench_id b, kb_inputs k, kb_dtype d, int6
     in.target = target;
     o.dw = NULL;
     req[9] = kb_ref_cpu(b, M, N, &in, &o, &e) == KB_OK ? '-' : 'r';
+    o.dw = dw;
+    if (kb_bench_info_get(b)->ref_reads & KB_T_UP) { /* GLU's up (after the older ops' ten) */
+        in.up = NULL;
+        req[10] = kb_ref_cpu(b, M, N, &in, &o, &e) == KB_OK ? '-' : 'r';
+        in.up = up;
+    }
     put(t, "ref %s %s %s %" PRId64 "x%" PRId64 " st=%d in=%016" PRIx64 " saved=%016" PRIx64
            " out=%016" PRIx64 " req=%s\n",
         kb_bench_info_get(b)->name, kb_inputs_name(k), kb_dtype_name(d), M, N, (int)st, h, hs,
         ho, req);
     free(x), free(dy), free(w), free(y), free(out), free(dw), free(lse), free(mean), free(rstd),
-        free(dloss), free(target);
+        free(dloss), free(target), free(up);
 }
 
 static text record(void)
@@ -136,7 +147,7 @@ static text record(void)
     for (int b = 0; b < KB_NUM_BENCH; b++) {
         const kb_bench_info *bi = kb_bench_info_get((kb_bench_id)b);
         put(&t, "bench %d %s %s bwd=%d norm=%d kinds=", b, bi->name, bi->family,
-            bi->backward, bi->norm);
+            bi->backward, (int)bi->x_dist);
         for (int k = 0; k < KB_NUM_INPUTS; k++)
             put(&t, "%d", kb_inputs_apply((kb_inputs)k, (kb_bench_id)b));
         for (int set = KB_SHAPES_DEFAULT; set <= KB_SHAPES_INPUTS; set++) {

@@ -66,6 +66,11 @@ static const struct {
     {KB_SOFTMAX_FWD, "fused", 1},   {KB_SOFTMAX_BWD, "fused", 1},
     {KB_RMSNORM_FWD, "fused", 1},   {KB_RMSNORM_BWD, "fused", 2}, /* + dw reduction */
     {KB_LAYERNORM_FWD, "fused", 1}, {KB_LAYERNORM_BWD, "fused", 2},
+    {KB_GEGLU_FWD, "eager", 2},     /* act, mul                               */
+    {KB_GEGLU_BWD, "eager", 4},     /* act (recompute), 2 mul, act backward   */
+    {KB_SWIGLU_FWD, "eager", 2},    {KB_SWIGLU_BWD, "eager", 4},
+    {KB_GEGLU_FWD, "fused", 1},     {KB_GEGLU_BWD, "fused", 1},
+    {KB_SWIGLU_FWD, "fused", 1},    {KB_SWIGLU_BWD, "fused", 1},
 };
 
 START_TEST(backends_declare)

@@ -49,6 +49,8 @@ static double spec_bytes(kb_bench_id b, double M, double N, double s)
     case KB_SOFTMAX_FWD: return 2 * M * N * s;
     case KB_SOFTMAX_BWD: return 3 * M * N * s;
     case KB_RMSNORM_FWD: case KB_LAYERNORM_FWD: return 2 * M * N * s + 4 * N;
+    case KB_GEGLU_FWD: case KB_SWIGLU_FWD: return 3 * M * N * s; /* gate, up; out */
+    case KB_GEGLU_BWD: case KB_SWIGLU_BWD: return 5 * M * N * s; /* gate, up, dy; dgate, dup */
     default: return 3 * M * N * s + 8 * N;
     }
 }
@@ -179,10 +181,11 @@ START_TEST(input_kinds_registered)
         int backends = 0;
         for (int be = 0; be < KB_NUM_BACKENDS; be++)
             backends += kb_impl_get((kb_bench_id)b, kb_backend_name(be)) != NULL;
-        const int norm = kb_bench_info_get((kb_bench_id)b)->norm;
+        const kb_x_dist xd = kb_bench_info_get((kb_bench_id)b)->x_dist;
+        const int norm = xd == KB_X_NORM, logits = xd == KB_X_LOGITS;
         ck_assert_int_eq(n[b][KB_INPUTS_WIDE], backends * 2 * 2);
-        ck_assert_int_eq(n[b][KB_INPUTS_SHIFTED], norm ? 0 : backends * 2);
-        ck_assert_int_eq(n[b][KB_INPUTS_MASKED], norm ? 0 : backends * 2);
+        ck_assert_int_eq(n[b][KB_INPUTS_SHIFTED], logits ? backends * 2 : 0);
+        ck_assert_int_eq(n[b][KB_INPUTS_MASKED], logits ? backends * 2 : 0);
         ck_assert_int_eq(n[b][KB_INPUTS_CONSTANT], norm ? backends * 2 : 0);
         ck_assert_int_eq(n[b][KB_INPUTS_SMALL], norm ? backends * 2 : 0);
     }
