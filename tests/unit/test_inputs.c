@@ -89,6 +89,9 @@ START_TEST(gen_randn_unchanged)
     c = make(KB_INPUTS_RANDN, KB_RMSNORM_FWD, KB_FP32, 16, 1000);
     ck_assert_double_eq_tol(sd_of(c.x, 16000), 1.0, 0.05);
     drop(&c);
+    c = make(KB_INPUTS_RANDN, KB_SWIGLU_BWD, KB_FP32, 16, 1000); /* GLU gate: randn */
+    ck_assert_double_eq_tol(sd_of(c.x, 16000), 1.0, 0.05);
+    drop(&c);
 }
 END_TEST
 
@@ -113,6 +116,9 @@ END_TEST
 START_TEST(gen_wide)
 {
     kcase c = make(KB_INPUTS_WIDE, KB_SOFTMAX_FWD, KB_FP32, 16, 1000);
+    ck_assert_double_eq_tol(sd_of(c.x, 16000), 20.0, 1.0);
+    drop(&c);
+    c = make(KB_INPUTS_WIDE, KB_GEGLU_FWD, KB_BF16, 16, 1000); /* GLU gate: 20 randn */
     ck_assert_double_eq_tol(sd_of(c.x, 16000), 20.0, 1.0);
     drop(&c);
     c = make(KB_INPUTS_WIDE, KB_LAYERNORM_FWD, KB_FP16, 16, 1000);

@@ -261,6 +261,79 @@ START_TEST(test_fd_detects_wrong_formula)
 }
 END_TEST
 
+/* ---- GLU ----------------------------------------------------------------------------
+ * Known values (torch.nn.functional.gelu(x, approximate="tanh") and silu in
+ * double), the odd-part identity act(x) - act(-x) = x of both (tanh and the
+ * sigmoid are odd about 0 / 1/2), act'(0) = 1/2, and saturation without
+ * inf or NaN up to FLT_MAX. */
+START_TEST(test_glu_closed_forms)
+{
+    ck_assert_double_eq_tol(kb_ref_glu_act(KB_FAM_GEGLU, 1.0), 0.8411919906082768, 1e-15);
+    ck_assert_double_eq_tol(kb_ref_glu_act(KB_FAM_GEGLU, -1.0), -0.15880800939172324, 1e-15);
+    ck_assert_double_eq_tol(kb_ref_glu_act(KB_FAM_GEGLU, 2.0), 1.954597694087775, 1e-15);
+    ck_assert_double_eq_tol(kb_ref_glu_act(KB_FAM_SWIGLU, 1.0), 0.7310585786300049, 1e-15);
+    ck_assert_double_eq_tol(kb_ref_glu_act(KB_FAM_SWIGLU, -2.0), -0.2384058440442351, 1e-15);
+    ck_assert_double_eq_tol(kb_ref_glu_dact(KB_FAM_GEGLU, 1.0), 1.0829640837983767, 1e-8);
+    ck_assert_double_eq_tol(kb_ref_glu_dact(KB_FAM_SWIGLU, 1.0), 0.9276705117966522, 1e-8);
+    const kb_family_id fams[] = {KB_FAM_GEGLU, KB_FAM_SWIGLU};
+    for (int f = 0; f < 2; f++) {
+        const kb_family_id fam = fams[f];
+        ck_assert_double_eq(kb_ref_glu_act(fam, 0.0), 0.0);
+        ck_assert_double_eq_tol(kb_ref_glu_dact(fam, 0.0), 0.5, 1e-15);
+        for (double x = 0.125; x < 8.0; x *= 1.5) {
+            ck_assert_double_eq_tol(kb_ref_glu_act(fam, x) - kb_ref_glu_act(fam, -x), x,
+                                    1e-14 * x);
+            ck_assert_double_eq_tol(kb_ref_glu_dact(fam, x) + kb_ref_glu_dact(fam, -x), 1.0,
+                                    1e-14);
+        }
+        const double big[] = {100.0, 1000.0, 1e20, FLT_MAX};
+        for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+            /* silu(-100) = -100 e^-100: tiny, not 0 */
+            ck_assert_double_eq(kb_ref_glu_act(fam, big[i]), big[i]);
+            ck_assert_double_eq_tol(kb_ref_glu_act(fam, -big[i]), 0.0, 1e-30);
+            ck_assert_double_eq(kb_ref_glu_dact(fam, big[i]), 1.0);
+            ck_assert_double_eq_tol(kb_ref_glu_dact(fam, -big[i]), 0.0, 1e-30);
+        }
+    }
+}
+END_TEST
+
+/* act' against central differences of act over [-8, 8] (h = 2^-12: the
+ * O(h^2) error ~1e-8, far below the check), and the backward's layout:
+ * out = [dy * up * act'(x); dy * act(x)]. */
+START_TEST(test_glu_derivatives_and_layout)
+{
+    const kb_family_id fams[] = {KB_FAM_GEGLU, KB_FAM_SWIGLU};
+    for (int f = 0; f < 2; f++)
+        for (double x = -8.0; x <= 8.0; x += 0.0625) {
+            const double h = 0x1p-12;
+            const double fd = (kb_ref_glu_act(fams[f], x + h) - kb_ref_glu_act(fams[f], x - h)) /
+                              (2 * h);
+            ck_assert_msg(fabs(fd - kb_ref_glu_dact(fams[f], x)) < 1e-6,
+                          "fam %d x %g: act' %.12g, finite difference %.12g", (int)fams[f], x,
+                          kb_ref_glu_dact(fams[f], x), fd);
+        }
+    const int64_t M = 2, N = 3;
+    float x[6] = {-3.0f, -0.5f, 0.0f, 0.25f, 1.0f, 20.0f}, up[6] = {1, -2, 3, 0.5f, -1, 2};
+    float dy[6] = {0.5f, 1, -1, 2, 0.25f, -3}, out[12];
+    const kb_bench_id fwd[] = {KB_GEGLU_FWD, KB_SWIGLU_FWD}, bwd[] = {KB_GEGLU_BWD, KB_SWIGLU_BWD};
+    for (int f = 0; f < 2; f++) {
+        run(fwd[f], M, N, &(kb_ref_in){.x = x, .up = up}, out, NULL);
+        for (int i = 0; i < 6; i++)
+            ck_assert_float_eq(out[i], (float)(kb_ref_glu_act(fams[f], x[i]) * up[i]));
+        run(bwd[f], M, N, &(kb_ref_in){.x = x, .up = up, .dy = dy}, out, NULL);
+        for (int i = 0; i < 6; i++) {
+            ck_assert_float_eq(out[i], (float)((double)dy[i] * up[i] *
+                                               kb_ref_glu_dact(fams[f], x[i])));
+            ck_assert_float_eq(out[6 + i], (float)((double)dy[i] * kb_ref_glu_act(fams[f], x[i])));
+        }
+    }
+    /* A wrong activation is caught: SiLU's values are not GELU's. */
+    ck_assert_double_gt(fabs(kb_ref_glu_act(KB_FAM_GEGLU, 1.0) - kb_ref_glu_act(KB_FAM_SWIGLU, 1.0)),
+                        0.1);
+}
+END_TEST
+
 /* ---- argument errors ------------------------------------------------------------- */
 START_TEST(test_bad_arguments)
 {
@@ -302,6 +375,15 @@ START_TEST(test_bad_arguments)
     nin.w = NULL;
     ck_assert_int_eq(kb_ref_cpu(KB_LAYERNORM_FWD, 2, 3, &nin, &o, &e), KB_ERR_ARG);
     ck_assert_int_eq(kb_ref_cpu(KB_SOFTMAX_BWD, 2, 3, &(kb_ref_in){.dy = x}, &o, &e), KB_ERR_ARG);
+    /* GLU: up, and dy for the backward */
+    ck_assert_int_eq(kb_ref_cpu(KB_GEGLU_FWD, 2, 3, &(kb_ref_in){.x = x}, &o, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "up is NULL"));
+    float pair[12];
+    kb_ref_out op = {pair, NULL};
+    ck_assert_int_eq(kb_ref_cpu(KB_SWIGLU_FWD, 2, 3, &(kb_ref_in){.x = x, .up = x}, &op, &e), KB_OK);
+    ck_assert_int_eq(kb_ref_cpu(KB_SWIGLU_BWD, 2, 3, &(kb_ref_in){.x = x, .up = x}, &op, &e),
+                     KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "dy is NULL"));
 }
 END_TEST
 
@@ -430,6 +512,8 @@ Suite *kb_suite_reference(void)
     tcase_add_loop_test(tc, test_finite_differences, 0,
                         (int)(sizeof fd_benches / sizeof fd_benches[0]));
     tcase_add_test(tc, test_fd_detects_wrong_formula);
+    tcase_add_test(tc, test_glu_closed_forms);
+    tcase_add_test(tc, test_glu_derivatives_and_layout);
     tcase_add_test(tc, test_bad_arguments);
     suite_add_tcase(s, tc);
     TCase *th = tcase_create("half");
