@@ -142,8 +142,8 @@ static kb_status eager_bwd(kb_dtype dt, kb_glu_act act, const void *gate, const 
     kb_status st = KB_OK;
     KB_DISPATCH(dt, T, KB_ACT_DISPATCH(act, A, {
         st = ew<T>(who, act_f<A>(), gate, ld_in, NULL, 0, a, H, M, H, s, e);
-        if (st == KB_OK) st = ew<T>(who, mul_f(), dy, H, a, H, dup, H, M, H, s, e);
-        if (st == KB_OK) st = ew<T>(who, mul_f(), dy, H, up, ld_in, da, H, M, H, s, e);
+        if (st == KB_OK) st = ew<T>(who, mul_f(), dy, ld_in, a, H, dup, H, M, H, s, e);
+        if (st == KB_OK) st = ew<T>(who, mul_f(), dy, ld_in, up, ld_in, da, H, M, H, s, e);
         if (st == KB_OK) st = ew<T>(who, act_bwd_f<A>(), da, H, gate, ld_in, dgate, H, M, H, s, e);
     }));
     return st;

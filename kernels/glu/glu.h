@@ -56,9 +56,9 @@ kb_status kb_glu_fused_bwd(kb_dtype dt, kb_glu_act act, const void *gate, const 
 
 /* The tuned kernels' launch configuration: threads per CTA, 16-byte vectors
  * per thread and stream per step (unroll), CTAs per SM (0: one pass, no
- * grid-stride loop; else a persistent grid of sm_count * per_sm CTAs). */
+ * grid-stride loop; else a persistent grid of sm_count * occ CTAs). */
 typedef struct {
-    int threads, unroll, per_sm;
+    int threads, unroll, occ;
 } kb_glu_cfg;
 /* The tuned backend's default for this problem (what runs without a tuning
  * cache entry); sm_count <= 0 asks the current device. */

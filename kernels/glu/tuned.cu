@@ -24,8 +24,8 @@
  *   dgate, then dup.
  * Launch parameters (kb_glu_cfg, from the tuner: heuristic, cache or search):
  *   threads {128..1024}, unroll {1,2,4,8} vectors per thread and stream per
- *   step, per_sm: 0 = one pass over the data (a CTA per threads*unroll
- *   vectors), else a persistent grid-stride grid of per_sm CTAs per SM.
+ *   step, occ: 0 = one pass over the data (a CTA per threads*unroll
+ *   vectors), else a persistent grid-stride grid of occ CTAs per SM.
  *   Heuristic: 256 threads, unroll 2 forward / 2 backward, one pass.
  * One kernel per call. Limits: any M, H >= 1, 64-bit offsets. */
 #include "glu_math.cuh"
@@ -158,9 +158,9 @@ static kb_status launch(const char *who, const kb_glu_cfg *c, int sms,
                         int64_t H, cudaStream_t s, kb_err *e)
 {
     typename kernel_of<T, OP>::fn k = kernel_of<T, OP>::get(c->unroll);
-    if (!k || c->threads < 32 || c->threads > 1024 || c->threads % 32 || c->per_sm < 0)
-        return KB_FAIL(e, KB_ERR_ARG, "%s: bad configuration threads=%d,unroll=%d,per_sm=%d",
-                       who, c->threads, c->unroll, c->per_sm);
+    if (!k || c->threads < 32 || c->threads > 1024 || c->threads % 32 || c->occ < 0)
+        return KB_FAIL(e, KB_ERR_ARG, "%s: bad configuration threads=%d,unroll=%d,occ=%d",
+                       who, c->threads, c->unroll, c->occ);
     if (ldi == H && ldo == H) {
         H *= M;
         M = 1;
@@ -168,9 +168,9 @@ static kb_status launch(const char *who, const kb_glu_cfg *c, int sms,
     constexpr int V = kb_vec<T>::n;
     int64_t bx = kb_cdiv(kb_cdiv(H, V), (int64_t)c->threads * c->unroll);
     int64_t by = M < 65535 ? M : 65535;
-    if (c->per_sm > 0) {
+    if (c->occ > 0) {
         if (sms <= 0) KB_CUDA(e, device_sms(&sms));
-        const int64_t cap = (int64_t)sms * c->per_sm;
+        const int64_t cap = (int64_t)sms * c->occ;
         if (bx > cap) bx = cap;
         const int64_t ry = cap / bx > 0 ? cap / bx : 1;
         if (by > ry) by = ry;
@@ -181,11 +181,11 @@ static kb_status launch(const char *who, const kb_glu_cfg *c, int sms,
 }
 
 /* ---- the kb_impls: tuner spaces --------------------------------------------- */
-enum { P_THREADS, P_UNROLL, P_PER_SM };
+enum { P_THREADS, P_UNROLL, P_OCC };
 
 static kb_glu_cfg cfg_of(const kb_tune_cfg *c)
 {
-    return {c->v[P_THREADS], c->v[P_UNROLL], c->v[P_PER_SM]};
+    return {c->v[P_THREADS], c->v[P_UNROLL], c->v[P_OCC]};
 }
 
 template <int BWD>
@@ -196,7 +196,7 @@ static void heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg 
     kb_tune_cfg c = {};
     c.v[P_THREADS] = g.threads;
     c.v[P_UNROLL] = g.unroll;
-    c.v[P_PER_SM] = g.per_sm;
+    c.v[P_OCC] = g.occ;
     *out = c;
 }
 
@@ -242,7 +242,7 @@ static kb_status bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_t
 }
 
 #define GLU_SPACE(name, BWD, ACT)                                             \
-    {name, 3, {"threads", "unroll", "per_sm"}, {4, 4, 6},                     \
+    {name, 3, {"threads", "unroll", "occ"}, {4, 4, 6},                     \
      {{128, 256, 512, 1024}, {1, 2, 4, 8}, {0, 1, 2, 4, 8, 16}},             \
      heuristic<BWD>, valid<BWD, ACT>, NULL,                                        \
      BWD ? bwd_launch<ACT> : fwd_launch<ACT>, NULL}

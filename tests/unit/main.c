@@ -21,6 +21,7 @@ static const struct {
     {"server", kb_suite_server},
     {"kernels", kb_suite_kernels}, {"descriptor", kb_suite_descriptor},
     {"describe", kb_suite_describe}, {"sol", kb_suite_sol},
+    {"glu", kb_suite_glu},
 };
 
 int main(int argc, char **argv)

@@ -27,6 +27,7 @@ KB_SUITE(kernels)
 KB_SUITE(descriptor)
 KB_SUITE(describe)
 KB_SUITE(sol)
+KB_SUITE(glu)
 #undef KB_SUITE
 
 #endif
