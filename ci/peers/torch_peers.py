@@ -70,7 +70,7 @@ COLUMNS = [
 BACKENDS = ["torch_eager", "torch_compile", "liger", "quack"]
 # The op families this script has PyTorch code for (make_inputs, reference,
 # torch_fn, module_fn); a benchmark of another family has no peer here.
-FAMILIES = ("cross_entropy", "softmax", "rmsnorm", "layernorm")
+FAMILIES = ("cross_entropy", "softmax", "rmsnorm", "layernorm", "glu")
 # --quick: three shapes of kbench's default sweep, short to long rows.
 QUICK = [(32768, 1024), (32768, 16384), (16384, 131072)]
 EPS = 1e-6
@@ -185,12 +185,53 @@ def make_inputs(torch, bench, M, N, dtype, device, seed):
         d["x"] = randn(M, N, scale=0.1)
         if bench.endswith("backward"):
             d["dy"] = randn(M, N)
+    elif is_glu(bench):
+        d["x"] = randn(M, N)  # the gate, as kbench names it
+        d["up"] = randn(M, N)
+        if bench.endswith("backward"):
+            d["dy"] = randn(M, N)
     else:
         d["x"] = randn(M, N)
         d["w"] = randn(N, dt=torch.float32)
         if bench.endswith("backward"):
             d["dy"] = randn(M, N)
     return d
+
+
+def is_glu(bench):
+    return bench.startswith(("geglu", "swiglu"))
+
+
+GELU_BETA = math.sqrt(2.0 / math.pi)
+GELU_KAPPA = 0.044715
+
+
+def glu_act_dact(torch, bench, g):
+    """act(g) and act'(g) in float64 (kernels/reference/glu_ref.h's formulas)."""
+    if bench.startswith("geglu"):
+        t = torch.tanh(GELU_BETA * (g + GELU_KAPPA * g * g * g))
+        return (0.5 * g * (1.0 + t),
+                0.5 * (1.0 + t) + 0.5 * g * (1.0 - t * t) * GELU_BETA * (1.0 + 3.0 * GELU_KAPPA * g * g))
+    s = torch.sigmoid(g)
+    return g * s, s * (1.0 + g * (1.0 - s))
+
+
+def glu_reference(torch, bench, d):
+    """GLU gold in float64 from the dtype-rounded inputs: out, or dgate and dup."""
+    x = d["x"]
+    M, N = x.shape
+    backward = bench.endswith("backward")
+    outs = [torch.empty((M, N), dtype=x.dtype, device=x.device) for _ in range(2 if backward else 1)]
+    for a, b in row_chunks(M, N):
+        g, u = x[a:b].double(), d["up"][a:b].double()
+        act, dact = glu_act_dact(torch, bench, g)
+        if not backward:
+            outs[0][a:b] = (act * u).to(x.dtype)
+            continue
+        dy = d["dy"][a:b].double()
+        outs[0][a:b] = (dy * u * dact).to(x.dtype)
+        outs[1][a:b] = (dy * act).to(x.dtype)
+    return [(o, None) for o in outs]
 
 
 def row_chunks(M, N, budget=1 << 26):
@@ -204,6 +245,8 @@ def reference(torch, bench, d):
     """fp32 gold from the dtype-rounded inputs, rounded to the output dtype;
     dw stays fp32 (summed in fp64), with the per-column sum of |terms| that
     the summation-order allowance scales."""
+    if is_glu(bench):
+        return glu_reference(torch, bench, d)
     x = d["x"]
     M, N = x.shape
     dt = x.dtype
@@ -314,6 +357,10 @@ def torch_fn(torch, bench):
         return lambda x, t: F.cross_entropy(x, t, reduction="none")
     if bench.startswith("softmax"):
         return lambda x: F.softmax(x, dim=-1)
+    if bench.startswith("geglu"):
+        return lambda x, up: F.gelu(x, approximate="tanh") * up
+    if bench.startswith("swiglu"):
+        return lambda x, up: F.silu(x) * up
     if bench.startswith("rmsnorm"):
         return lambda x, w: rms_ref(torch, x, w)
     return lambda x, w: ln_ref(torch, x, w)
@@ -322,6 +369,18 @@ def torch_fn(torch, bench):
 def module_fn(torch, backend, bench, N, w):
     """The forward of a library backend as f(x[, target]) -> output, plus the
     weight tensor autograd should differentiate (norms) or None."""
+    if is_glu(bench):
+        if backend != "liger":
+            raise RuntimeError("%s has no %s peer" % (bench, backend))
+        # Liger's GEGLU/SwiGLU elementwise ops (what LigerGEGLUMLP and
+        # LigerSwiGLUMLP call between their GEMMs). Their backward writes the
+        # gradients over the saved gate and up: repeated backward calls time
+        # the same kernel on overwritten values (accuracy is from the first).
+        if bench.startswith("geglu"):
+            from liger_kernel.ops.geglu import LigerGELUMulFunction as Fn
+        else:
+            from liger_kernel.ops.swiglu import LigerSiLUMulFunction as Fn
+        return (lambda x, up: Fn.apply(x, up)), None
     if backend == "liger":
         if bench.startswith("cross_entropy"):
             from liger_kernel.transformers.cross_entropy import LigerCrossEntropyLoss
@@ -365,6 +424,7 @@ def build(torch, backend, bench, d):
     M, N = d["x"].shape
     backward = bench.endswith("backward")
     ce = bench.startswith("cross_entropy")
+    glu = is_glu(bench)
     norm = bench.startswith(("rmsnorm", "layernorm"))
     config = ""
     wgrad = None
@@ -384,16 +444,20 @@ def build(torch, backend, bench, d):
     # Own copies: some libraries write into their input (Liger's cross
     # entropy stores the gradient in x).
     x = d["x"].detach().clone()
-    args = (d["target"].clone(),) if ce else ()
+    args = (d["target"].clone(),) if ce else (d["up"].detach().clone(),) if glu else ()
     if backend == "torch_compile" and not backward:
         for t in (x,) + args:
             torch._dynamo.mark_dynamic(t, 0)
     if not backward:
         return (lambda: (fwd(x, *args),)), config
     x.requires_grad_(True)
+    if glu:  # dgate and dup: gradients of both inputs
+        args[0].requires_grad_(True)
     y = fwd(x, *args)  # once, untimed: autograd saves what the backward reads
     grad = d["dloss"] if ce else d["dy"]
     inputs = [x] + ([wgrad] if wgrad is not None else [])
+    if glu:
+        inputs = [x, args[0]]
     return (lambda: tuple(torch.autograd.grad(y, inputs, grad_outputs=grad,
                                               retain_graph=True))), config
 
