@@ -48,23 +48,19 @@
  * Rows are grid-strided, offsets int64; any M, N >= 1. Base pointers that are
  * not 16-byte aligned turn every 128-bit path scalar. A target outside [0, N)
  * yields NaN instead of an out-of-bounds access (PyTorch asserts).          */
-#include "kb_cuda.cuh"
+#include "kb_eager.cuh"
 
 /* Internal linkage for every kernel and helper: other backends define
  * kernels and helpers of the same names in their own files. */
 namespace {
 
 #define WARP_ROWS 4
-#define MAX_BLOCKS (1 << 20)
 #define ROW_THREADS 1024       /* forward block size for every N > 2048 */
 #define REG_MAX 9              /* _reg while ceil(N / 1024) <= 9        */
 #define SMEM_BYTES (48 * 1024) /* cudaDeviceProp::sharedMemPerBlock     */
 #define SCRATCH_BYTES (32 * (int64_t)sizeof(float))
-#define EW_THREADS 128
 /* Block kernels are held to 32 registers (__launch_bounds__(1024, 2): two
  * 1024-thread blocks per SM); at 33+ one block would fit and occupancy halve. */
-
-static size_t align256(size_t v) { return (v + 255) & ~(size_t)255; }
 
 /* ---- row helpers ---------------------------------------------------------
  * A row is split into [0, head) scalar, nvec aligned groups of V elements
@@ -512,11 +508,6 @@ static unsigned block_threads(int64_t N, size_t elem)
     return t;
 }
 
-static unsigned grid_for(int64_t items)
-{
-    return (unsigned)(items < MAX_BLOCKS ? items : MAX_BLOCKS);
-}
-
 static bool aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
 
 /* The Smem variants' test: whole row in the default 48 KB next to the
@@ -626,52 +617,18 @@ static kb_status bwd(const kb_problem *p, const kb_tensors *t, cudaStream_t s, k
 
 static kb_status check(const kb_problem *p, kb_err *e)
 {
-    if (p->M < 1 || p->N < 1 || (unsigned)p->dtype >= KB_NUM_DTYPES)
-        return KB_FAIL(e, KB_ERR_ARG, "eager cross_entropy: bad problem %lldx%lld dtype %d",
-                       (long long)p->M, (long long)p->N, (int)p->dtype);
-    return KB_OK;
+    return eager_check(p, "cross_entropy", e);
 }
 
-static kb_status setup_fwd(const kb_problem *p, const kb_setup_ctx *ctx, void **state,
-                           size_t *workspace_bytes, kb_err *e)
+/* Forward: logp in the dtype. Backward: logp in fp32, then the gradient of
+ * logp in the dtype. */
+static size_t workspace(const kb_problem *p, bool bwd)
 {
-    *state = NULL;
-    KB_TRY(check(p, e));
-    *workspace_bytes = (size_t)p->M * (size_t)p->N * kb_dtype_size(p->dtype); /* logp */
-    return KB_OK;
-}
-
-static kb_status setup_bwd(const kb_problem *p, const kb_setup_ctx *ctx, void **state,
-                           size_t *workspace_bytes, kb_err *e)
-{
-    *state = NULL;
-    KB_TRY(check(p, e));
     const size_t mn = (size_t)p->M * (size_t)p->N;
-    *workspace_bytes = align256(mn * sizeof(float)) + mn * kb_dtype_size(p->dtype); /* logp32, grad */
-    return KB_OK;
-}
-
-static kb_status run_fwd(const kb_problem *p, const kb_tensors *t, void *state, cudaStream_t s,
-                         kb_err *e)
-{
-    KB_TRY(check(p, e));
-    kb_status st = KB_OK;
-    KB_DISPATCH(p->dtype, T, st = fwd<T>(p, t, s, e));
-    return st;
-}
-
-static kb_status run_bwd(const kb_problem *p, const kb_tensors *t, void *state, cudaStream_t s,
-                         kb_err *e)
-{
-    KB_TRY(check(p, e));
-    kb_status st = KB_OK;
-    KB_DISPATCH(p->dtype, T, st = bwd<T>(p, t, s, e));
-    return st;
+    return bwd ? align256(mn * sizeof(float)) + mn * kb_dtype_size(p->dtype)
+               : mn * kb_dtype_size(p->dtype);
 }
 
 } /* namespace */
 
-extern "C" const kb_impl kb_cross_entropy_eager_fwd = {"eager", KB_CE_FWD, setup_fwd, run_fwd,
-                                                       NULL, NULL, kb_kernels_fixed<2>};
-extern "C" const kb_impl kb_cross_entropy_eager_bwd = {"eager", KB_CE_BWD, setup_bwd, run_bwd,
-                                                       NULL, NULL, kb_kernels_fixed<3>};
+KB_EAGER_IMPLS(cross_entropy, KB_CE_FWD, KB_CE_BWD, 2, 3)

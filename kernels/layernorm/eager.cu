@@ -26,67 +26,11 @@
  * 128 * 8 elements, loads of a tile before its stores, full tiles without
  * bounds checks, grid-strided, int64 indices; no alignment assumed.
  * Row kernels grid-stride over rows; all offsets int64; any M, N >= 1.     */
-#include "kb_cuda.cuh"
+#include "kb_eager.cuh"
 
 /* Internal linkage for every kernel and helper: other backends define
  * kernels and helpers of the same names in their own files. */
 namespace {
-
-#define EW_THREADS 128
-#define EW_UNROLL 8
-#define MAX_BLOCKS (1 << 20)
-#define CHUNK_ROWS_MIN 64
-#define CHUNKS_MAX 1024
-
-static size_t align256(size_t v) { return (v + 255) & ~(size_t)255; }
-
-/* ---- elementwise casts ------------------------------------------------------ */
-template <typename T> struct Load {
-    const T *a;
-    __device__ float operator()(int64_t i) const { return kb_to_float(a[i]); }
-};
-
-template <bool FULL, typename Out, typename F>
-__device__ __forceinline__ void ew_tile(Out *out, int64_t base, int64_t total, const F &f)
-{
-    float v[EW_UNROLL];
-#pragma unroll
-    for (int k = 0; k < EW_UNROLL; k++) {
-        const int64_t i = base + k * EW_THREADS + threadIdx.x;
-        v[k] = FULL || i < total ? f(i) : 0.f;
-    }
-#pragma unroll
-    for (int k = 0; k < EW_UNROLL; k++) {
-        const int64_t i = base + k * EW_THREADS + threadIdx.x;
-        if (FULL || i < total) out[i] = kb_from_float<Out>(v[k]);
-    }
-}
-
-template <typename Out, typename F>
-__global__ void __launch_bounds__(EW_THREADS) ew_kernel(Out *out, int64_t total, F f)
-{
-    const int64_t tile = (int64_t)EW_THREADS * EW_UNROLL;
-    for (int64_t base = (int64_t)blockIdx.x * tile; base < total; base += (int64_t)gridDim.x * tile) {
-        if (base + tile <= total)
-            ew_tile<true>(out, base, total, f);
-        else
-            ew_tile<false>(out, base, total, f);
-    }
-}
-
-static unsigned grid_for(int64_t items)
-{
-    return (unsigned)(items < MAX_BLOCKS ? items : MAX_BLOCKS);
-}
-
-template <typename Out, typename F>
-static kb_status ew(Out *out, int64_t total, F f, cudaStream_t s, kb_err *e)
-{
-    const unsigned grid = grid_for(kb_cdiv(total, (int64_t)EW_THREADS * EW_UNROLL));
-    ew_kernel<Out, F><<<grid, EW_THREADS, 0, s>>>(out, total, f);
-    KB_LAUNCHED(e);
-    return KB_OK;
-}
 
 /* ---- forward ------------------------------------------------------------------ */
 struct Welford {
@@ -234,45 +178,11 @@ colsum(const float *__restrict__ a, float *__restrict__ out, int64_t rows, int64
 }
 
 /* ---- host ----------------------------------------------------------------------- */
-static unsigned row_threads(int64_t N)
-{
-    unsigned t = 32;
-    while (t < 512 && (int64_t)t * 4 < N) t *= 2;
-    return t;
-}
-
-typedef struct {
-    int64_t chunk_rows, chunks;
-    size_t big[3], part, row[2], total; /* byte offsets */
-} layout;
-
-static layout make_layout(const kb_problem *p, int backward)
-{
-    layout L = {};
-    const size_t mn = (size_t)p->M * (size_t)p->N * sizeof(float), m = (size_t)p->M * sizeof(float);
-    int64_t chunks = kb_cdiv(p->M, CHUNK_ROWS_MIN);
-    if (chunks > CHUNKS_MAX) chunks = CHUNKS_MAX;
-    L.chunk_rows = kb_cdiv(p->M, chunks);
-    L.chunks = kb_cdiv(p->M, L.chunk_rows);
-    size_t off = 0;
-    for (int i = 0; i < (backward ? 3 : 2); i++) { L.big[i] = off; off += align256(mn); }
-    if (backward) {
-        L.part = off;
-        off += align256((size_t)L.chunks * (size_t)p->N * sizeof(float));
-    } else {
-        for (int i = 0; i < 2; i++) { L.row[i] = off; off += align256(m); }
-    }
-    L.total = off;
-    return L;
-}
-
-#define WS(L, t, field) ((float *)((char *)(t)->workspace + (L).field))
-
 template <typename T>
 static kb_status fwd(const kb_problem *p, const kb_tensors *t, cudaStream_t s, kb_err *e)
 {
     const int64_t M = p->M, N = p->N;
-    const layout L = make_layout(p, 0);
+    const layout L = make_layout(p, 2, false, 2);
     float *x32 = WS(L, t, big[0]), *y32 = WS(L, t, big[1]);
     KB_TRY(ew(x32, M * N, Load<T>{(const T *)t->x}, s, e));
     ln_fwd<<<grid_for(M), row_threads(N), 0, s>>>(x32, t->w, y32, WS(L, t, row[0]),
@@ -285,7 +195,7 @@ template <typename T>
 static kb_status bwd(const kb_problem *p, const kb_tensors *t, cudaStream_t s, kb_err *e)
 {
     const int64_t M = p->M, N = p->N;
-    const layout L = make_layout(p, 1);
+    const layout L = make_layout(p, 3, true, 0);
     float *dy32 = WS(L, t, big[0]), *x32 = WS(L, t, big[1]), *dx32 = WS(L, t, big[2]);
     float *part = WS(L, t, part);
     const unsigned cols = (unsigned)kb_cdiv(N, 32);
@@ -304,53 +214,17 @@ static kb_status bwd(const kb_problem *p, const kb_tensors *t, cudaStream_t s, k
 
 static kb_status check(const kb_problem *p, kb_err *e)
 {
-    if (p->M < 1 || p->N < 1 || (unsigned)p->dtype >= KB_NUM_DTYPES)
-        return KB_FAIL(e, KB_ERR_ARG, "eager layernorm: bad problem %lldx%lld dtype %d",
-                       (long long)p->M, (long long)p->N, (int)p->dtype);
+    KB_TRY(eager_check(p, "layernorm", e));
     if (p->N >= (1 << 24)) /* N and the Welford counts must be exact in fp32 */
         return KB_FAIL(e, KB_ERR_UNSUPPORTED, "eager layernorm: N=%lld >= 2^24", (long long)p->N);
     return KB_OK;
 }
 
-static kb_status setup_fwd(const kb_problem *p, const kb_setup_ctx *ctx, void **state,
-                           size_t *workspace_bytes, kb_err *e)
+static size_t workspace(const kb_problem *p, bool bwd)
 {
-    *state = NULL;
-    KB_TRY(check(p, e));
-    *workspace_bytes = make_layout(p, 0).total;
-    return KB_OK;
-}
-
-static kb_status setup_bwd(const kb_problem *p, const kb_setup_ctx *ctx, void **state,
-                           size_t *workspace_bytes, kb_err *e)
-{
-    *state = NULL;
-    KB_TRY(check(p, e));
-    *workspace_bytes = make_layout(p, 1).total;
-    return KB_OK;
-}
-
-static kb_status run_fwd(const kb_problem *p, const kb_tensors *t, void *state, cudaStream_t s,
-                         kb_err *e)
-{
-    KB_TRY(check(p, e));
-    kb_status st = KB_OK;
-    KB_DISPATCH(p->dtype, T, st = fwd<T>(p, t, s, e));
-    return st;
-}
-
-static kb_status run_bwd(const kb_problem *p, const kb_tensors *t, void *state, cudaStream_t s,
-                         kb_err *e)
-{
-    KB_TRY(check(p, e));
-    kb_status st = KB_OK;
-    KB_DISPATCH(p->dtype, T, st = bwd<T>(p, t, s, e));
-    return st;
+    return (bwd ? make_layout(p, 3, true, 0) : make_layout(p, 2, false, 2)).total;
 }
 
 } /* namespace */
 
-extern "C" const kb_impl kb_layernorm_eager_fwd = {"eager", KB_LAYERNORM_FWD, setup_fwd, run_fwd,
-                                                   NULL, NULL, kb_kernels_fixed<3>};
-extern "C" const kb_impl kb_layernorm_eager_bwd = {"eager", KB_LAYERNORM_BWD, setup_bwd, run_bwd,
-                                                   NULL, NULL, kb_kernels_fixed<6>};
+KB_EAGER_IMPLS(layernorm, KB_LAYERNORM_FWD, KB_LAYERNORM_BWD, 3, 6)

@@ -39,36 +39,13 @@
  * colsum: [rows, N] -> [chunks, N]; block = 32 columns x 8 row lanes, each
  * lane strides over the chunk's rows, then an ordered sum of the 8 lanes:
  * deterministic, parallel over rows (M up to 1.15M) and columns.           */
-#include "kb_cuda.cuh"
+#include "kb_eager.cuh"
 
 /* Internal linkage for every kernel and helper: other backends define
  * kernels and helpers of the same names in their own files. */
 namespace {
 
-#define EW_THREADS 128
-#define EW_UNROLL 8
-#define MAX_BLOCKS (1 << 20)
-#define CHUNK_ROWS_MIN 64  /* rows per dw partial, at least            */
-#define CHUNKS_MAX 1024    /* dw partials [chunks, N], at most          */
-
-static size_t align256(size_t v) { return (v + 255) & ~(size_t)255; }
-
 /* ---- elementwise ------------------------------------------------------------ */
-struct RowOf {
-    int64_t n;
-    double inv;
-    __device__ int64_t operator()(int64_t i) const
-    {
-        int64_t q = __double2ll_rz((double)i * inv);
-        const int64_t r = i - q * n;
-        return q + (r < 0 ? -1 : (r >= n ? 1 : 0));
-    }
-};
-
-template <typename T> struct Load {
-    const T *a;
-    __device__ float operator()(int64_t i) const { return kb_to_float(a[i]); }
-};
 struct Square {
     const float *a;
     __device__ float operator()(int64_t i) const { return a[i] * a[i]; }
@@ -115,50 +92,6 @@ struct PowBwd { /* d x^2 = g * 2x */
     __device__ float operator()(int64_t i) const { return g[i] * (2.f * x[i]); }
 };
 
-/* One tile: all loads (and math) first, then the stores. FULL tiles skip the
- * bounds checks so the loads issue back to back. */
-template <bool FULL, typename Out, typename F>
-__device__ __forceinline__ void ew_tile(Out *out, int64_t base, int64_t total, const F &f)
-{
-    float v[EW_UNROLL];
-#pragma unroll
-    for (int k = 0; k < EW_UNROLL; k++) {
-        const int64_t i = base + k * EW_THREADS + threadIdx.x;
-        v[k] = FULL || i < total ? f(i) : 0.f;
-    }
-#pragma unroll
-    for (int k = 0; k < EW_UNROLL; k++) {
-        const int64_t i = base + k * EW_THREADS + threadIdx.x;
-        if (FULL || i < total) out[i] = kb_from_float<Out>(v[k]);
-    }
-}
-
-template <typename Out, typename F>
-__global__ void __launch_bounds__(EW_THREADS) ew_kernel(Out *out, int64_t total, F f)
-{
-    const int64_t tile = (int64_t)EW_THREADS * EW_UNROLL;
-    for (int64_t base = (int64_t)blockIdx.x * tile; base < total; base += (int64_t)gridDim.x * tile) {
-        if (base + tile <= total)
-            ew_tile<true>(out, base, total, f);
-        else
-            ew_tile<false>(out, base, total, f);
-    }
-}
-
-static unsigned grid_for(int64_t items)
-{
-    return (unsigned)(items < MAX_BLOCKS ? items : MAX_BLOCKS);
-}
-
-template <typename Out, typename F>
-static kb_status ew(Out *out, int64_t total, F f, cudaStream_t s, kb_err *e)
-{
-    const unsigned grid = grid_for(kb_cdiv(total, (int64_t)EW_THREADS * EW_UNROLL));
-    ew_kernel<Out, F><<<grid, EW_THREADS, 0, s>>>(out, total, f);
-    KB_LAUNCHED(e);
-    return KB_OK;
-}
-
 /* ---- reductions ------------------------------------------------------------- */
 /* out[row] = sum_j a[row, j] / div */
 __global__ void __launch_bounds__(512)
@@ -200,49 +133,18 @@ colsum(const float *__restrict__ a, float *__restrict__ out, int64_t rows, int64
     }
 }
 
-static unsigned reduce_threads(int64_t N)
-{
-    unsigned t = 32;
-    while (t < 512 && (int64_t)t * 4 < N) t *= 2;
-    return t;
-}
-
-/* ---- workspace layout ------------------------------------------------------- */
-typedef struct {
-    int64_t chunk_rows, chunks;
-    size_t big[4], part, row[3], total; /* byte offsets */
-} layout;
-
-static layout make_layout(const kb_problem *p, int backward)
-{
-    layout L = {};
-    const size_t mn = (size_t)p->M * (size_t)p->N * sizeof(float), m = (size_t)p->M * sizeof(float);
-    int64_t chunks = kb_cdiv(p->M, CHUNK_ROWS_MIN);
-    if (chunks > CHUNKS_MAX) chunks = CHUNKS_MAX;
-    L.chunk_rows = kb_cdiv(p->M, chunks);
-    L.chunks = kb_cdiv(p->M, L.chunk_rows);
-    size_t off = 0;
-    for (int i = 0; i < (backward ? 4 : 2); i++) { L.big[i] = off; off += align256(mn); }
-    if (backward) { L.part = off; off += align256((size_t)L.chunks * (size_t)p->N * sizeof(float)); }
-    for (int i = 0; i < (backward ? 2 : 3); i++) { L.row[i] = off; off += align256(m); }
-    L.total = off;
-    return L;
-}
-
-#define WS(L, t, field) ((float *)((char *)(t)->workspace + (L).field))
-
 template <typename T>
 static kb_status fwd(const kb_problem *p, const kb_tensors *t, cudaStream_t s, kb_err *e)
 {
     const int64_t M = p->M, N = p->N, MN = M * N;
-    const layout L = make_layout(p, 0);
+    const layout L = make_layout(p, 2, false, 3);
     float *A = WS(L, t, big[0]), *B = WS(L, t, big[1]);
     float *ms = WS(L, t, row[0]), *v = WS(L, t, row[1]), *r = WS(L, t, row[2]);
     const RowOf row = {N, 1.0 / (double)N};
 
     KB_TRY(ew(A, MN, Load<T>{(const T *)t->x}, s, e));
     KB_TRY(ew(B, MN, Square{A}, s, e));
-    row_reduce<<<grid_for(M), reduce_threads(N), 0, s>>>(B, ms, M, N, (float)N);
+    row_reduce<<<grid_for(M), row_threads(N), 0, s>>>(B, ms, M, N, (float)N);
     KB_LAUNCHED(e);
     KB_TRY(ew(v, M, AddC{ms, KB_NORM_EPS}, s, e));
     KB_TRY(ew(r, M, Rsqrt{v}, s, e));
@@ -255,7 +157,7 @@ template <typename T>
 static kb_status bwd(const kb_problem *p, const kb_tensors *t, cudaStream_t s, kb_err *e)
 {
     const int64_t M = p->M, N = p->N, MN = M * N;
-    const layout L = make_layout(p, 1);
+    const layout L = make_layout(p, 4, true, 2);
     float *x32 = WS(L, t, big[0]), *b1 = WS(L, t, big[1]), *b2 = WS(L, t, big[2]),
           *b3 = WS(L, t, big[3]), *part = WS(L, t, part);
     float *gr = WS(L, t, row[0]), *gv = WS(L, t, row[1]);
@@ -275,7 +177,7 @@ static kb_status bwd(const kb_problem *p, const kb_tensors *t, cudaStream_t s, k
     KB_LAUNCHED(e);
     KB_TRY(ew(b1, MN, MulCol{b2, t->w, row}, s, e)); /* gxh (xh is dead) */
     KB_TRY(ew(b2, MN, Mul{b1, x32}, s, e));          /* gxh * x32 (g32 is dead) */
-    row_reduce<<<grid_for(M), reduce_threads(N), 0, s>>>(b2, gr, M, N, 1.f);
+    row_reduce<<<grid_for(M), row_threads(N), 0, s>>>(b2, gr, M, N, 1.f);
     KB_LAUNCHED(e);
     KB_TRY(ew(b3, MN, MulRow{b1, rstd, row}, s, e));       /* ga */
     KB_TRY(ew(gv, M, RsqrtBwd{gr, rstd}, s, e));
@@ -287,53 +189,17 @@ static kb_status bwd(const kb_problem *p, const kb_tensors *t, cudaStream_t s, k
 
 static kb_status check(const kb_problem *p, kb_err *e)
 {
-    if (p->M < 1 || p->N < 1 || (unsigned)p->dtype >= KB_NUM_DTYPES)
-        return KB_FAIL(e, KB_ERR_ARG, "eager rmsnorm: bad problem %lldx%lld dtype %d",
-                       (long long)p->M, (long long)p->N, (int)p->dtype);
+    KB_TRY(eager_check(p, "rmsnorm", e));
     if (p->N >= (1 << 24)) /* N must be exact in fp32 (the mean's divisor) */
         return KB_FAIL(e, KB_ERR_UNSUPPORTED, "eager rmsnorm: N=%lld >= 2^24", (long long)p->N);
     return KB_OK;
 }
 
-static kb_status setup_fwd(const kb_problem *p, const kb_setup_ctx *ctx, void **state,
-                           size_t *workspace_bytes, kb_err *e)
+static size_t workspace(const kb_problem *p, bool bwd)
 {
-    *state = NULL;
-    KB_TRY(check(p, e));
-    *workspace_bytes = make_layout(p, 0).total;
-    return KB_OK;
-}
-
-static kb_status setup_bwd(const kb_problem *p, const kb_setup_ctx *ctx, void **state,
-                           size_t *workspace_bytes, kb_err *e)
-{
-    *state = NULL;
-    KB_TRY(check(p, e));
-    *workspace_bytes = make_layout(p, 1).total;
-    return KB_OK;
-}
-
-static kb_status run_fwd(const kb_problem *p, const kb_tensors *t, void *state, cudaStream_t s,
-                         kb_err *e)
-{
-    KB_TRY(check(p, e));
-    kb_status st = KB_OK;
-    KB_DISPATCH(p->dtype, T, st = fwd<T>(p, t, s, e));
-    return st;
-}
-
-static kb_status run_bwd(const kb_problem *p, const kb_tensors *t, void *state, cudaStream_t s,
-                         kb_err *e)
-{
-    KB_TRY(check(p, e));
-    kb_status st = KB_OK;
-    KB_DISPATCH(p->dtype, T, st = bwd<T>(p, t, s, e));
-    return st;
+    return (bwd ? make_layout(p, 4, true, 2) : make_layout(p, 2, false, 3)).total;
 }
 
 } /* namespace */
 
-extern "C" const kb_impl kb_rmsnorm_eager_fwd = {"eager", KB_RMSNORM_FWD, setup_fwd, run_fwd, NULL,
-                                                 NULL, kb_kernels_fixed<8>};
-extern "C" const kb_impl kb_rmsnorm_eager_bwd = {"eager", KB_RMSNORM_BWD, setup_bwd, run_bwd, NULL,
-                                                 NULL, kb_kernels_fixed<15>};
+KB_EAGER_IMPLS(rmsnorm, KB_RMSNORM_FWD, KB_RMSNORM_BWD, 8, 15)

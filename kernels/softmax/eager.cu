@@ -45,14 +45,13 @@
  *   tiny N, where dx = tmp - y*sum(tmp) cancels.
  * Rows are grid-strided (any M >= 1), offsets int64; any N >= 1. Base
  * pointers that are not 16-byte aligned turn every 128-bit path scalar.    */
-#include "kb_cuda.cuh"
+#include "kb_eager.cuh"
 
 /* Internal linkage for every kernel and helper: other backends define
  * kernels and helpers of the same names in their own files. */
 namespace {
 
 #define WARP_ROWS 4           /* warps (= rows) per block on the warp path */
-#define MAX_BLOCKS (1 << 20)  /* grid cap; rows are grid-strided beyond it  */
 #define ROW_THREADS 1024      /* forward block size for every N > 2048      */
 #define REG_MAX 9             /* fwd_reg while ceil(N / 1024) <= 9          */
 #define SMEM_BYTES (48 * 1024) /* cudaDeviceProp::sharedMemPerBlock         */
@@ -425,11 +424,6 @@ static unsigned block_threads(int64_t N, size_t elem)
     return t;
 }
 
-static unsigned grid_for(int64_t items)
-{
-    return (unsigned)(items < MAX_BLOCKS ? items : MAX_BLOCKS);
-}
-
 static bool aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
 
 /* The Smem variants' test: whole row in the default 48 KB next to the
@@ -513,40 +507,9 @@ static kb_status bwd(const kb_problem *p, const kb_tensors *t, cudaStream_t s, k
     return KB_OK;
 }
 
-static kb_status setup(const kb_problem *p, const kb_setup_ctx *ctx, void **state,
-                       size_t *workspace_bytes, kb_err *e)
-{
-    *state = NULL;
-    *workspace_bytes = 0;
-    if (p->M < 1 || p->N < 1 || (unsigned)p->dtype >= KB_NUM_DTYPES)
-        return KB_FAIL(e, KB_ERR_ARG, "eager softmax: bad problem %lldx%lld dtype %d",
-                       (long long)p->M, (long long)p->N, (int)p->dtype);
-    return KB_OK;
-}
-
-static kb_status run_fwd(const kb_problem *p, const kb_tensors *t, void *state, cudaStream_t s,
-                         kb_err *e)
-{
-    if ((unsigned)p->dtype >= KB_NUM_DTYPES)
-        return KB_FAIL(e, KB_ERR_ARG, "eager softmax_forward: bad dtype %d", (int)p->dtype);
-    kb_status st = KB_OK;
-    KB_DISPATCH(p->dtype, T, st = fwd<T>(p, t, s, e));
-    return st;
-}
-
-static kb_status run_bwd(const kb_problem *p, const kb_tensors *t, void *state, cudaStream_t s,
-                         kb_err *e)
-{
-    if ((unsigned)p->dtype >= KB_NUM_DTYPES)
-        return KB_FAIL(e, KB_ERR_ARG, "eager softmax_backward: bad dtype %d", (int)p->dtype);
-    kb_status st = KB_OK;
-    KB_DISPATCH(p->dtype, T, st = bwd<T>(p, t, s, e));
-    return st;
-}
+static kb_status check(const kb_problem *p, kb_err *e) { return eager_check(p, "softmax", e); }
+static size_t workspace(const kb_problem *, bool) { return 0; }
 
 } /* namespace */
 
-extern "C" const kb_impl kb_softmax_eager_fwd = {"eager", KB_SOFTMAX_FWD, setup, run_fwd, NULL,
-                                                 NULL, kb_kernels_fixed<1>};
-extern "C" const kb_impl kb_softmax_eager_bwd = {"eager", KB_SOFTMAX_BWD, setup, run_bwd, NULL,
-                                                 NULL, kb_kernels_fixed<1>};
+KB_EAGER_IMPLS(softmax, KB_SOFTMAX_FWD, KB_SOFTMAX_BWD, 1, 1)
