@@ -9,6 +9,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
+
+#include <type_traits>
 
 #include "kbench.h"
 
@@ -34,39 +37,138 @@ template <> __device__ __forceinline__ kb_fp16 kb_from_float<kb_fp16>(float v)
     return __float2half_rn(v);
 }
 
-/* ---- 128-bit vectors ----------------------------------------------------
- * kb_vec<T> is 16 bytes: 8 bf16/fp16 or 4 fp32. Use when the row start is
- * 16-byte aligned (N * sizeof(T) % 16 == 0 and the base pointer aligned). */
+/* ---- 16-byte packs ---------------------------------------------------------
+ * The one 16-byte pack: 8 bf16/fp16 or 4 fp32 elements, 16-byte aligned in
+ * memory (N * sizeof(T) % 16 == 0 and the base pointer aligned: kb_aligned16).
+ * Two views of the same bytes:
+ *   kb_vec<T>   element view (v[k]), for code that converts element by element;
+ *   uint4       raw view, for code that holds packs in registers: four 32-bit
+ *               registers (an element view of 16-bit types can take eight),
+ *               converted to / from fp32 where used by kb_unpack / kb_pack,
+ *               two elements a word (low half = lower address).
+ * kb_load_vec / kb_store_vec go through the raw view: a plain struct copy lets
+ * nvcc 13 split a 16-byte store into four 4-byte ones, and read shared memory
+ * 16 bits at a time. */
 template <typename T> struct alignas(16) kb_vec {
     static constexpr int n = 16 / sizeof(T);
     T v[n];
 };
 
+static inline __host__ __device__ bool kb_aligned16(const void *p)
+{
+    return ((uintptr_t)p & 15u) == 0;
+}
+
+/* Word w's low / high element as fp32; two fp32 rounded into one word. */
+template <typename T> __device__ __forceinline__ float kb_word_lo(uint32_t w)
+{
+    if constexpr (std::is_same<T, kb_bf16>::value)
+        return __uint_as_float(w << 16);
+    else
+        return __half2float(__ushort_as_half((unsigned short)(w & 0xffffu)));
+}
+template <typename T> __device__ __forceinline__ float kb_word_hi(uint32_t w)
+{
+    if constexpr (std::is_same<T, kb_bf16>::value)
+        return __uint_as_float(w & 0xffff0000u);
+    else
+        return __half2float(__ushort_as_half((unsigned short)(w >> 16)));
+}
+/* One packing conversion (F2FP) per word. */
+template <typename T> __device__ __forceinline__ uint32_t kb_word_of(float lo, float hi)
+{
+    uint32_t u;
+    if constexpr (std::is_same<T, kb_bf16>::value) {
+        const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+        memcpy(&u, &h, 4);
+    } else {
+        const __half2 h = __floats2half2_rn(lo, hi);
+        memcpy(&u, &h, 4);
+    }
+    return u;
+}
+
+template <typename T> __device__ __forceinline__ void kb_unpack(uint4 u, float (&f)[kb_vec<T>::n])
+{
+    if constexpr (sizeof(T) == 4) {
+        f[0] = __uint_as_float(u.x), f[1] = __uint_as_float(u.y);
+        f[2] = __uint_as_float(u.z), f[3] = __uint_as_float(u.w);
+    } else {
+        const uint32_t w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+        for (int i = 0; i < 4; i++) f[2 * i] = kb_word_lo<T>(w[i]), f[2 * i + 1] = kb_word_hi<T>(w[i]);
+    }
+}
+
+template <typename T> __device__ __forceinline__ uint4 kb_pack(const float (&f)[kb_vec<T>::n])
+{
+    if constexpr (sizeof(T) == 4)
+        return make_uint4(__float_as_uint(f[0]), __float_as_uint(f[1]), __float_as_uint(f[2]),
+                          __float_as_uint(f[3]));
+    else
+        return make_uint4(kb_word_of<T>(f[0], f[1]), kb_word_of<T>(f[2], f[3]),
+                          kb_word_of<T>(f[4], f[5]), kb_word_of<T>(f[6], f[7]));
+}
+
+/* Raw loads: read-only path (ld.global.nc), or streaming (evict-first) for
+ * data read once. Stores: write-back, or streaming for data written once. */
+template <typename T> __device__ __forceinline__ uint4 kb_ld128(const T *p)
+{
+    return __ldg(reinterpret_cast<const uint4 *>(p));
+}
+template <typename T> __device__ __forceinline__ uint4 kb_ld128_stream(const T *p)
+{
+    return __ldcs(reinterpret_cast<const uint4 *>(p));
+}
+template <typename T> __device__ __forceinline__ void kb_st128(T *p, uint4 u)
+{
+    __stwb(reinterpret_cast<uint4 *>(p), u);
+}
+template <typename T> __device__ __forceinline__ void kb_st128_stream(T *p, uint4 u)
+{
+    __stcs(reinterpret_cast<uint4 *>(p), u);
+}
+
 template <typename T> __device__ __forceinline__ kb_vec<T> kb_load_vec(const T *p)
 {
     kb_vec<T> r;
-    *reinterpret_cast<uint4 *>(&r) = __ldg(reinterpret_cast<const uint4 *>(p));
+    *reinterpret_cast<uint4 *>(&r) = kb_ld128(p);
     return r;
 }
 
-/* Streaming load: data read once, keep it out of L1 (evict-first in L2). */
 template <typename T> __device__ __forceinline__ kb_vec<T> kb_load_vec_stream(const T *p)
 {
     kb_vec<T> r;
-    *reinterpret_cast<uint4 *>(&r) = __ldcs(reinterpret_cast<const uint4 *>(p));
+    *reinterpret_cast<uint4 *>(&r) = kb_ld128_stream(p);
     return r;
 }
 
-/* Through an explicit uint4 store: a plain struct assignment lets nvcc 13 split
- * the 16-byte store into four 4-byte ones. */
 template <typename T> __device__ __forceinline__ void kb_store_vec(T *p, const kb_vec<T> &v)
 {
-    __stwb(reinterpret_cast<uint4 *>(p), *reinterpret_cast<const uint4 *>(&v));
+    kb_st128(p, *reinterpret_cast<const uint4 *>(&v));
 }
 
 template <typename T> __device__ __forceinline__ void kb_store_vec_stream(T *p, const kb_vec<T> &v)
 {
-    __stcs(reinterpret_cast<uint4 *>(p), *reinterpret_cast<const uint4 *>(&v));
+    kb_st128_stream(p, *reinterpret_cast<const uint4 *>(&v));
+}
+
+/* n fp32 values (a multiple of 4) at a 16-byte aligned p, as float4s. */
+template <int n> __device__ __forceinline__ void kb_ld_f32(const float *p, float (&f)[n])
+{
+#pragma unroll
+    for (int c = 0; c < n / 4; c++) {
+        const float4 q = __ldg(reinterpret_cast<const float4 *>(p) + c);
+        f[4 * c] = q.x, f[4 * c + 1] = q.y, f[4 * c + 2] = q.z, f[4 * c + 3] = q.w;
+    }
+}
+
+template <int n> __device__ __forceinline__ void kb_st_f32(float *p, const float (&f)[n])
+{
+#pragma unroll
+    for (int c = 0; c < n / 4; c++)
+        __stwb(reinterpret_cast<float4 *>(p) + c,
+               make_float4(f[4 * c], f[4 * c + 1], f[4 * c + 2], f[4 * c + 3]));
 }
 
 /* ---- reductions ----------------------------------------------------------

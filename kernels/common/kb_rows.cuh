@@ -66,6 +66,36 @@ static inline bool kb_chunk_fits32(int64_t N, int V, int parts, int step)
     return (kb_cdiv(N / V, parts) + 2 * (int64_t)step) * V <= INT32_MAX;
 }
 
+/* ---- thread coordinates ---------------------------------------------------
+ * Thread t of row group g in a CTA of `rows` groups of tpr = 2^tpr_shift
+ * threads; `parts` consecutive CTAs (a cluster, or independent CTAs) split
+ * each row, this one being part `rank`. live: the row exists (row < M). */
+struct kb_coords {
+    int tpr, g, t, rank;
+    int64_t row;
+    bool live;
+};
+
+__device__ __forceinline__ kb_coords kb_coords_of(int64_t M, int tpr_shift, int rows, int parts)
+{
+    kb_coords c;
+    c.tpr = 1 << tpr_shift;
+    c.g = threadIdx.x >> tpr_shift;
+    c.t = threadIdx.x & (c.tpr - 1);
+    c.rank = blockIdx.x % parts;
+    c.row = (int64_t)(blockIdx.x / parts) * rows + c.g;
+    c.live = c.row < M;
+    return c;
+}
+
+/* Register caps (__maxnreg__). Left alone, ptxas spends registers on
+ * instruction-level parallelism (converting a whole held row to fp32 ahead
+ * of use, say) and halves occupancy; the cap is the held data (32-bit words)
+ * plus what the rest of the kernel needs, checked spill-free with -Xptxas -v
+ * (and by kb_launchable at run time: a kernel using local memory is never
+ * launched). */
+constexpr int kb_reg_cap(int data_words, int rest) { return (data_words + rest + 7) / 8 * 8; }
+
 /* ---- slots and edges --------------------------------------------------- */
 struct kb_rowgeo {
     int64_t start; /* flat index of the row's element 0                       */
@@ -280,8 +310,6 @@ __device__ __forceinline__ void kb_tie(float &f, float v)
     f = __uint_as_float(__float_as_uint(f) + (unsigned)isnan(v));
 }
 
-static inline bool kb_aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
-
 /* ---- partial results and how they combine ---------------------------------
  * Every combine is commutative bit for bit (max, and a sum of two products),
  * so butterfly shuffles leave all lanes with identical values and every CTA
@@ -352,6 +380,46 @@ __device__ __forceinline__ P kb_group_reduce(P v, int tpr, int g, P *red)
     return v;
 }
 
+/* The online (max, sum of exp) pass of softmax and cross entropy over this
+ * thread's slots of a CTA's chunk: slots j = c.t, c.t + step, ... < n of xb
+ * (step = c.tpr * U), U slots loaded (cache policy C, pol) before any math
+ * and held raw; the max of the U slots first, then one rescale of the
+ * running sum and the exps (exp2 with a log2(e) factor). Then the row's edge
+ * elements (cache policy CE), by the chunk of rank 0. */
+template <typename T, int V, int U, kb_cache C, kb_cache CE, typename I>
+__device__ __forceinline__ kb_ms kb_max_sumexp(const T *__restrict__ x, const kb_rowgeo &geo,
+                                               const kb_coords &c, const T *xb, I n, I step,
+                                               uint64_t pol)
+{
+    kb_ms acc = {-INFINITY, 0.f};
+#pragma unroll 1
+    for (I j = c.t; j < n; j += step) {
+        kb_raw<T, V> r[U];
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            r[u] = j + u * c.tpr < n ? kb_ld_raw<T, V, C>(xb + (j + u * c.tpr) * V, pol)
+                                     : kb_raw_splat<T, V>(-INFINITY);
+        float m = acc.m;
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int k = 0; k < V; k++) m = fmaxf(m, kb_get(r[u], k));
+#pragma unroll
+        for (int u = 0; u < U; u++) kb_tie(r[u], m); /* convert again below */
+        const float mL = m == -INFINITY ? 0.f : m * KB_LOG2E;
+        float sum = acc.s * kb_rescale(acc.m, m);
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int k = 0; k < V; k++) sum += kb_exp2(fmaf(kb_get(r[u], k), KB_LOG2E, -mL));
+        acc = kb_ms{m, sum};
+    }
+    if (c.rank == 0)
+        for (int i = c.t; i < geo.nedge; i += c.tpr)
+            acc = kb_ms_add(acc, kb_edge_load<T, CE>(x, geo, i, true, 0.f));
+    return acc;
+}
+
 /* ---- clusters ------------------------------------------------------------- */
 /* Split arrive/wait: a CTA arrives as it starts and waits just before its
  * first remote store, which is when every peer must be running; the loads
@@ -414,6 +482,49 @@ static cudaError_t kb_launch_rows(void (*kernel)(KArgs...), int64_t grid, int bl
     }
     return cudaLaunchKernelEx(&cfg, kernel, args...);
 }
+
+/* The kernel instantiated for `unroll` slots a step: 1, 2, 4 or 8; else none. */
+template <typename F> static F kb_by_unroll(int unroll, F u1, F u2, F u4, F u8)
+{
+    switch (unroll) {
+    case 1: return u1;
+    case 2: return u2;
+    case 4: return u4;
+    case 8: return u8;
+    default: return nullptr;
+    }
+}
+
+/* The kb_tune_space entry points of both directions, fwd_/bwd_ valid,
+ * heuristic and launch, from the including file's valid_dir, heuristic_dir
+ * and launch_dir, which take the direction as their last argument. */
+#define KB_ROWS_DIRECTIONS                                                                    \
+    static int fwd_valid(const kb_problem *p, const kb_setup_ctx *, const kb_tune_cfg *c)     \
+    {                                                                                         \
+        return valid_dir(p, c, false);                                                        \
+    }                                                                                         \
+    static int bwd_valid(const kb_problem *p, const kb_setup_ctx *, const kb_tune_cfg *c)     \
+    {                                                                                         \
+        return valid_dir(p, c, true);                                                         \
+    }                                                                                         \
+    static void fwd_heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out) \
+    {                                                                                         \
+        heuristic_dir(p, ctx, out, false);                                                    \
+    }                                                                                         \
+    static void bwd_heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out) \
+    {                                                                                         \
+        heuristic_dir(p, ctx, out, true);                                                     \
+    }                                                                                         \
+    static kb_status fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_cfg *c, \
+                                cudaStream_t s, kb_err *e)                                    \
+    {                                                                                         \
+        return launch_dir(p, t, c, s, e, false);                                              \
+    }                                                                                         \
+    static kb_status bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_cfg *c, \
+                                cudaStream_t s, kb_err *e)                                    \
+    {                                                                                         \
+        return launch_dir(p, t, c, s, e, true);                                               \
+    }
 
 /* 1 if kernel can run blocks of `block` threads in clusters of cs (registers,
  * shared memory, cluster scheduling on this GPU). Host queries only. */

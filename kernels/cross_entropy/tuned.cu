@@ -30,38 +30,16 @@ namespace {
 
 enum { P_THREADS, P_ROWS, P_CLUSTER, P_UNROLL }; /* P_CLUSTER is "split" backward */
 
-struct coords {
-    int tpr, g, t, rank;
-    int64_t row;
-    bool live;
-};
-
-__device__ __forceinline__ coords coords_of(int64_t M, int tpr_shift, int rows, int parts)
-{
-    coords c;
-    c.tpr = 1 << tpr_shift;
-    c.g = threadIdx.x >> tpr_shift;
-    c.t = threadIdx.x & (c.tpr - 1);
-    c.rank = blockIdx.x % parts;
-    c.row = (int64_t)(blockIdx.x / parts) * rows + c.g;
-    c.live = c.row < M;
-    return c;
-}
-
-/* Register caps (see kernels/softmax/tuned.cu): the U raw slots in flight
- * plus the rest, spill-free per -Xptxas -v. */
-constexpr int reg_cap(int data_words, int rest) { return (data_words + rest + 7) / 8 * 8; }
-
 /* ---- forward ---------------------------------------------------------------- */
 template <typename T, int V, int U>
-__global__ void __maxnreg__(reg_cap(U * 4, 32))
+__global__ void __maxnreg__(kb_reg_cap(U * 4, 32))
 ce_fwd(const T *__restrict__ x, const int64_t *__restrict__ target, T *__restrict__ loss,
        int64_t M, int64_t N, int tpr_shift, int rows, int cs)
 {
     __shared__ kb_ms red[32];
     __shared__ kb_ms part[KB_MAX_PARTS];
     if (cs > 1) kb_cluster_arrive_relaxed();
-    const coords c = coords_of(M, tpr_shift, rows, cs);
+    const kb_coords c = kb_coords_of(M, tpr_shift, rows, cs);
     const kb_rowgeo geo = kb_row_geo<V>(c.row, N, c.live);
     const kb_chunk ch = kb_split(geo.nfull, cs, c.rank, c.tpr);
     typedef kb_chunk_index<V> I; /* see ce_bwd */
@@ -74,32 +52,8 @@ ce_fwd(const T *__restrict__ x, const int64_t *__restrict__ target, T *__restric
     const bool tgt_ok = tgt >= 0 && tgt < N;
     const float xt = tgt_ok ? kb_to_float(__ldg(x + geo.start + tgt)) : 0.f;
 
-    kb_ms acc = {-INFINITY, 0.f};
-#pragma unroll 1
-    for (I j = c.t; j < n; j += step) {
-        kb_raw<T, V> r[U];
-#pragma unroll
-        for (int u = 0; u < U; u++)
-            r[u] = j + u * c.tpr < n ? kb_ld_raw<T, V, KB_LD_STREAM>(xb + (j + u * c.tpr) * V, 0)
-                                     : kb_raw_splat<T, V>(-INFINITY);
-        float m = acc.m;
-#pragma unroll
-        for (int u = 0; u < U; u++)
-#pragma unroll
-            for (int k = 0; k < V; k++) m = fmaxf(m, kb_get(r[u], k));
-#pragma unroll
-        for (int u = 0; u < U; u++) kb_tie(r[u], m); /* convert again below */
-        const float mL = m == -INFINITY ? 0.f : m * KB_LOG2E;
-        float sum = acc.s * kb_rescale(acc.m, m);
-#pragma unroll
-        for (int u = 0; u < U; u++)
-#pragma unroll
-            for (int k = 0; k < V; k++) sum += kb_exp2(fmaf(kb_get(r[u], k), KB_LOG2E, -mL));
-        acc = kb_ms{m, sum};
-    }
-    if (c.rank == 0)
-        for (int i = c.t; i < geo.nedge; i += c.tpr)
-            acc = kb_ms_add(acc, kb_edge_load<T, KB_LD_STREAM>(x, geo, i, true, 0.f));
+    const kb_ms acc =
+        kb_max_sumexp<T, V, U, KB_LD_STREAM, KB_LD_STREAM>(x, geo, c, xb, n, step, 0);
     kb_ms r = kb_group_reduce(acc, c.tpr, c.g, red);
     if (cs > 1) r = kb_cluster_reduce(r, cs, c.rank, c.g, c.t, c.tpr, part);
     if (writer) loss[c.row] = kb_from_float<T>(tgt_ok ? r.m + logf(r.s) - xt : NAN);
@@ -116,12 +70,12 @@ __device__ __forceinline__ float ce_prob(float x, float lse, float lseL)
 }
 
 template <typename T, int V, int U>
-__global__ void __maxnreg__(reg_cap(U * 4, sizeof(T) == 4 ? 48 : 32))
+__global__ void __maxnreg__(kb_reg_cap(U * 4, sizeof(T) == 4 ? 48 : 32))
 ce_bwd(const T *__restrict__ x, const int64_t *__restrict__ target,
        const float *__restrict__ dloss, const float *__restrict__ lse, T *__restrict__ dx,
        int64_t M, int64_t N, int tpr_shift, int rows, int split)
 {
-    const coords c = coords_of(M, tpr_shift, rows, split);
+    const kb_coords c = kb_coords_of(M, tpr_shift, rows, split);
     if (!c.live) return; /* no barriers below */
     const kb_rowgeo geo = kb_row_geo<V>(c.row, N, true);
     const kb_chunk ch = kb_split(geo.nfull, split, c.rank, c.tpr);
@@ -178,24 +132,14 @@ using bwd_fn = void (*)(const T *, const int64_t *, const float *, const float *
 
 template <typename T, int V> static fwd_fn<T> fwd_kernel(int unroll)
 {
-    switch (unroll) {
-    case 1: return ce_fwd<T, V, 1>;
-    case 2: return ce_fwd<T, V, 2>;
-    case 4: return ce_fwd<T, V, 4>;
-    case 8: return ce_fwd<T, V, 8>;
-    default: return nullptr;
-    }
+    return kb_by_unroll<fwd_fn<T>>(unroll, ce_fwd<T, V, 1>, ce_fwd<T, V, 2>, ce_fwd<T, V, 4>,
+                                   ce_fwd<T, V, 8>);
 }
 
 template <typename T, int V> static bwd_fn<T> bwd_kernel(int unroll)
 {
-    switch (unroll) {
-    case 1: return ce_bwd<T, V, 1>;
-    case 2: return ce_bwd<T, V, 2>;
-    case 4: return ce_bwd<T, V, 4>;
-    case 8: return ce_bwd<T, V, 8>;
-    default: return nullptr;
-    }
+    return kb_by_unroll<bwd_fn<T>>(unroll, ce_bwd<T, V, 1>, ce_bwd<T, V, 2>, ce_bwd<T, V, 4>,
+                                   ce_bwd<T, V, 8>);
 }
 
 struct launch_shape {
@@ -247,15 +191,6 @@ static int valid_dir(const kb_problem *p, const kb_tune_cfg *c, bool bwd)
     return ok;
 }
 
-static int fwd_valid(const kb_problem *p, const kb_setup_ctx *, const kb_tune_cfg *c)
-{
-    return valid_dir(p, c, false);
-}
-static int bwd_valid(const kb_problem *p, const kb_setup_ctx *, const kb_tune_cfg *c)
-{
-    return valid_dir(p, c, true);
-}
-
 static kb_tune_cfg make_cfg(int tpr, int rows, int parts, int unroll)
 {
     kb_tune_cfg c = {};
@@ -297,15 +232,6 @@ static void heuristic_dir(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_
             return;
         }
     *out = cand[2]; /* kb_tuned_setup reports it as not runnable */
-}
-
-static void fwd_heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out)
-{
-    heuristic_dir(p, ctx, out, false);
-}
-static void bwd_heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out)
-{
-    heuristic_dir(p, ctx, out, true);
 }
 
 /* ---- host: launch ---------------------------------------------------------------- */
@@ -359,16 +285,7 @@ static kb_status launch_dir(const kb_problem *p, const kb_tensors *t, const kb_t
     return KB_OK;
 }
 
-static kb_status fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_cfg *c,
-                            cudaStream_t s, kb_err *e)
-{
-    return launch_dir(p, t, c, s, e, false);
-}
-static kb_status bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_cfg *c,
-                            cudaStream_t s, kb_err *e)
-{
-    return launch_dir(p, t, c, s, e, true);
-}
+KB_ROWS_DIRECTIONS
 
 /* threads: per row within a CTA; rows: rows per CTA; cluster (forward): CTAs
  * of a cluster splitting each row, reduced through DSMEM; split (backward):

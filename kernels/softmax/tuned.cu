@@ -53,27 +53,8 @@ constexpr int kNumNV = sizeof kNV / sizeof kNV[0];
  * scalar fallback kernels. */
 constexpr int kUnroll = 4;
 
-/* Thread coordinates shared by all kernels. */
-struct coords {
-    int tpr, g, t, rank;
-    int64_t row;
-    bool live;
-};
-
-__device__ __forceinline__ coords coords_of(int64_t M, int tpr_shift, int rows, int cs)
-{
-    coords c;
-    c.tpr = 1 << tpr_shift;
-    c.g = threadIdx.x >> tpr_shift;
-    c.t = threadIdx.x & (c.tpr - 1);
-    c.rank = blockIdx.x % cs;
-    c.row = (int64_t)(blockIdx.x / cs) * rows + c.g;
-    c.live = c.row < M;
-    return c;
-}
-
 /* AL rows (N % V == 0, aligned base) start on a slot boundary: no edges. */
-template <int V, bool AL> __device__ __forceinline__ kb_rowgeo reg_geo(const coords &c, int64_t N)
+template <int V, bool AL> __device__ __forceinline__ kb_rowgeo reg_geo(const kb_coords &c, int64_t N)
 {
     if constexpr (AL) {
         kb_rowgeo g;
@@ -90,17 +71,11 @@ template <int V, bool AL> __device__ __forceinline__ kb_rowgeo reg_geo(const coo
 }
 
 /* ---- forward, row in registers ------------------------------------------- */
-/* Register caps. Left alone, ptxas spends registers on instruction-level
- * parallelism (converting a whole held row to fp32 ahead of use, say) and
- * halves occupancy; the cap is the held data plus what the rest of the
- * kernel needs, checked spill-free with -Xptxas -v (and by valid() at run
- * time: a kernel using local memory is never launched). */
-constexpr int reg_cap(int data_words, int rest) { return (data_words + rest + 7) / 8 * 8; }
 template <typename T> constexpr int slot_words() { return 4; }
 template <typename T> constexpr int slot_floats() { return 16 / sizeof(T); }
 
 template <typename T, int NV, bool AL, bool RAW>
-__global__ void __maxnreg__(reg_cap(NV * (RAW ? slot_words<T>() : slot_floats<T>()), 32))
+__global__ void __maxnreg__(kb_reg_cap(NV * (RAW ? slot_words<T>() : slot_floats<T>()), 32))
 sm_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
                            int tpr_shift, int rows, int cs)
 {
@@ -108,7 +83,7 @@ sm_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
     __shared__ kb_ms red[32];
     __shared__ kb_ms part[KB_MAX_PARTS];
     if (cs > 1) kb_cluster_arrive_relaxed();
-    const coords c = coords_of(M, tpr_shift, rows, cs);
+    const kb_coords c = kb_coords_of(M, tpr_shift, rows, cs);
     const kb_rowgeo geo = reg_geo<V, AL>(c, N);
     /* Slot j of this thread: row slot j0 + j * tpr, j0 = rank*tpr*NV + t;
      * one 64-bit offset for all of them, and nrem = slots from j0 on. */
@@ -191,7 +166,7 @@ sm_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
 
 /* ---- backward, y and dy in registers (raw) --------------------------------- */
 template <typename T, int NV, bool AL>
-__global__ void __maxnreg__(reg_cap(2 * NV * slot_words<T>(), AL ? 24 : 48))
+__global__ void __maxnreg__(kb_reg_cap(2 * NV * slot_words<T>(), AL ? 24 : 48))
 sm_bwd_reg(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ dx,
                            int64_t M, int64_t N, int tpr_shift, int rows, int cs)
 {
@@ -199,7 +174,7 @@ sm_bwd_reg(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ dx
     __shared__ float red[32];
     __shared__ float part[KB_MAX_PARTS];
     if (cs > 1) kb_cluster_arrive_relaxed();
-    const coords c = coords_of(M, tpr_shift, rows, cs);
+    const kb_coords c = kb_coords_of(M, tpr_shift, rows, cs);
     const kb_rowgeo geo = reg_geo<V, AL>(c, N);
     const int j0 = c.rank * c.tpr * NV + c.t, nrem = (int)geo.nfull - j0;
     const int64_t off = geo.first + (int64_t)j0 * V;
@@ -256,7 +231,7 @@ template <typename T, int V> constexpr kb_cache first_pass()
 }
 
 template <typename T, int V, int U>
-__global__ void __maxnreg__(reg_cap(U * slot_words<T>(), 32))
+__global__ void __maxnreg__(kb_reg_cap(U * slot_words<T>(), 32))
 sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
                             int tpr_shift, int rows, int cs)
 {
@@ -264,7 +239,7 @@ sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
     __shared__ kb_ms red[32];
     __shared__ kb_ms part[KB_MAX_PARTS];
     if (cs > 1) kb_cluster_arrive_relaxed();
-    const coords c = coords_of(M, tpr_shift, rows, cs);
+    const kb_coords c = kb_coords_of(M, tpr_shift, rows, cs);
     const kb_rowgeo geo = kb_row_geo<V>(c.row, N, c.live);
     const kb_chunk ch = kb_split(geo.nfull, cs, c.rank, c.tpr);
     /* Offsets within the CTA's chunk: 32-bit for the vector kernels (valid()
@@ -275,32 +250,7 @@ sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
     const I n = (I)(ch.end - ch.begin), step = (I)c.tpr * U;
     const uint64_t pol = FIRST == KB_LD_LAST ? kb_policy_evict_last() : 0;
 
-    kb_ms acc = {-INFINITY, 0.f};
-#pragma unroll 1
-    for (I j = c.t; j < n; j += step) {
-        kb_raw<T, V> r[U];
-#pragma unroll
-        for (int u = 0; u < U; u++)
-            r[u] = j + u * c.tpr < n ? kb_ld_raw<T, V, FIRST>(xb + (j + u * c.tpr) * V, pol)
-                                     : kb_raw_splat<T, V>(-INFINITY);
-        float m = acc.m;
-#pragma unroll
-        for (int u = 0; u < U; u++)
-#pragma unroll
-            for (int k = 0; k < V; k++) m = fmaxf(m, kb_get(r[u], k));
-#pragma unroll
-        for (int u = 0; u < U; u++) kb_tie(r[u], m); /* convert again below */
-        const float mL = m == -INFINITY ? 0.f : m * KB_LOG2E;
-        float sum = acc.s * kb_rescale(acc.m, m);
-#pragma unroll
-        for (int u = 0; u < U; u++)
-#pragma unroll
-            for (int k = 0; k < V; k++) sum += kb_exp2(fmaf(kb_get(r[u], k), KB_LOG2E, -mL));
-        acc = kb_ms{m, sum};
-    }
-    if (c.rank == 0)
-        for (int i = c.t; i < geo.nedge; i += c.tpr)
-            acc = kb_ms_add(acc, kb_edge_load<T, KB_LD_KEEP>(x, geo, i, true, 0.f));
+    const kb_ms acc = kb_max_sumexp<T, V, U, FIRST, KB_LD_KEEP>(x, geo, c, xb, n, step, pol);
     kb_ms rs = kb_group_reduce(acc, c.tpr, c.g, red);
     if (cs > 1) rs = kb_cluster_reduce(rs, cs, c.rank, c.g, c.t, c.tpr, part);
     const float ML = rs.m == -INFINITY ? 0.f : rs.m * KB_LOG2E;
@@ -332,7 +282,7 @@ sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
 }
 
 template <typename T, int V, int U>
-__global__ void __maxnreg__(reg_cap(2 * U * slot_words<T>(), 24))
+__global__ void __maxnreg__(kb_reg_cap(2 * U * slot_words<T>(), 24))
 sm_bwd_loop(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ dx,
                             int64_t M, int64_t N, int tpr_shift, int rows, int cs)
 {
@@ -340,7 +290,7 @@ sm_bwd_loop(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ d
     __shared__ float red[32];
     __shared__ float part[KB_MAX_PARTS];
     if (cs > 1) kb_cluster_arrive_relaxed();
-    const coords c = coords_of(M, tpr_shift, rows, cs);
+    const kb_coords c = kb_coords_of(M, tpr_shift, rows, cs);
     const kb_rowgeo geo = kb_row_geo<V>(c.row, N, c.live);
     const kb_chunk ch = kb_split(geo.nfull, cs, c.rank, c.tpr);
     typedef kb_chunk_index<V> I; /* see sm_fwd_loop */
@@ -467,25 +417,15 @@ template <typename T> static fwd_fn<T> fwd_loop(int unroll, bool vec)
 {
     constexpr int V = 16 / sizeof(T);
     if (!vec) return sm_fwd_loop<T, 1, kUnroll>;
-    switch (unroll) {
-    case 1: return sm_fwd_loop<T, V, 1>;
-    case 2: return sm_fwd_loop<T, V, 2>;
-    case 4: return sm_fwd_loop<T, V, 4>;
-    case 8: return sm_fwd_loop<T, V, 8>;
-    default: return nullptr;
-    }
+    return kb_by_unroll<fwd_fn<T>>(unroll, sm_fwd_loop<T, V, 1>, sm_fwd_loop<T, V, 2>,
+                                   sm_fwd_loop<T, V, 4>, sm_fwd_loop<T, V, 8>);
 }
 template <typename T> static bwd_fn<T> bwd_loop(int unroll, bool vec)
 {
     constexpr int V = 16 / sizeof(T);
     if (!vec) return sm_bwd_loop<T, 1, kUnroll>;
-    switch (unroll) {
-    case 1: return sm_bwd_loop<T, V, 1>;
-    case 2: return sm_bwd_loop<T, V, 2>;
-    case 4: return sm_bwd_loop<T, V, 4>;
-    case 8: return sm_bwd_loop<T, V, 8>;
-    default: return nullptr;
-    }
+    return kb_by_unroll<bwd_fn<T>>(unroll, sm_bwd_loop<T, V, 1>, sm_bwd_loop<T, V, 2>,
+                                   sm_bwd_loop<T, V, 4>, sm_bwd_loop<T, V, 8>);
 }
 
 /* Smallest instantiated NV covering a thread's share of the row; 0: none. */
@@ -574,15 +514,6 @@ static int valid_dir(const kb_problem *p, const kb_tune_cfg *c, bool bwd)
     return ok;
 }
 
-static int fwd_valid(const kb_problem *p, const kb_setup_ctx *, const kb_tune_cfg *c)
-{
-    return valid_dir(p, c, false);
-}
-static int bwd_valid(const kb_problem *p, const kb_setup_ctx *, const kb_tune_cfg *c)
-{
-    return valid_dir(p, c, true);
-}
-
 static kb_tune_cfg make_cfg(int tpr, int rows, int cs, int hold, int unroll)
 {
     kb_tune_cfg c = {};
@@ -664,15 +595,6 @@ static void heuristic_dir(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_
     *out = cand[n - 2]; /* kb_tuned_setup reports it as not runnable */
 }
 
-static void fwd_heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out)
-{
-    heuristic_dir(p, ctx, out, false);
-}
-static void bwd_heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out)
-{
-    heuristic_dir(p, ctx, out, true);
-}
-
 /* ---- host: launch ------------------------------------------------------------ */
 template <typename T>
 static cudaError_t launch_fwd(const kb_problem *p, const kb_tensors *t, const launch_shape &ls,
@@ -733,16 +655,7 @@ static kb_status launch_dir(const kb_problem *p, const kb_tensors *t, const kb_t
     return KB_OK;
 }
 
-static kb_status fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_cfg *c,
-                            cudaStream_t s, kb_err *e)
-{
-    return launch_dir(p, t, c, s, e, false);
-}
-static kb_status bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_cfg *c,
-                            cudaStream_t s, kb_err *e)
-{
-    return launch_dir(p, t, c, s, e, true);
-}
+KB_ROWS_DIRECTIONS
 
 /* threads: per row within a CTA; rows: row groups per CTA; cluster: CTAs per
  * row (sm_90 cluster, DSMEM reduction); hold: 0 two streaming passes, 1 row
