@@ -3,19 +3,22 @@
  * with 128-bit accesses.
  *
  * Strategy:
- * - A "row" is a run of contiguous elements: when gate/up/dy are dense
- *   (ld_in == H, always so in the benchmarks) the whole [M, H] tensor is one
- *   row of M*H elements, so an odd H costs nothing (no per-row edges); with
- *   ld_in > H (the MLP's interleaved gate|up GEMM result) each of the M rows
- *   is walked on its own, gridDim.y rows at a time.
- * - In a row whose pointers all sit at the same offset within 16 bytes, at
- *   most V-1 scalar head and tail elements surround a body of 16-byte
- *   vectors (V = 8 for bf16/fp16, 4 for fp32); a row whose pointers differ in
- *   that offset runs scalar (correct, slower). Vectors are coalesced: step k
- *   of thread t of CTA b touches vector (b * threads * unroll + k * threads + t).
- * - Each thread issues `unroll` 16-byte loads per input stream before any
- *   math (bytes in flight), loads streaming (__ldcs: read once), stores
- *   streaming (__stcs).
+ * - Flat kernel (the benchmarks: gate, up, dy and the outputs dense, ld_in ==
+ *   H, every pointer at the same offset within 16 bytes): the [M, H] tensors
+ *   are one array of M*H elements, so an odd H costs nothing (no per-row
+ *   edges): at most V-1 scalar elements before the first 16-byte boundary and
+ *   after the last, 16-byte vectors in between (V = 8 bf16/fp16, 4 fp32).
+ *   Vectors stay raw 32-bit words in registers until used (bit operations
+ *   unpack them), and each instantiation's registers are capped (__maxnreg__,
+ *   spill-free per -Xptxas -v): bf16 forward at unroll 2 runs 2048 threads
+ *   per SM with 128 KB of loads in flight.
+ * - Row kernel (ld_in > H: the MLP's interleaved gate|up GEMM result; or
+ *   pointers at different offsets): each of the M rows on its own, gridDim.y
+ *   rows at a time, vectors where a row's pointers agree on the offset,
+ *   scalars otherwise (correct, slower).
+ * - Coalesced: step k of thread t of CTA b touches vector b*threads*unroll +
+ *   k*threads + t; each thread issues `unroll` 16-byte loads per input stream
+ *   before any math; loads and stores streaming (__ldcs / __stcs).
  * - Math in fp32 from one sigmoid (glu_math.cuh: gelu_tanh(x) = x sigmoid(2u));
  *   ex2.approx and an approximate reciprocal for bf16/fp16, expf and an IEEE
  *   division for fp32. Saturates to 0 / x without inf/inf (wide inputs).
@@ -26,12 +29,16 @@
  *   threads {128..1024}, unroll {1,2,4,8} vectors per thread and stream per
  *   step, occ: 0 = one pass over the data (a CTA per threads*unroll
  *   vectors), else a persistent grid-stride grid of occ CTAs per SM.
- *   Heuristic: 256 threads, unroll 2 forward / 2 backward, one pass.
+ *   Heuristic: 256 threads, unroll 2 (fp32 forward 4), one pass; valid()
+ *   rejects what does not fit the registers or spills.
  * One kernel per call. Limits: any M, H >= 1, 64-bit offsets. */
+#include <type_traits>
+
 #include "glu_math.cuh"
 #include "tuner.h"
 
 namespace {
+
 
 /* The element-wise op of a pass on fp32 values: NIN inputs (gate, up[, dy]),
  * NOUT outputs. */
@@ -67,6 +74,18 @@ __device__ __forceinline__ void one_elem(const ptrs<T, OP::NIN, OP::NOUT> &p, in
     OP()(in, o);
 #pragma unroll
     for (int i = 0; i < OP::NOUT; i++) p.out[i][j] = kb_from_float<T>(o[i]);
+}
+
+/* Register cap per instantiation of the flat kernel: the U x NIN raw 16-byte
+ * vectors in flight (4 words each) plus the rest (pointers, indices, the
+ * math), the smallest that is spill-free per -Xptxas -v for U <= 2 (16-bit
+ * forward up to U = 4). bf16 forward U = 2 then fits 32 registers: 2048
+ * resident threads, 128 KB of loads in flight per SM (the H200 wants
+ * 100+); uncapped, nvcc took 56. */
+template <typename T, typename OP> constexpr int glu_reg_cap(int U)
+{
+    const int rest = sizeof(T) == 4 ? 20 : OP::NIN == 2 ? 16 : 28;
+    return (U * 4 * OP::NIN + rest + 7) / 8 * 8;
 }
 
 /* Rows r of M: in[i] + r * ldi, out[i] + r * ldo; H elements each. */
@@ -129,15 +148,128 @@ __global__ void glu_tuned_kernel(ptrs<T, OP::NIN, OP::NOUT> p, int64_t ldi, int6
     }
 }
 
-template <typename T, typename OP> struct kernel_of {
-    typedef void (*fn)(ptrs<T, OP::NIN, OP::NOUT>, int64_t, int64_t, int64_t, int64_t);
+/* A 32-bit word of a 16-byte vector as fp32 values and back: two bf16/fp16
+ * or one fp32 (EW elements per word). Bit operations on the raw word, so the
+ * vectors stay 4 registers each until used (a kb_vec's elements converted
+ * one by one let nvcc unpack every vector to fp32 as it arrived: twice the
+ * registers). */
+template <typename T> struct word;
+template <> struct word<float> {
+    static constexpr int EW = 1;
+    static __device__ __forceinline__ void get(uint32_t w, float (&f)[1]) { f[0] = __uint_as_float(w); }
+    static __device__ __forceinline__ uint32_t put(const float (&f)[1]) { return __float_as_uint(f[0]); }
+};
+template <> struct word<kb_bf16> {
+    static constexpr int EW = 2;
+    static __device__ __forceinline__ void get(uint32_t w, float (&f)[2])
+    {
+        f[0] = __uint_as_float(w << 16);
+        f[1] = __uint_as_float(w & 0xffff0000u);
+    }
+    static __device__ __forceinline__ uint32_t put(const float (&f)[2])
+    {
+        const __nv_bfloat162 h = __floats2bfloat162_rn(f[0], f[1]);
+        return *reinterpret_cast<const uint32_t *>(&h);
+    }
+};
+template <> struct word<kb_fp16> {
+    static constexpr int EW = 2;
+    static __device__ __forceinline__ void get(uint32_t w, float (&f)[2])
+    {
+        const __half2 h = *reinterpret_cast<const __half2 *>(&w);
+        const float2 v = __half22float2(h);
+        f[0] = v.x, f[1] = v.y;
+    }
+    static __device__ __forceinline__ uint32_t put(const float (&f)[2])
+    {
+        const __half2 h = __floats2half2_rn(f[0], f[1]);
+        return *reinterpret_cast<const uint32_t *>(&h);
+    }
+};
+
+__device__ __forceinline__ uint32_t &word_of(uint4 &u, int i)
+{
+    return i == 0 ? u.x : i == 1 ? u.y : i == 2 ? u.z : u.w;
+}
+
+/* Dense tensors whose pointers share one offset within 16 bytes: one flat
+ * array of n elements, `head` scalar elements before the first 16-byte
+ * boundary, nvec vectors, the rest scalar. Fewer live registers than the row
+ * kernel (no per-row pointers), so more bytes in flight per SM. */
+template <typename T, typename OP, int U>
+__global__ void __maxnreg__((glu_reg_cap<T, OP>(U)))
+glu_flat_kernel(ptrs<T, OP::NIN, OP::NOUT> p, int64_t head, int64_t nvec, int64_t n)
+{
+    constexpr int V = kb_vec<T>::n, NIN = OP::NIN, NOUT = OP::NOUT, EW = word<T>::EW;
+    const int64_t tail = head + nvec * V;
+    if (blockIdx.x == 0 && threadIdx.x < head + (n - tail)) {
+        const int64_t k = threadIdx.x;
+        one_elem<T, OP>(p, k < head ? k : tail + (k - head));
+    }
+    const uint4 *in[NIN];
+    uint4 *out[NOUT];
+#pragma unroll
+    for (int i = 0; i < NIN; i++) in[i] = reinterpret_cast<const uint4 *>(p.in[i] + head);
+#pragma unroll
+    for (int i = 0; i < NOUT; i++) out[i] = reinterpret_cast<uint4 *>(p.out[i] + head);
+    const int64_t step = (int64_t)gridDim.x * blockDim.x * U;
+    for (int64_t base = (int64_t)blockIdx.x * blockDim.x * U + threadIdx.x; base < nvec;
+         base += step) {
+        uint4 raw[U][NIN];
+#pragma unroll
+        for (int k = 0; k < U; k++) {
+            const int64_t v = base + (int64_t)k * blockDim.x;
+            if (v < nvec)
+#pragma unroll
+                for (int i = 0; i < NIN; i++) raw[k][i] = __ldcs(in[i] + v);
+        }
+#pragma unroll
+        for (int k = 0; k < U; k++) {
+            const int64_t v = base + (int64_t)k * blockDim.x;
+            if (v >= nvec) continue;
+            uint4 o[NOUT];
+#pragma unroll
+            for (int w = 0; w < 4; w++) {
+                float x[NIN][EW], y[NOUT][EW];
+#pragma unroll
+                for (int i = 0; i < NIN; i++) word<T>::get(word_of(raw[k][i], w), x[i]);
+#pragma unroll
+                for (int e = 0; e < EW; e++) {
+                    float xe[NIN], ye[NOUT];
+#pragma unroll
+                    for (int i = 0; i < NIN; i++) xe[i] = x[i][e];
+                    OP()(xe, ye);
+#pragma unroll
+                    for (int i = 0; i < NOUT; i++) y[i][e] = ye[i];
+                }
+#pragma unroll
+                for (int i = 0; i < NOUT; i++) word_of(o[i], w) = word<T>::put(y[i]);
+            }
+#pragma unroll
+            for (int i = 0; i < NOUT; i++) __stcs(out[i] + v, o[i]);
+        }
+    }
+}
+
+/* The row (FLAT false) or flat kernel of an unroll choice. */
+template <typename T, typename OP, bool FLAT> struct kernel_of {
+    typedef void (*row_fn)(ptrs<T, OP::NIN, OP::NOUT>, int64_t, int64_t, int64_t, int64_t);
+    typedef void (*flat_fn)(ptrs<T, OP::NIN, OP::NOUT>, int64_t, int64_t, int64_t);
+    typedef typename std::conditional<FLAT, flat_fn, row_fn>::type fn;
+    template <int U> static fn one()
+    {
+        if constexpr (FLAT)
+            return glu_flat_kernel<T, OP, U>;
+        else
+            return glu_tuned_kernel<T, OP, U>;
+    }
     static fn get(int unroll)
     {
         switch (unroll) {
-        case 1: return glu_tuned_kernel<T, OP, 1>;
-        case 2: return glu_tuned_kernel<T, OP, 2>;
-        case 4: return glu_tuned_kernel<T, OP, 4>;
-        case 8: return glu_tuned_kernel<T, OP, 8>;
+        case 1: return one<1>();
+        case 2: return one<2>();
+        case 4: return one<4>();
+        case 8: return one<8>();
         default: return NULL;
         }
     }
@@ -151,31 +283,68 @@ static cudaError_t device_sms(int *sms)
     return rc;
 }
 
-/* Enqueue OP over (M, H) with row strides ldi/ldo; dense rows become one. */
+/* One offset within 16 bytes for every pointer: the flat kernel's vectors. */
+template <typename T, int NIN, int NOUT>
+static bool same_offset(const ptrs<T, NIN, NOUT> &p, unsigned *mis)
+{
+    *mis = (unsigned)((uintptr_t)p.in[0] & 15u);
+    bool ok = *mis % sizeof(T) == 0;
+    for (int i = 1; i < NIN; i++) ok = ok && ((uintptr_t)p.in[i] & 15u) == *mis;
+    for (int i = 0; i < NOUT; i++) ok = ok && ((uintptr_t)p.out[i] & 15u) == *mis;
+    return ok;
+}
+
+/* CTAs: one per threads*unroll vectors, or a persistent grid of occ per SM. */
+static kb_status grid_of(const kb_glu_cfg *c, int sms, int64_t work, int64_t *bx, kb_err *e)
+{
+    int64_t b = kb_cdiv(work, (int64_t)c->threads * c->unroll);
+    if (b < 1) b = 1;
+    if (c->occ > 0) {
+        if (sms <= 0) KB_CUDA(e, device_sms(&sms));
+        const int64_t cap = (int64_t)sms * c->occ;
+        if (b > cap) b = cap;
+    }
+    *bx = b < 2147483647LL ? b : 2147483647LL;
+    return KB_OK;
+}
+
+/* Enqueue OP over (M, H) with row strides ldi/ldo: dense tensors sharing one
+ * 16-byte offset run the flat kernel, anything else the row kernel (dense
+ * rows as one). */
 template <typename T, typename OP>
 static kb_status launch(const char *who, const kb_glu_cfg *c, int sms,
                         ptrs<T, OP::NIN, OP::NOUT> p, int64_t ldi, int64_t ldo, int64_t M,
                         int64_t H, cudaStream_t s, kb_err *e)
 {
-    typename kernel_of<T, OP>::fn k = kernel_of<T, OP>::get(c->unroll);
+    typename kernel_of<T, OP, false>::fn k = kernel_of<T, OP, false>::get(c->unroll);
     if (!k || c->threads < 32 || c->threads > 1024 || c->threads % 32 || c->occ < 0)
         return KB_FAIL(e, KB_ERR_ARG, "%s: bad configuration threads=%d,unroll=%d,occ=%d",
                        who, c->threads, c->unroll, c->occ);
-    if (ldi == H && ldo == H) {
+    constexpr int V = kb_vec<T>::n;
+    unsigned mis = 0;
+    const bool dense = ldi == H && ldo == H;
+    if (dense && same_offset(p, &mis)) {
+        const int64_t n = M * H;
+        int64_t head = (int64_t)(((16u - mis) & 15u) / sizeof(T));
+        if (head > n) head = n;
+        const int64_t nvec = (n - head) / V;
+        int64_t bx = 0;
+        KB_TRY(grid_of(c, sms, nvec, &bx, e));
+        kernel_of<T, OP, true>::get(c->unroll)<<<(unsigned)bx, c->threads, 0, s>>>(p, head, nvec,
+                                                                                   n);
+        return glu_launched(who, M, H, e);
+    }
+    if (dense) {
         H *= M;
         M = 1;
     }
-    constexpr int V = kb_vec<T>::n;
-    int64_t bx = kb_cdiv(kb_cdiv(H, V), (int64_t)c->threads * c->unroll);
-    int64_t by = M < 65535 ? M : 65535;
+    int64_t bx = 0, by = M < 65535 ? M : 65535;
+    KB_TRY(grid_of(c, sms, kb_cdiv(H, V), &bx, e));
     if (c->occ > 0) {
         if (sms <= 0) KB_CUDA(e, device_sms(&sms));
-        const int64_t cap = (int64_t)sms * c->occ;
-        if (bx > cap) bx = cap;
-        const int64_t ry = cap / bx > 0 ? cap / bx : 1;
-        if (by > ry) by = ry;
+        const int64_t ry = (int64_t)sms * c->occ / bx;
+        if (by > ry) by = ry > 0 ? ry : 1;
     }
-    if (bx > 2147483647LL) bx = 2147483647LL;
     k<<<dim3((unsigned)bx, (unsigned)by), c->threads, 0, s>>>(p, ldi, ldo, M, H);
     return glu_launched(who, M, H, e);
 }
@@ -208,10 +377,10 @@ static int valid(const kb_problem *p, const kb_setup_ctx *, const kb_tune_cfg *c
     cudaError_t rc = cudaErrorInvalidValue;
     KB_DISPATCH(p->dtype, T, {
         if (BWD) {
-            auto k = kernel_of<T, bwd_op<ACT, sizeof(T) < 4>>::get(c->v[P_UNROLL]);
+            auto k = kernel_of<T, bwd_op<ACT, sizeof(T) < 4>, true>::get(c->v[P_UNROLL]);
             if (k) rc = cudaFuncGetAttributes(&fa, k);
         } else {
-            auto k = kernel_of<T, fwd_op<ACT, sizeof(T) < 4>>::get(c->v[P_UNROLL]);
+            auto k = kernel_of<T, fwd_op<ACT, sizeof(T) < 4>, true>::get(c->v[P_UNROLL]);
             if (k) rc = cudaFuncGetAttributes(&fa, k);
         }
     });
@@ -258,12 +427,13 @@ const kb_tune_space swiglu_bwd_space = GLU_SPACE("swiglu_backward", 1, KB_ACT_SI
 extern "C" kb_glu_cfg kb_glu_tuned_heuristic(kb_dtype dt, int backward, int64_t M, int64_t H,
                                              int sm_count)
 {
-    (void)dt, (void)backward, (void)M, (void)H, (void)sm_count;
-    /* 256 threads x 2 vectors per stream: 64 B (forward) / 96 B (backward)
-     * of loads in flight per thread, ~128-192 KB per SM at full occupancy,
-     * what the H200 needs to cover HBM latency; one pass, no persistent
-     * loop (an elementwise op has no per-CTA setup to amortise). */
-    kb_glu_cfg c = {256, 2, 0};
+    (void)M, (void)H, (void)sm_count;
+    /* 256 threads; 2 vectors per stream and thread (4 for fp32 forward): the
+     * flat kernels then hold 96-128 KB of loads in flight per SM at their
+     * register caps (bf16 forward: 32 registers, 2048 threads x 64 B), what
+     * the H200 needs to cover HBM latency. One pass, no persistent loop: an
+     * elementwise op has no per-CTA setup to amortise. */
+    kb_glu_cfg c = {256, dt == KB_FP32 && !backward ? 4 : 2, 0};
     return c;
 }
 
