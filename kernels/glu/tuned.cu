@@ -76,78 +76,6 @@ __device__ __forceinline__ void one_elem(const ptrs<T, OP::NIN, OP::NOUT> &p, in
     for (int i = 0; i < OP::NOUT; i++) p.out[i][j] = kb_from_float<T>(o[i]);
 }
 
-/* Register cap per instantiation of the flat kernel: the U x NIN raw 16-byte
- * vectors in flight (4 words each) plus the rest (pointers, indices, the
- * math), the smallest that is spill-free per -Xptxas -v for U <= 2 (16-bit
- * forward up to U = 4). bf16 forward U = 2 then fits 32 registers: 2048
- * resident threads, 128 KB of loads in flight per SM (the H200 wants
- * 100+); uncapped, nvcc took 56. */
-template <typename T, typename OP> constexpr int glu_reg_cap(int U)
-{
-    const int rest = sizeof(T) == 4 ? 20 : OP::NIN == 2 ? 16 : 28;
-    return (U * 4 * OP::NIN + rest + 7) / 8 * 8;
-}
-
-/* Rows r of M: in[i] + r * ldi, out[i] + r * ldo; H elements each. */
-template <typename T, typename OP, int U>
-__global__ void glu_tuned_kernel(ptrs<T, OP::NIN, OP::NOUT> p, int64_t ldi, int64_t ldo, int64_t M,
-                                 int64_t H)
-{
-    constexpr int V = kb_vec<T>::n, NIN = OP::NIN, NOUT = OP::NOUT;
-    const int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t row = blockIdx.y; row < M; row += gridDim.y) {
-        ptrs<T, NIN, NOUT> r;
-#pragma unroll
-        for (int i = 0; i < NIN; i++) r.in[i] = p.in[i] + row * ldi;
-#pragma unroll
-        for (int i = 0; i < NOUT; i++) r.out[i] = p.out[i] + row * ldo;
-        /* Same offset within 16 bytes everywhere: vectors after `head`. */
-        const unsigned mis = (unsigned)((uintptr_t)r.in[0] & 15u);
-        bool vec = mis % sizeof(T) == 0;
-#pragma unroll
-        for (int i = 1; i < NIN; i++) vec = vec && ((uintptr_t)r.in[i] & 15u) == mis;
-#pragma unroll
-        for (int i = 0; i < NOUT; i++) vec = vec && ((uintptr_t)r.out[i] & 15u) == mis;
-        int64_t head = 0, nvec = 0;
-        if (vec) {
-            head = (int64_t)(((16u - mis) & 15u) / sizeof(T));
-            if (head > H) head = H;
-            nvec = (H - head) / V;
-        }
-        const int64_t tail = head + nvec * V, nscalar = head + (H - tail);
-        for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < nscalar; k += nthreads)
-            one_elem<T, OP>(r, k < head ? k : tail + (k - head));
-        for (int64_t base = (int64_t)blockIdx.x * blockDim.x * U; base < nvec;
-             base += nthreads * U) {
-            kb_vec<T> in[U][NIN];
-#pragma unroll
-            for (int k = 0; k < U; k++) {
-                const int64_t v = base + (int64_t)k * blockDim.x + threadIdx.x;
-                if (v < nvec)
-#pragma unroll
-                    for (int i = 0; i < NIN; i++) in[k][i] = kb_load_vec_stream(r.in[i] + head + v * V);
-            }
-#pragma unroll
-            for (int k = 0; k < U; k++) {
-                const int64_t v = base + (int64_t)k * blockDim.x + threadIdx.x;
-                if (v >= nvec) continue;
-                kb_vec<T> o[NOUT];
-#pragma unroll
-                for (int e = 0; e < V; e++) {
-                    float x[NIN], y[NOUT];
-#pragma unroll
-                    for (int i = 0; i < NIN; i++) x[i] = kb_to_float(in[k][i].v[e]);
-                    OP()(x, y);
-#pragma unroll
-                    for (int i = 0; i < NOUT; i++) o[i].v[e] = kb_from_float<T>(y[i]);
-                }
-#pragma unroll
-                for (int i = 0; i < NOUT; i++) kb_store_vec_stream(r.out[i] + head + v * V, o[i]);
-            }
-        }
-    }
-}
-
 /* A 32-bit word of a 16-byte vector as fp32 values and back: two bf16/fp16
  * or one fp32 (EW elements per word). Bit operations on the raw word, so the
  * vectors stay 4 registers each until used (a kb_vec's elements converted
@@ -191,6 +119,100 @@ __device__ __forceinline__ uint32_t &word_of(uint4 &u, int i)
 {
     return i == 0 ? u.x : i == 1 ? u.y : i == 2 ? u.z : u.w;
 }
+__device__ __forceinline__ uint32_t word_of(const uint4 &u, int i)
+{
+    return i == 0 ? u.x : i == 1 ? u.y : i == 2 ? u.z : u.w;
+}
+
+/* OP on one 16-byte vector per stream: raw in, raw out. */
+template <typename T, typename OP>
+__device__ __forceinline__ void vec_apply(const uint4 (&raw)[OP::NIN], uint4 (&o)[OP::NOUT])
+{
+    constexpr int NIN = OP::NIN, NOUT = OP::NOUT, EW = word<T>::EW;
+#pragma unroll
+    for (int w = 0; w < 4; w++) {
+        float x[NIN][EW], y[NOUT][EW];
+#pragma unroll
+        for (int i = 0; i < NIN; i++) word<T>::get(word_of(raw[i], w), x[i]);
+#pragma unroll
+        for (int e = 0; e < EW; e++) {
+            float xe[NIN], ye[NOUT];
+#pragma unroll
+            for (int i = 0; i < NIN; i++) xe[i] = x[i][e];
+            OP()(xe, ye);
+#pragma unroll
+            for (int i = 0; i < NOUT; i++) y[i][e] = ye[i];
+        }
+#pragma unroll
+        for (int i = 0; i < NOUT; i++) word_of(o[i], w) = word<T>::put(y[i]);
+    }
+}
+
+/* Register cap per instantiation of the flat kernel: the U x NIN raw 16-byte
+ * vectors in flight (4 words each) plus the rest (pointers, indices, the
+ * math), the smallest that is spill-free per -Xptxas -v for U <= 2 (16-bit
+ * forward up to U = 4). bf16 forward U = 2 then fits 32 registers: 2048
+ * resident threads, 128 KB of loads in flight per SM (the H200 wants
+ * 100+); uncapped, nvcc took 56. */
+template <typename T, typename OP> constexpr int glu_reg_cap(int U)
+{
+    const int rest = sizeof(T) == 4 ? 20 : OP::NIN == 2 ? 16 : 28;
+    return (U * 4 * OP::NIN + rest + 7) / 8 * 8;
+}
+
+/* Rows r of M: in[i] + r * ldi, out[i] + r * ldo; H elements each. */
+template <typename T, typename OP, int U>
+__global__ void glu_tuned_kernel(ptrs<T, OP::NIN, OP::NOUT> p, int64_t ldi, int64_t ldo, int64_t M,
+                                 int64_t H)
+{
+    constexpr int V = kb_vec<T>::n, NIN = OP::NIN, NOUT = OP::NOUT;
+    const int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t row = blockIdx.y; row < M; row += gridDim.y) {
+        ptrs<T, NIN, NOUT> r;
+#pragma unroll
+        for (int i = 0; i < NIN; i++) r.in[i] = p.in[i] + row * ldi;
+#pragma unroll
+        for (int i = 0; i < NOUT; i++) r.out[i] = p.out[i] + row * ldo;
+        /* Same offset within 16 bytes everywhere: vectors after `head`. */
+        const unsigned mis = (unsigned)((uintptr_t)r.in[0] & 15u);
+        bool vec = mis % sizeof(T) == 0;
+#pragma unroll
+        for (int i = 1; i < NIN; i++) vec = vec && ((uintptr_t)r.in[i] & 15u) == mis;
+#pragma unroll
+        for (int i = 0; i < NOUT; i++) vec = vec && ((uintptr_t)r.out[i] & 15u) == mis;
+        int64_t head = 0, nvec = 0;
+        if (vec) {
+            head = (int64_t)(((16u - mis) & 15u) / sizeof(T));
+            if (head > H) head = H;
+            nvec = (H - head) / V;
+        }
+        const int64_t tail = head + nvec * V, nscalar = head + (H - tail);
+        for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < nscalar; k += nthreads)
+            one_elem<T, OP>(r, k < head ? k : tail + (k - head));
+        for (int64_t base = (int64_t)blockIdx.x * blockDim.x * U; base < nvec;
+             base += nthreads * U) {
+            uint4 raw[U][NIN];
+#pragma unroll
+            for (int k = 0; k < U; k++) {
+                const int64_t v = base + (int64_t)k * blockDim.x + threadIdx.x;
+                if (v < nvec)
+#pragma unroll
+                    for (int i = 0; i < NIN; i++)
+                        raw[k][i] = __ldcs(reinterpret_cast<const uint4 *>(r.in[i] + head) + v);
+            }
+#pragma unroll
+            for (int k = 0; k < U; k++) {
+                const int64_t v = base + (int64_t)k * blockDim.x + threadIdx.x;
+                if (v >= nvec) continue;
+                uint4 o[NOUT];
+                vec_apply<T, OP>(raw[k], o);
+#pragma unroll
+                for (int i = 0; i < NOUT; i++)
+                    __stcs(reinterpret_cast<uint4 *>(r.out[i] + head) + v, o[i]);
+            }
+        }
+    }
+}
 
 /* Dense tensors whose pointers share one offset within 16 bytes: one flat
  * array of n elements, `head` scalar elements before the first 16-byte
@@ -200,7 +222,7 @@ template <typename T, typename OP, int U>
 __global__ void __maxnreg__((glu_reg_cap<T, OP>(U)))
 glu_flat_kernel(ptrs<T, OP::NIN, OP::NOUT> p, int64_t head, int64_t nvec, int64_t n)
 {
-    constexpr int V = kb_vec<T>::n, NIN = OP::NIN, NOUT = OP::NOUT, EW = word<T>::EW;
+    constexpr int V = kb_vec<T>::n, NIN = OP::NIN, NOUT = OP::NOUT;
     const int64_t tail = head + nvec * V;
     if (blockIdx.x == 0 && threadIdx.x < head + (n - tail)) {
         const int64_t k = threadIdx.x;
@@ -228,23 +250,7 @@ glu_flat_kernel(ptrs<T, OP::NIN, OP::NOUT> p, int64_t head, int64_t nvec, int64_
             const int64_t v = base + (int64_t)k * blockDim.x;
             if (v >= nvec) continue;
             uint4 o[NOUT];
-#pragma unroll
-            for (int w = 0; w < 4; w++) {
-                float x[NIN][EW], y[NOUT][EW];
-#pragma unroll
-                for (int i = 0; i < NIN; i++) word<T>::get(word_of(raw[k][i], w), x[i]);
-#pragma unroll
-                for (int e = 0; e < EW; e++) {
-                    float xe[NIN], ye[NOUT];
-#pragma unroll
-                    for (int i = 0; i < NIN; i++) xe[i] = x[i][e];
-                    OP()(xe, ye);
-#pragma unroll
-                    for (int i = 0; i < NOUT; i++) y[i][e] = ye[i];
-                }
-#pragma unroll
-                for (int i = 0; i < NOUT; i++) word_of(o[i], w) = word<T>::put(y[i]);
-            }
+            vec_apply<T, OP>(raw[k], o);
 #pragma unroll
             for (int i = 0; i < NOUT; i++) __stcs(out[i] + v, o[i]);
         }
