@@ -19,102 +19,61 @@
  *                                                    SiluBackward0
  *   Each intermediate (a, da) is a dtype tensor making an HBM round trip
  *   (the workspace), and is rounded to the dtype as PyTorch's are.
- * Launch (launch_vectorized_kernel): 128 threads per block, 4 elements per
- * thread (thread_work_size), one block per 512 elements; 4-element vector
- * loads/stores when every operand is contiguous and aligned to the vector,
- * else element-wise with row/column index arithmetic (the
- * unrolled_elementwise_kernel + OffsetCalculator path PyTorch takes for the
- * non-contiguous gate/up slices of an interleaved [T, 2H] tensor).
+ * Launch: the eager backends' shared elementwise kernel (kernels/common/
+ * kb_eager.cuh: PyTorch's unrolled elementwise shape, 128 threads, tiles of
+ * 128 x 8 elements, all loads of a tile before its stores); operands at a
+ * row stride other than H (the non-contiguous gate/up slices of an
+ * interleaved [T, 2H] tensor) are read through the row/column of each flat
+ * index, as PyTorch's OffsetCalculator does.
  * Math as aten's (glu_math.cuh, torch_*): fp32 opmath, tanhf, expf.
  * Limits: any M, H >= 1, 64-bit indices. */
 #include "glu_math.cuh"
+#include "kb_eager.cuh"
 
 namespace {
 
-#define EW_THREADS 128
-#define EW_WORK 4 /* elements per thread */
-#define EW_MAX_GRID 2147483647LL
-
-template <int ACT> struct act_f {
-    __device__ __forceinline__ float operator()(float g, float) const { return glu_torch_act<ACT>(g); }
+/* Element i of a [M, H] operand of row stride ld (ld == H: contiguous). */
+template <typename T> struct strided {
+    const T *p;
+    int64_t ld, H;
+    RowOf row;
+    __device__ __forceinline__ float operator()(int64_t i) const
+    {
+        if (ld == H) return kb_to_float(p[i]);
+        const int64_t m = row(i);
+        return kb_to_float(p[m * ld + (i - m * H)]);
+    }
 };
-struct mul_f {
-    __device__ __forceinline__ float operator()(float a, float b) const { return a * b; }
+
+template <typename T> strided<T> operand(const void *p, int64_t ld, int64_t H)
+{
+    return {(const T *)p, ld, H, {H, 1.0 / (double)H}};
+}
+
+/* a = act(gate) */
+template <typename T, int ACT> struct act_f {
+    strided<T> g;
+    __device__ __forceinline__ float operator()(int64_t i) const { return glu_torch_act<ACT>(g(i)); }
+};
+/* a * b */
+template <typename T> struct mul_f {
+    strided<T> a, b;
+    __device__ __forceinline__ float operator()(int64_t i) const { return a(i) * b(i); }
 };
 /* act_backward(grad, self): grad * act'(self). */
-template <int ACT> struct act_bwd_f {
-    __device__ __forceinline__ float operator()(float grad, float x) const
+template <typename T, int ACT> struct act_bwd_f {
+    strided<T> grad, x;
+    __device__ __forceinline__ float operator()(int64_t i) const
     {
-        return grad * glu_torch_dact<ACT>(x);
+        return grad(i) * glu_torch_dact<ACT>(x(i));
     }
 };
 
-template <typename T> struct alignas(EW_WORK * sizeof(T)) pack4 {
-    T v[EW_WORK];
-};
-
-/* out = f(a, b) over n contiguous elements (b may be NULL for a unary f). */
+/* One elementwise kernel into a contiguous [M, H] output. */
 template <typename T, typename F>
-__global__ void __launch_bounds__(EW_THREADS)
-ew_vec(F f, const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ o, int64_t n)
+kb_status launch(void *out, int64_t M, int64_t H, const F &f, cudaStream_t s, kb_err *e)
 {
-    const int64_t stride = (int64_t)gridDim.x * EW_THREADS * EW_WORK;
-    for (int64_t i = ((int64_t)blockIdx.x * EW_THREADS + threadIdx.x) * EW_WORK; i < n;
-         i += stride) {
-        if (i + EW_WORK <= n) {
-            const pack4<T> pa = *reinterpret_cast<const pack4<T> *>(a + i);
-            pack4<T> pb = {}, po;
-            if (b) pb = *reinterpret_cast<const pack4<T> *>(b + i);
-#pragma unroll
-            for (int k = 0; k < EW_WORK; k++)
-                po.v[k] = kb_from_float<T>(f(kb_to_float(pa.v[k]), b ? kb_to_float(pb.v[k]) : 0.f));
-            *reinterpret_cast<pack4<T> *>(o + i) = po;
-        } else {
-            for (int64_t j = i; j < n; j++)
-                o[j] = kb_from_float<T>(f(kb_to_float(a[j]), b ? kb_to_float(b[j]) : 0.f));
-        }
-    }
-}
-
-/* Strided operands: element (m, j) of x at x + m * ld_x + j. */
-template <typename T, typename F>
-__global__ void __launch_bounds__(EW_THREADS)
-ew_strided(F f, const T *__restrict__ a, int64_t lda, const T *__restrict__ b, int64_t ldb,
-           T *__restrict__ o, int64_t ldo, int64_t M, int64_t H)
-{
-    const int64_t n = M * H, stride = (int64_t)gridDim.x * EW_THREADS * EW_WORK;
-    for (int64_t base = (int64_t)blockIdx.x * EW_THREADS * EW_WORK; base < n; base += stride) {
-#pragma unroll
-        for (int k = 0; k < EW_WORK; k++) {
-            const int64_t i = base + k * EW_THREADS + threadIdx.x;
-            if (i >= n) break;
-            const int64_t m = i / H, j = i - m * H;
-            o[m * ldo + j] = kb_from_float<T>(
-                f(kb_to_float(a[m * lda + j]), b ? kb_to_float(b[m * ldb + j]) : 0.f));
-        }
-    }
-}
-
-template <typename T> static bool al(const void *p)
-{
-    return !p || ((uintptr_t)p % (EW_WORK * sizeof(T))) == 0;
-}
-
-/* One elementwise kernel: out = f(a, b), [M, H] with row strides. */
-template <typename T, typename F>
-static kb_status ew(const char *who, F f, const void *a, int64_t lda, const void *b, int64_t ldb,
-                    void *o, int64_t ldo, int64_t M, int64_t H, cudaStream_t s, kb_err *e)
-{
-    const int64_t n = M * H;
-    int64_t grid = kb_cdiv(n, EW_THREADS * EW_WORK);
-    if (grid > EW_MAX_GRID) grid = EW_MAX_GRID;
-    const bool dense = lda == H && (!b || ldb == H) && ldo == H;
-    if (dense && al<T>(a) && al<T>(b) && al<T>(o))
-        ew_vec<T, F><<<(unsigned)grid, EW_THREADS, 0, s>>>(f, (const T *)a, (const T *)b, (T *)o, n);
-    else
-        ew_strided<T, F><<<(unsigned)grid, EW_THREADS, 0, s>>>(f, (const T *)a, lda, (const T *)b,
-                                                               ldb, (T *)o, ldo, M, H);
-    return glu_launched(who, M, H, e);
+    return ew<T>((T *)out, M * H, f, s, e);
 }
 
 } /* namespace */
@@ -127,11 +86,14 @@ extern "C" kb_status kb_glu_eager_launch(kb_dtype dt, kb_glu_act act, const void
     KB_TRY(glu_check(who, dt, act, ld_in, M, H, e));
     kb_status st = KB_OK;
     KB_DISPATCH(dt, T, KB_ACT_DISPATCH(act, A, {
-        st = ew<T>(who, act_f<A>(), gate, ld_in, NULL, 0, a, H, M, H, s, e);
-        if (st == KB_OK) st = ew<T>(who, mul_f(), a, H, up, ld_in, out, H, M, H, s, e);
+        const act_f<T, A> fa = {operand<T>(gate, ld_in, H)};
+        st = launch<T>(a, M, H, fa, s, e);
+        const mul_f<T> fm = {operand<T>(a, H, H), operand<T>(up, ld_in, H)};
+        if (st == KB_OK) st = launch<T>(out, M, H, fm, s, e);
     }));
     return st;
 }
+
 /* The backward's 4 kernels; a and da are [M, H] scratch. */
 static kb_status eager_bwd(kb_dtype dt, kb_glu_act act, const void *gate, const void *up,
                            const void *dy, int64_t ld_in, void *a, void *da, void *dgate,
@@ -141,10 +103,14 @@ static kb_status eager_bwd(kb_dtype dt, kb_glu_act act, const void *gate, const 
     KB_TRY(glu_check(who, dt, act, ld_in, M, H, e));
     kb_status st = KB_OK;
     KB_DISPATCH(dt, T, KB_ACT_DISPATCH(act, A, {
-        st = ew<T>(who, act_f<A>(), gate, ld_in, NULL, 0, a, H, M, H, s, e);
-        if (st == KB_OK) st = ew<T>(who, mul_f(), dy, ld_in, a, H, dup, H, M, H, s, e);
-        if (st == KB_OK) st = ew<T>(who, mul_f(), dy, ld_in, up, ld_in, da, H, M, H, s, e);
-        if (st == KB_OK) st = ew<T>(who, act_bwd_f<A>(), da, H, gate, ld_in, dgate, H, M, H, s, e);
+        const strided<T> g = operand<T>(gate, ld_in, H), d = operand<T>(dy, ld_in, H);
+        const act_f<T, A> fa = {g};
+        st = launch<T>(a, M, H, fa, s, e);
+        const mul_f<T> fdup = {d, operand<T>(a, H, H)}, fda = {d, operand<T>(up, ld_in, H)};
+        if (st == KB_OK) st = launch<T>(dup, M, H, fdup, s, e);
+        if (st == KB_OK) st = launch<T>(da, M, H, fda, s, e);
+        const act_bwd_f<T, A> fdg = {operand<T>(da, H, H), g};
+        if (st == KB_OK) st = launch<T>(dgate, M, H, fdg, s, e);
     }));
     return st;
 }
