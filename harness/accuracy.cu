@@ -71,12 +71,13 @@ __device__ __forceinline__ double dx_allowance(const norm_scale<T> &ns, int64_t 
     return KB_DX_ROUNDING * KB_FP32_UNIT_ROUNDOFF * rs * (g + ns.A[r] + xh * ns.B[r]);
 }
 
-/* abs_sum (dw only): per-element extra allowance KB_DW_ROUNDING*u*abs_sum;
- * ns.rstd (norm dx only): dx_allowance. */
+/* abs_sum (dw, mlp): per-element extra allowance abs_coef*abs_sum (dw:
+ * KB_DW_ROUNDING*u_fp32, mlp: KB_GEMM_ROUNDING*u(dtype)); ns.rstd (norm dx
+ * only): dx_allowance. */
 template <typename T, typename G>
 __global__ void compare_kernel(const G *out, const G *gold, const float *abs_sum,
-                               norm_scale<T> ns, int64_t n, double atol, double rtol,
-                               cmp_partial *partials)
+                               double abs_coef, norm_scale<T> ns, int64_t n, double atol,
+                               double rtol, cmp_partial *partials)
 {
     unsigned long long bad = 0;
     double ex = -1.0;
@@ -85,7 +86,7 @@ __global__ void compare_kernel(const G *out, const G *gold, const float *abs_sum
          i += (int64_t)gridDim.x * blockDim.x) {
         const double g = kb_to_float(gold[i]), o = kb_to_float(out[i]);
         double allowed = atol + rtol * fabs(g);
-        if (abs_sum) allowed += KB_DW_ROUNDING * KB_FP32_UNIT_ROUNDOFF * abs_sum[i];
+        if (abs_sum) allowed += abs_coef * abs_sum[i];
         if (ns.rstd) allowed += dx_allowance(ns, i);
         const double x = kb_excess(o, g, allowed);
         if (x > 1.0) bad++;
@@ -145,8 +146,8 @@ static double host_value(kb_dtype d, const void *p, int64_t i, kb_err *e, kb_sta
 
 /* d: dtype of out/gold; ns (may be all NULL) in the case's dtype nd. */
 static kb_status compare(kb_dtype d, const void *out, const void *gold, const float *abs_sum,
-                         kb_dtype nd, const norm_scale<char> *ns, int64_t n, kb_tol tol,
-                         cudaStream_t s, kb_accuracy *acc, kb_err *e)
+                         double abs_coef, kb_dtype nd, const norm_scale<char> *ns, int64_t n,
+                         kb_tol tol, cudaStream_t s, kb_accuracy *acc, kb_err *e)
 {
     cmp_partial *dev = NULL;
     cmp_partial host[CMP_BLOCKS];
@@ -158,7 +159,7 @@ static kb_status compare(kb_dtype d, const void *out, const void *gold, const fl
         const norm_scale<T> nst = {(const T *)ns->x, (const T *)ns->dy, ns->w, ns->mean,
                                    ns->rstd, ns->A, ns->B, ns->N};
         KB_DISPATCH(d, G, compare_kernel<T, G><<<blocks, CMP_THREADS, 0, s>>>(
-                              (const G *)out, (const G *)gold, abs_sum, nst, n, tol.atol,
+                              (const G *)out, (const G *)gold, abs_sum, abs_coef, nst, n, tol.atol,
                               tol.rtol, dev));
     });
     cudaError_t rc = cudaGetLastError();
@@ -361,8 +362,13 @@ extern "C" kb_status kb_check_output(const kb_buffers *b, kb_tol tol, cudaStream
     /* The loss vector is judged as one: a row's loss alone is one number. */
     const int64_t rows = bi->out_per_row ? 1 : kb_out_rows(p), cols = kb_out_elems(p) / rows;
     if (!norm_bwd) {
-        KB_TRY(compare(p->dtype, b->t.out, b->gold, NULL, p->dtype, &ns, kb_out_elems(p), tol, s,
-                       acc, e));
+        /* A GEMM's gold brings its own error scale (tolerance.h). */
+        const int gemm = bi->scale == KB_SCALE_GEMM;
+        if (gemm && !b->gold_scale)
+            return KB_FAIL(e, KB_ERR_ARG, "accuracy %s: no gold_scale buffer", bi->name);
+        KB_TRY(compare(p->dtype, b->t.out, b->gold, gemm ? b->gold_scale : NULL,
+                       KB_GEMM_ROUNDING * kb_unit_roundoff(p->dtype), p->dtype, &ns,
+                       kb_out_elems(p), tol, s, acc, e));
         return normwise(p->dtype, b->t.out, b->gold, p->dtype, nw_of(b, NULL, NULL, NULL), rows,
                         cols, s, acc, e);
     }
@@ -378,7 +384,7 @@ extern "C" kb_status kb_check_output(const kb_buffers *b, kb_tol tol, cudaStream
     });
     cudaError_t rc = cudaGetLastError();
     kb_status st = rc == cudaSuccess
-                       ? compare(p->dtype, b->t.out, b->gold, NULL, p->dtype, &ns,
+                       ? compare(p->dtype, b->t.out, b->gold, NULL, 0.0, p->dtype, &ns,
                                  kb_out_elems(p), tol, s, acc, e)
                        : KB_FAIL(e, KB_ERR_CUDA, "dx tolerance scale: %s", cudaGetErrorString(rc));
     if (st == KB_OK)
@@ -405,7 +411,8 @@ extern "C" kb_status kb_check_dw(const kb_buffers *b, kb_tol tol, cudaStream_t s
         rc = cudaGetLastError();
     }
     kb_status st = rc == cudaSuccess
-                       ? compare(KB_FP32, b->t.dw, b->gold_dw, abs_sum, p->dtype, &none, p->N,
+                       ? compare(KB_FP32, b->t.dw, b->gold_dw, abs_sum,
+                                 KB_DW_ROUNDING * KB_FP32_UNIT_ROUNDOFF, p->dtype, &none, p->N,
                                  tol, s, acc, e)
                        : KB_FAIL(e, KB_ERR_CUDA, "dw tolerance scale: %s", cudaGetErrorString(rc));
     if (st == KB_OK)

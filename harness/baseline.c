@@ -19,11 +19,11 @@
 #include "csvio.h"
 
 enum { C_BENCH, C_BACKEND, C_DTYPE, C_M, C_N, C_MEDIAN, C_GBPS, C_NOISE,
-       C_SAMPLES, C_Q1, C_Q3, C_DATE, C_VERSION, C_KERNELS, C_KNAMES, NCOLS };
+       C_SAMPLES, C_Q1, C_Q3, C_DATE, C_VERSION, C_KERNELS, C_KNAMES, C_K, NCOLS };
 #define NREQUIRED 8 /* benchmark..noise */
 static const char *const col_names[NCOLS] = {
     "benchmark", "backend", "dtype", "M", "N", "median_ms", "gbps", "noise",
-    "samples", "q1_ms", "q3_ms", "date", "version", "kernels", "kernel_names"};
+    "samples", "q1_ms", "q3_ms", "date", "version", "kernels", "kernel_names", "K"};
 
 void kb_baseline_init(kb_baseline *b)
 {
@@ -44,6 +44,7 @@ static int key_cmp(const kb_baseline_row *a, const kb_baseline_row *b)
     if (!c) c = strcmp(a->dtype, b->dtype);
     if (!c) c = (a->M > b->M) - (a->M < b->M);
     if (!c) c = (a->N > b->N) - (a->N < b->N);
+    if (!c) c = (a->K > b->K) - (a->K < b->K);
     return c;
 }
 
@@ -82,6 +83,7 @@ static const char *row_problem(const kb_baseline_row *r)
     if (!r->benchmark[0] || !r->backend[0] || !r->dtype[0])
         return "benchmark, backend and dtype must not be empty";
     if (r->M < 1 || r->N < 1) return "M and N must be >= 1";
+    if (r->K < 0) return "K must be >= 1, or empty for a 2-D op";
     if (!isfinite(r->median_ms) || r->median_ms <= 0) return "median_ms must be finite and > 0";
     if (!isfinite(r->gbps) || r->gbps <= 0) return "gbps must be finite and > 0";
     if (!isfinite(r->noise) || r->noise < 0) return "noise must be finite and >= 0";
@@ -165,6 +167,7 @@ static kb_status on_row(void *ctx, size_t row, char *const *f, size_t n, long li
     KB_TRY(get_text(c, f, C_VERSION, line, r.version, sizeof r.version, 0, e));
     KB_TRY(get_int(c, f, C_KERNELS, line, &kernels, e));
     KB_TRY(get_text(c, f, C_KNAMES, line, r.kernel_names, sizeof r.kernel_names, 0, e));
+    KB_TRY(get_int(c, f, C_K, line, &r.K, e));
     if (samples < 0 || samples > INT_MAX)
         return BAD("%s:%ld: column 'samples': %lld out of range", c->path, line, (long long)samples);
     r.samples = (int)samples;
@@ -176,9 +179,9 @@ static kb_status on_row(void *ctx, size_t row, char *const *f, size_t n, long li
     if (why) return BAD("%s:%ld: %s", c->path, line, why);
     ptrdiff_t dup = find_index(&c->b, &r);
     if (dup >= 0)
-        return BAD("%s:%ld: duplicate row for %s %s %s %lldx%lld (first on line %ld)", c->path,
-                   line, r.benchmark, r.backend, r.dtype, (long long)r.M, (long long)r.N,
-                   c->lines[dup]);
+        return BAD("%s:%ld: duplicate row for %s %s %s %lldx%lldx%lld (first on line %ld)",
+                   c->path, line, r.benchmark, r.backend, r.dtype, (long long)r.M,
+                   (long long)r.N, (long long)r.K, c->lines[dup]);
 
     size_t cap = c->b.cap;
     KB_TRY(push(&c->b, &r, e));
@@ -215,7 +218,7 @@ kb_status kb_baseline_read(const char *path, kb_baseline *b, kb_err *e)
 /* ---- lookup and update -------------------------------------------------- */
 
 static int make_key(kb_baseline_row *k, const char *benchmark, const char *backend,
-                    const char *dtype, int64_t M, int64_t N)
+                    const char *dtype, int64_t M, int64_t N, int64_t K)
 {
     memset(k, 0, sizeof *k);
     if (strlen(benchmark) >= sizeof k->benchmark || strlen(backend) >= sizeof k->backend ||
@@ -226,15 +229,16 @@ static int make_key(kb_baseline_row *k, const char *benchmark, const char *backe
     strcpy(k->dtype, dtype);
     k->M = M;
     k->N = N;
+    k->K = K;
     return 0;
 }
 
 const kb_baseline_row *kb_baseline_find(const kb_baseline *b, const char *benchmark,
                                         const char *backend, const char *dtype, int64_t M,
-                                        int64_t N)
+                                        int64_t N, int64_t K)
 {
     kb_baseline_row k;
-    if (make_key(&k, benchmark, backend, dtype, M, N) != 0) return NULL; /* cannot be stored */
+    if (make_key(&k, benchmark, backend, dtype, M, N, K) != 0) return NULL; /* cannot be stored */
     ptrdiff_t i = find_index(b, &k);
     return i >= 0 ? &b->v[i] : NULL;
 }
@@ -261,10 +265,15 @@ typedef struct {
     size_t n;
 } write_ctx;
 
+/* The K column is written only when a row has a third size, so a file of
+ * 2-D rows stays what it was before 3-D ops existed. */
 static kb_status write_rows(FILE *f, void *ctx, kb_err *e)
 {
     const write_ctx *w = ctx;
-    for (int j = 0; j < NCOLS; j++) kb_csv_put(f, col_names[j], j > 0);
+    int ncols = NCOLS - 1;
+    for (size_t i = 0; i < w->n; i++)
+        if (w->v[i].K > 0) ncols = NCOLS;
+    for (int j = 0; j < ncols; j++) kb_csv_put(f, col_names[j], j > 0);
     fputc('\n', f);
     for (size_t i = 0; i < w->n; i++) {
         const kb_baseline_row *r = &w->v[i];
@@ -289,6 +298,11 @@ static kb_status write_rows(FILE *f, void *ctx, kb_err *e)
         else num[0] = '\0';
         kb_csv_put(f, num, 1);
         kb_csv_put(f, r->kernel_names, 1);
+        if (ncols == NCOLS) {
+            if (r->K > 0) snprintf(num, sizeof num, "%lld", (long long)r->K);
+            else num[0] = '\0';
+            kb_csv_put(f, num, 1);
+        }
         fputc('\n', f);
     }
     return KB_OK; /* stream errors are caught by kb_atomic_write */
@@ -310,9 +324,9 @@ kb_status kb_baseline_write(const char *path, const kb_baseline *b, kb_err *e)
     kb_status st = KB_OK;
     for (size_t i = 1; i < b->n && st == KB_OK; i++)
         if (key_cmp(&sorted[i - 1], &sorted[i]) == 0)
-            st = KB_FAIL(e, KB_ERR_ARG, "%s: duplicate key %s %s %s %lldx%lld (nothing written)",
+            st = KB_FAIL(e, KB_ERR_ARG, "%s: duplicate key %s %s %s %lldx%lldx%lld (nothing written)",
                          path, sorted[i].benchmark, sorted[i].backend, sorted[i].dtype,
-                         (long long)sorted[i].M, (long long)sorted[i].N);
+                         (long long)sorted[i].M, (long long)sorted[i].N, (long long)sorted[i].K);
     if (st == KB_OK) {
         write_ctx w = {sorted, b->n};
         st = kb_atomic_write(path, write_rows, &w, e);

@@ -1,14 +1,15 @@
 /* Stored baselines: baselines/<gpu-name>.csv, one row per
- * (benchmark, backend, dtype, M, N).
+ * (benchmark, backend, dtype, M, N, K).
  *
  * Schema (header row required, libcsv):
  *   benchmark,backend,dtype,M,N,median_ms,gbps,noise,samples,q1_ms,q3_ms,
- *   date,version,kernels,kernel_names
+ *   date,version,kernels,kernel_names[,K]
  * noise is the robust relative spread of the recording run (1.4826*MAD/median);
  * q1/q3 the quartiles of its samples; kernels/kernel_names what one call
  * launched (CUPTI; kernel_names ';'-joined), which the kernel check compares
  * with. Columns after the required ones (benchmark..noise) may be empty or
- * absent in older files. */
+ * absent in older files. K: the third size of a 3-D op (mlp_forward), empty or
+ * absent (0) for the 2-D ops; the column is written only when a row has one. */
 #ifndef KB_BASELINE_H
 #define KB_BASELINE_H
 
@@ -21,6 +22,7 @@ extern "C" {
 typedef struct {
     char benchmark[48], backend[48], dtype[8];
     int64_t M, N;
+    int64_t K;               /* 0: a 2-D op */
     double median_ms, gbps, noise;
     int samples;
     double q1_ms, q3_ms; /* NaN when absent */
@@ -52,7 +54,7 @@ kb_status kb_baseline_check_path(const char *path, int explicit_path, int will_w
 /* Row for the key or NULL. */
 const kb_baseline_row *kb_baseline_find(const kb_baseline *b, const char *benchmark,
                                         const char *backend, const char *dtype, int64_t M,
-                                        int64_t N);
+                                        int64_t N, int64_t K);
 /* Insert or replace by key; other rows untouched. */
 kb_status kb_baseline_upsert(kb_baseline *b, const kb_baseline_row *row, kb_err *e);
 /* Sorted by key, written to <path>.<pid>.tmp then renamed: a crash never leaves a

@@ -35,6 +35,9 @@ void kb_buffers_layout(const kb_problem *p, size_t ws, kb_layout *out)
     l.gold_dw = l.dw;
     l.ws = ws;
     l.up = kb_tensor_bytes(p, KB_T_UP);
+    l.wts = kb_tensor_bytes(p, KB_T_WTS);
+    if (kb_bench_info_get(p->bench)->scale == KB_SCALE_GEMM)
+        l.gold_scale = (size_t)kb_out_elems(p) * sizeof(float);
     *out = l;
 }
 
@@ -72,11 +75,13 @@ kb_status kb_buffers_fit(const kb_problem *p, size_t need, size_t free_b, kb_err
 {
     /* Headroom for the reference's scratch, the L2 flush buffer and cuDNN. */
     const size_t headroom = (size_t)1 << 30;
+    char shape[72];
+    kb_shape_format(shape, sizeof shape, p->M, p->N, p->K);
     if (need > free_b || free_b - need < headroom)
         return KB_FAIL(e, KB_ERR_DEVMEM,
-                       "%s %s %" PRId64 "x%" PRId64 " needs %.2f GB of device memory "
+                       "%s %s %s needs %.2f GB of device memory "
                        "(+1 GB headroom), only %.2f GB free: skipped",
-                       kb_bench_info_get(p->bench)->name, kb_dtype_name(p->dtype), p->M, p->N,
+                       kb_bench_info_get(p->bench)->name, kb_dtype_name(p->dtype), shape,
                        need / 1e9, free_b / 1e9);
     return KB_OK;
 }
@@ -115,6 +120,8 @@ kb_status kb_buffers_alloc(const kb_problem *p, size_t ws, kb_buffers *b, kb_err
     b->gold = TAKE(gold);
     b->gold_dw = (float *)TAKE(gold_dw);
     b->t.workspace = take_guarded(b, &cur, l.ws, 1, "workspace");
+    b->t.wts = TAKE(wts);
+    b->gold_scale = (float *)TAKE(gold_scale);
     b->t.workspace_bytes = ws;
 #undef TAKE
     return KB_OK;

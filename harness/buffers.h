@@ -16,6 +16,8 @@ typedef struct {
     kb_tensors t;       /* what the backend sees                            */
     void *gold;         /* reference output, same dtype/size as t.out       */
     float *gold_dw;     /* reference dw [N] (norm backward)                 */
+    float *gold_scale;  /* KB_SCALE_GEMM: per-element error scale of the gold,
+                           fp32, out's shape (the reference writes it)      */
     void *block;        /* one cudaMalloc holding everything                */
     size_t bytes;
     int inputs;         /* kb_inputs (registry.h) the generator draws x from */
@@ -26,7 +28,8 @@ typedef struct {
 /* Byte size of every tensor a case allocates (0: not used), before
  * alignment and guard bands; ws is the workspace. Host only. */
 typedef struct {
-    size_t x, target, dloss, dy, w, y, lse, mean, rstd, out, dw, gold, gold_dw, ws, up;
+    size_t x, target, dloss, dy, w, y, lse, mean, rstd, out, dw, gold, gold_dw, ws, up, wts,
+        gold_scale;
 } kb_layout;
 void kb_buffers_layout(const kb_problem *p, size_t ws, kb_layout *out);
 

@@ -7,13 +7,15 @@
  *   {"name", "family", "direction": "forward"|"backward", "backends": [...],
  *    "tensors": [{"name", "role": "read"|"write"|"setup", "shape": ["M","N"],
  *                 "elem_bytes": 4 | "s"}],        s: the case's dtype size
+ *    "dims": 2 | 3,                                3: shapes MxNxK
+ *    "flops": {"formula": "6*M*N*K", "M*N*K": 6},  compute-bound ops only
  *    "bytes": {"formula": "2*M*N*s + 12*M",
- *              "terms": {"M*N*s": 2, "M*s": 0, "M": 12, "N": 0}},
+ *              "terms": {"M*N*s": 2, "M*s": 0, "M": 12, "N": 0, "N*K*s": 0}},
  *    "input_kinds": ["randn", ...],
  *    "sets": {"default"|"odd"|"short": {"dtypes": [...], "shapes": [SHAPE]},
  *             "inputs": {"kinds": {"shifted": ["bf16"], ...}, "dtypes": [...],
  *                        "shapes": [SHAPE]}}}]}
- * SHAPE = {"M", "N", "bytes": {"<dtype>": kb_bytes_moved, ...},
+ * SHAPE = {"M", "N"[, "K" of a 3-D op], "bytes": {"<dtype>": kb_bytes_moved, ...},
  *          "written": {"<dtype>": kb_bytes_written, ...},
  *          "tune_bucket": {"<dtype>": "N<=4096", ...}} for the set's dtypes:
  * the exact numbers kbench divides by, next to the terms that give them for
@@ -31,7 +33,8 @@ static const char *const set_names[] = {"default", "odd", "short", "inputs"};
 #define NUM_SETS (sizeof set_names / sizeof set_names[0])
 
 /* The byte model's monomials, in kb_byte_model's field order. */
-static const char *const term_names[] = {"M*N*s", "M*s", "M", "N"};
+static const char *const term_names[] = {"M*N*s", "M*s", "M", "N", "N*K*s"};
+#define NUM_TERMS (sizeof term_names / sizeof term_names[0])
 
 static void string_list(FILE *f, const char *const *names, int n)
 {
@@ -45,7 +48,11 @@ static void string_list(FILE *f, const char *const *names, int n)
 
 static void dims(FILE *f, kb_dims d)
 {
-    fputs(d == KB_DIM_MN ? "[\"M\", \"N\"]" : d == KB_DIM_M ? "[\"M\"]" : "[\"N\"]", f);
+    fputs(d == KB_DIM_MN    ? "[\"M\", \"N\"]"
+          : d == KB_DIM_M   ? "[\"M\"]"
+          : d == KB_DIM_3KN ? "[\"3\", \"K\", \"N\"]"
+                            : "[\"N\"]",
+          f);
 }
 
 static void tensors(FILE *f, const kb_bench_info *bi)
@@ -72,16 +79,17 @@ static void tensors(FILE *f, const kb_bench_info *bi)
 
 static void byte_model(FILE *f, const kb_byte_model *b)
 {
-    const double c[] = {b->mn, b->m_dtype, b->m_bytes, b->n_bytes};
+    const double c[] = {b->mn, b->m_dtype, b->m_bytes, b->n_bytes, b->nk};
     int any = 0;
     fputs("\"bytes\": {\"formula\": \"", f);
-    for (int i = 0; i < 4; i++) {
+    for (size_t i = 0; i < NUM_TERMS; i++) {
         if (c[i] == 0) continue;
         fprintf(f, "%s%.17g*%s", any ? " + " : "", c[i], term_names[i]);
         any = 1;
     }
     fputs(any ? "\", \"terms\": {" : "0\", \"terms\": {", f);
-    for (int i = 0; i < 4; i++) fprintf(f, "%s\"%s\": %.17g", i ? ", " : "", term_names[i], c[i]);
+    for (size_t i = 0; i < NUM_TERMS; i++)
+        fprintf(f, "%s\"%s\": %.17g", i ? ", " : "", term_names[i], c[i]);
     fputs("}}", f);
 }
 
@@ -102,13 +110,15 @@ static void shapes(FILE *f, const kb_bench_info *bi, kb_shape_set set, const int
     dtype_list(f, on);
     fputs(", \"shapes\": [", f);
     for (size_t i = 0; i < n; i++) {
-        fprintf(f, "%s{\"M\": %" PRId64 ", \"N\": %" PRId64 ", \"bytes\": {", i ? ",\n        " : "",
-                list[i].M, list[i].N);
+        fprintf(f, "%s{\"M\": %" PRId64 ", \"N\": %" PRId64, i ? ",\n        " : "", list[i].M,
+                list[i].N);
+        if (list[i].K > 0) fprintf(f, ", \"K\": %" PRId64, list[i].K);
+        fputs(", \"bytes\": {", f);
         for (int what = 0; what < 3; what++) {
             if (what) fputs(what == 1 ? "}, \"written\": {" : "}, \"tune_bucket\": {", f);
             for (int d = 0, k = 0; d < KB_NUM_DTYPES; d++) {
                 if (!on[d]) continue;
-                const kb_problem p = {bi->id, (kb_dtype)d, list[i].M, list[i].N};
+                const kb_problem p = {bi->id, (kb_dtype)d, list[i].M, list[i].N, list[i].K};
                 fprintf(f, "%s\"%s\": ", k++ ? ", " : "", kb_dtype_name((kb_dtype)d));
                 if (what < 2) {
                     fprintf(f, "%.17g", what ? kb_bytes_written(&p) : kb_bytes_moved(&p));
@@ -155,6 +165,10 @@ static void bench(FILE *f, const kb_bench_info *bi)
     string_list(f, names, n);
     fputs(",\n     ", f);
     tensors(f, bi);
+    fprintf(f, ",\n     \"dims\": %d", bi->dims == 3 ? 3 : 2);
+    if (bi->flops_mnk > 0)
+        fprintf(f, ",\n     \"flops\": {\"formula\": \"%.17g*M*N*K\", \"M*N*K\": %.17g}",
+                bi->flops_mnk, bi->flops_mnk);
     fputs(",\n     ", f);
     byte_model(f, &bi->bytes);
     fputs(",\n     \"input_kinds\": ", f);

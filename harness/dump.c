@@ -60,5 +60,10 @@ kb_status kb_dump_case(const char *dir, const char *case_name, const kb_buffers 
     KB_TRY(dump_one(sub, "gold", b->gold, 'd', d, out_nd, out_nd == 1 ? m : on, e));
     KB_TRY(dump_one(sub, "dw", t->dw, 'f', d, 1, n, e));
     KB_TRY(dump_one(sub, "gold_dw", b->gold_dw, 'f', d, 1, n, e));
+    /* mlp_forward: [Wg; Wu; Wd] as one [3, K, N] array (Wd's [N, K] rows
+     * reshaped) and the reference's error scale. */
+    const int64_t w3[3] = {3, p->K, p->N};
+    KB_TRY(dump_one(sub, "wts", t->wts, 'd', d, 3, w3, e));
+    KB_TRY(dump_one(sub, "gold_scale", b->gold_scale, 'f', d, 2, mn, e));
     return KB_OK;
 }

@@ -103,18 +103,22 @@ typedef enum {
     KB_GEGLU_BWD,
     KB_SWIGLU_FWD,
     KB_SWIGLU_BWD,
+    KB_MLP_FWD,
     KB_NUM_BENCH
 } kb_bench_id;
 
+/* K is the third size of the ops whose descriptor has dims = 3 (mlp: M = T
+ * tokens, N = D model width, K = H hidden width); 0 for every 2-D op, so
+ * positional initialisers {M, N} of the 2-D ops stay valid. */
 typedef struct {
-    int64_t M, N;
+    int64_t M, N, K;
 } kb_shape;
 
 /* One case's problem: what is computed, in which dtype, on which shape. */
 typedef struct {
     kb_bench_id bench;
     kb_dtype dtype;
-    int64_t M, N;
+    int64_t M, N, K;
 } kb_problem;
 
 #define KB_NORM_EPS 1e-6f
@@ -133,6 +137,10 @@ typedef struct {
  *   layernorm_bwd        x, w, dy               mean[M], rstd[M]      out=dx[M,N], dw[N]
  *   geglu/swiglu_fwd     x (= gate), up         -                     out=[M,N]
  *   geglu/swiglu_bwd     x (= gate), up, dy     -                     out=[2,M,N]: dgate, dup
+ *   mlp_fwd              x[M,N], wts            -                     out=y[M,N]
+ *     (M = T tokens, N = D, K = H; wts = [Wg; Wu; Wd] in the dtype: Wg, Wu
+ *     [K,N] each, together the concatenated [2K,N] gate/up weight, then Wd
+ *     [N,K]; kernels/mlp/mlp.h)
  *
  * Saved statistics are fp32. The workspace is the scratch the backend asked
  * for in setup (eager's HBM intermediates, tuned's dw partials), 256-byte
@@ -148,6 +156,7 @@ typedef struct {
     const float *lse;
     const float *mean;
     const float *rstd;
+    const void *wts;
     void *out;
     float *dw;
     void *workspace;

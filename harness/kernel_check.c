@@ -132,7 +132,7 @@ kb_outcome kb_kernel_check(kb_session *s, const kb_case *c, void *state, const k
 
     const int expected = c->impl->kernels ? c->impl->kernels(&c->p, state) : 0;
     const kb_baseline_row *row =
-        kb_baseline_find(&s->baseline, r->benchmark, r->backend, r->dtype, r->M, r->N);
+        kb_baseline_find(&s->baseline, r->benchmark, r->backend, r->dtype, r->M, r->N, r->K);
     char why[1400];
     if (!kb_kernels_changed(r->kernels, expected, row ? row->kernels : 0,
                             row ? row->kernel_names : NULL, why, sizeof why))
@@ -150,7 +150,7 @@ kb_outcome kb_kernel_check(kb_session *s, const kb_case *c, void *state, const k
 void kb_kernels_to_row(const kb_baseline *old, const kb_result *r, kb_baseline_row *row)
 {
     const kb_baseline_row *was =
-        old ? kb_baseline_find(old, r->benchmark, r->backend, r->dtype, r->M, r->N) : NULL;
+        old ? kb_baseline_find(old, r->benchmark, r->backend, r->dtype, r->M, r->N, r->K) : NULL;
     if (r->kernels > 0) {
         row->kernels = r->kernels;
         snprintf(row->kernel_names, sizeof row->kernel_names, "%s", r->kernel_names);
@@ -174,7 +174,7 @@ kb_status kb_baseline_record_kernels(const char *path, const kb_results *res, si
         const kb_result *r = &res->v[i];
         if (r->accuracy != KB_ACC_PASS || r->kernels <= 0) continue;
         const kb_baseline_row *was =
-            kb_baseline_find(&b, r->benchmark, r->backend, r->dtype, r->M, r->N);
+            kb_baseline_find(&b, r->benchmark, r->backend, r->dtype, r->M, r->N, r->K);
         if (!was) {
             nm++;
             continue;

@@ -65,10 +65,18 @@ static void report_case(run_state *rs, const kb_result *r, kb_outcome oc)
                ph->total, ph->lock, ph->setup, ph->alloc, ph->check, ph->timing, ph->kernels,
                ph->teardown);
     }
-    else
-        printf("%s %s %s %" PRId64 "x%" PRId64 ": %.1f GB/s (%.1f%% SOL, %.1f%% mix SOL) %s\n",
-               r->benchmark, r->backend, r->dtype, r->M, r->N, r->gbps, r->sol_pct,
-               r->mix_sol_pct, r->verdict);
+    else {
+        char shape[72];
+        kb_shape_format(shape, sizeof shape, r->M, r->N, r->K);
+        if (r->K > 0) /* compute-bound: TFLOP/s against the GEMM peak */
+            printf("%s %s %s %s: %.1f TFLOP/s (%.1f%% of GEMM peak), %.1f GB/s %s\n",
+                   r->benchmark, r->backend, r->dtype, shape, r->tflops, r->sol_pct, r->gbps,
+                   r->verdict);
+        else
+            printf("%s %s %s %s: %.1f GB/s (%.1f%% SOL, %.1f%% mix SOL) %s\n", r->benchmark,
+                   r->backend, r->dtype, shape, r->gbps, r->sol_pct, r->mix_sol_pct,
+                   r->verdict);
+    }
     fflush(stdout);
     if (oc == KB_CASE_FAIL) rs->failed++;
     else if (oc == KB_CASE_SKIP) rs->skipped++;
@@ -93,9 +101,18 @@ static void run_one(run_state *rs, const kb_case *c)
 static void run_shapes(run_state *rs, kb_case c, const kb_shape *shapes, size_t n, kb_dtype d)
 {
     for (size_t i = 0; i < n; i++) {
+        kb_err e;
+        if (kb_shape_check(c.p.bench, &shapes[i], &e) != KB_OK) {
+            /* --shape names sizes for one kind of op (MxN or MxNxK): the
+             * other kind passes it over. */
+            printf("%s: passed over\n", kb_err_text(&e));
+            rs->skipped++;
+            continue;
+        }
         c.p.dtype = d;
         c.p.M = shapes[i].M;
         c.p.N = shapes[i].N;
+        c.p.K = shapes[i].K;
         run_one(rs, &c);
     }
 }

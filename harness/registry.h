@@ -23,7 +23,8 @@ typedef enum {
     KB_T_MEAN = 1u << 7,
     KB_T_RSTD = 1u << 8,
     KB_T_DW = 1u << 9,   /* weight gradient [N] fp32, guarded like out; gold_dw */
-    KB_T_UP = 1u << 10   /* GLU: the up projection [M,N] (x is the gate)     */
+    KB_T_UP = 1u << 10,  /* GLU: the up projection [M,N] (x is the gate)     */
+    KB_T_WTS = 1u << 11  /* mlp weights [Wg; Wu; Wd], 3*K*N in the dtype      */
 } kb_tensor_bit;
 
 /* Which op family's formulas the references compute (kernels/reference:
@@ -34,7 +35,8 @@ typedef enum {
     KB_FAM_RMSNORM,
     KB_FAM_LAYERNORM,
     KB_FAM_GEGLU,  /* act(x) * up, act = GELU, tanh approximation */
-    KB_FAM_SWIGLU  /* act = SiLU                                  */
+    KB_FAM_SWIGLU, /* act = SiLU                                  */
+    KB_FAM_MLP           /* GEMM, GLU activation, GEMM (kernels/reference/mlp_reference.cu) */
 } kb_family_id;
 
 /* How the generator draws x (kernels/reference/input_values.h). */
@@ -52,7 +54,8 @@ typedef enum {
     KB_SCALE_CE_GRAD,     /* cross entropy dx                             */
     KB_SCALE_SOFTMAX_GRAD,/* softmax dx                                   */
     KB_SCALE_NORM_GRAD,   /* RMSNorm/LayerNorm dx and dw (row scales)      */
-    KB_SCALE_CENTERED     /* LayerNorm y: (|x| + |mean|) rstd |w|          */
+    KB_SCALE_CENTERED,    /* LayerNorm y: (|x| + |mean|) rstd |w|          */
+    KB_SCALE_GEMM         /* a reduction over K: the reference's gold_scale */
 } kb_err_scale;
 
 /* The planted-bug mutant KBENCH_TEST_PERTURB recomputes the output with
@@ -66,9 +69,9 @@ typedef enum {
 } kb_mutant;
 
 /* Bytes moved per SPEC's table: mn*M*N*s + m_dtype*M*s + m_bytes*M +
- * n_bytes*N, s the dtype's size. */
+ * n_bytes*N + nk*N*K*s, s the dtype's size (nk: weights of the 3-D ops). */
 typedef struct {
-    double mn, m_dtype, m_bytes, n_bytes;
+    double mn, m_dtype, m_bytes, n_bytes, nk;
 } kb_byte_model;
 
 /* An op's own shape lists, by kb_shape_set (DEFAULT, ODD, SHORT, INPUTS);
@@ -79,7 +82,7 @@ typedef struct {
 } kb_shape_lists;
 
 /* Backends, in display order (kb_backend_name). */
-#define KB_NUM_BACKENDS 4
+#define KB_NUM_BACKENDS 5
 
 /* The op descriptor: everything the harness, the tuner, the accuracy check
  * and the references derive from a benchmark id. Adding an op is one entry
@@ -101,20 +104,27 @@ typedef struct {
     const kb_shape_lists *shapes; /* its own shape lists, or NULL       */
     kb_err_scale scale;
     kb_mutant mutant;
+    /* 3-D ops (dims = 3: shapes MxNxK, K >= 1) run only their own shape
+     * lists (shapes; a set they leave empty is empty, not the common 2-D
+     * list); 0 for the 2-D ops. */
+    int dims;
+    /* Compute-bound ops: flops = flops_mnk * M*N*K; results then carry
+     * TFLOP/s and sol_pct is against the measured bf16 GEMM peak. 0: GB/s. */
+    double flops_mnk;
     /* Its implementation by each backend (NULL: not implemented or not
      * built), in kb_backend_name's order. */
     const kb_impl *impls[KB_NUM_BACKENDS];
 } kb_bench_info;
 
 /* Shape and element size of each tensor role (kb_tensor_bit, in bit order). */
-typedef enum { KB_DIM_MN, KB_DIM_M, KB_DIM_N } kb_dims;
+typedef enum { KB_DIM_MN, KB_DIM_M, KB_DIM_N, KB_DIM_3KN /* three [K,N] matrices */ } kb_dims;
 typedef struct {
     const char *name;
     kb_tensor_bit bit;
     kb_dims dims;
     int elem_bytes; /* 0: the problem's dtype */
 } kb_tensor_info;
-#define KB_NUM_TENSORS 11
+#define KB_NUM_TENSORS 12
 const kb_tensor_info *kb_tensor_info_get(int i); /* i < KB_NUM_TENSORS */
 /* Bytes of tensor `bit` for p (0 when the benchmark does not use it). */
 size_t kb_tensor_bytes(const kb_problem *p, kb_tensor_bit bit);
@@ -128,6 +138,8 @@ kb_status kb_bench_find(const char *name, kb_bench_id *out, kb_err *e);
 
 /* Bytes moved per SPEC's table (for GB/s). */
 double kb_bytes_moved(const kb_problem *p);
+/* Floating-point operations of p (descriptor flops_mnk); 0 for memory-bound ops. */
+double kb_flops(const kb_problem *p);
 
 /* Shape lists. */
 typedef enum {
@@ -193,8 +205,13 @@ const char *kb_case_known_deviation(const kb_case *c);
 /* The same by names, for results rows (inputs "" or NULL: randn). */
 const char *kb_known_deviation(const char *benchmark, const char *backend, const char *inputs);
 
-/* "MxN" with M >= 1, N >= 1, decimal, nothing else. */
+/* "MxN" or "MxNxK" with every size >= 1, decimal, nothing else (K = 0 for
+ * "MxN"). Whether the benchmark takes a third size is kb_shape_check's. */
 kb_status kb_shape_parse(const char *s, kb_shape *out, kb_err *e);
+/* The shape fits the benchmark: K >= 1 for a 3-D op, no K for a 2-D op. */
+kb_status kb_shape_check(kb_bench_id b, const kb_shape *sh, kb_err *e);
+/* "MxN", or "MxNxK" when K > 0 (case names, results, reports). */
+void kb_shape_format(char *buf, size_t len, int64_t M, int64_t N, int64_t K);
 
 #ifdef __cplusplus
 }

@@ -14,8 +14,11 @@
 #include <strings.h>
 
 #include "csvio.h"
+#include "registry.h"
 
-typedef enum { T_STR, T_I64, T_INT, T_DBL, T_ACC } col_type;
+/* T_DIM: an int64 size that may be absent (K of the 2-D ops): written only
+ * when > 0, read as 0 when empty or missing. */
+typedef enum { T_STR, T_I64, T_INT, T_DBL, T_ACC, T_DIM } col_type;
 typedef struct {
     const char *name;
     col_type type;
@@ -28,6 +31,7 @@ typedef struct {
 #define INT(f) {#f, T_INT, offsetof(kb_result, f), 0}
 #define DBL(f) {#f, T_DBL, offsetof(kb_result, f), 0}
 #define ACC(f) {#f, T_ACC, offsetof(kb_result, f), 0}
+#define DIM(f) {#f, T_DIM, offsetof(kb_result, f), 0}
 
 /* CSV order as documented in results.h; the first NREQUIRED must be in any
  * CSV we read; "message" is JSON-only (read from a CSV if present). */
@@ -38,7 +42,7 @@ static const col cols[] = {
     DBL(max_err),   DBL(baseline_gbps), STR(verdict), STR(gpu),  STR(config),
     STR(date),      STR(version),  STR(env),     INT(kernels), STR(kernel_names),
     STR(kernel_us), DBL(sol_read_gbps), DBL(sol_write_gbps), DBL(mix_sol_gbps),
-    DBL(mix_sol_pct), STR(message)};
+    DBL(mix_sol_pct), DIM(K),      DBL(tflops),  DBL(peak_tflops), STR(message)};
 #define NCOLS (sizeof cols / sizeof cols[0])
 #define NCSV (NCOLS - 1)
 #define NREQUIRED 6 /* benchmark,backend,dtype,M,N,median_ms */
@@ -106,6 +110,11 @@ static void value_text(const kb_result *x, const col *c, char *buf, size_t len, 
     case T_INT: {
         int v = *CAT(x, c, int);
         if (v > 0) snprintf(buf, len, "%d", v);
+        break;
+    }
+    case T_DIM: {
+        int64_t v = *CAT(x, c, int64_t);
+        if (v > 0) snprintf(buf, len, "%lld", (long long)v);
         break;
     }
     case T_DBL: kb_format_double(buf, len, *CAT(x, c, double)); break;
@@ -260,13 +269,14 @@ static kb_status parse_value(const read_ctx *c, const col *k, int key, const cha
                            c->path, line, k->name, k->size - 1);
         snprintf(AT(x, k, char), k->size, "%s", s);
         return KB_OK;
+    case T_DIM:
     case T_I64:
     case T_INT: {
-        int64_t v = k->type == T_INT ? 0 : -1;
+        int64_t v = k->type == T_I64 ? -1 : 0;
         if (*s && kb_parse_int64(s, &v) != 0)
             return KB_FAIL(e, KB_ERR_PARSE, "%s:%ld: column '%s': '%.40s' is not an integer",
                            c->path, line, k->name, s);
-        if (key && v < 1)
+        if ((key && v < 1) || (k->type == T_DIM && v < 0))
             return KB_FAIL(e, KB_ERR_PARSE, "%s:%ld: column '%s' must be >= 1, got %lld",
                            c->path, line, k->name, (long long)v);
         if (k->type == T_INT) {
@@ -334,8 +344,9 @@ kb_status kb_results_read_csv(const char *path, kb_results *r, kb_err *e)
 
 void kb_result_print(FILE *f, const kb_result *x)
 {
-    fprintf(f, "%s %s %s %lldx%lld:", x->benchmark, x->backend, x->dtype, (long long)x->M,
-            (long long)x->N);
+    char shape[72];
+    kb_shape_format(shape, sizeof shape, x->M, x->N, x->K);
+    fprintf(f, "%s %s %s %s:", x->benchmark, x->backend, x->dtype, shape);
     if (isfinite(x->median_ms)) {
         fprintf(f, " %.4f ms", x->median_ms);
         const char *sep = " (";
@@ -346,6 +357,7 @@ void kb_result_print(FILE *f, const kb_result *x)
         if (sep[0] == ',') fputc(')', f);
     }
     if (isfinite(x->gbps)) fprintf(f, "  %.1f GB/s", x->gbps);
+    if (isfinite(x->tflops) && x->tflops > 0) fprintf(f, "  %.1f TFLOP/s", x->tflops);
     if (isfinite(x->sol_pct)) fprintf(f, "  %.1f%% SOL", x->sol_pct);
     if (isfinite(x->mix_sol_pct) && x->mix_sol_pct > 0)
         fprintf(f, " (%.1f%% mix SOL)", x->mix_sol_pct);

@@ -5,7 +5,7 @@
  *   benchmark,backend,dtype,M,N,median_ms,min_ms,max_ms,noise,gbps,sol_gbps,
  *   sol_pct,samples,accuracy,mismatches,max_err,baseline_gbps,verdict,gpu,
  *   config,date,version,env,kernels,kernel_names,kernel_us,sol_read_gbps,
- *   sol_write_gbps,mix_sol_gbps,mix_sol_pct
+ *   sol_write_gbps,mix_sol_gbps,mix_sol_pct,K,tflops,peak_tflops
  * env: the environment banner without the GPU name (envinfo.h).
  * accuracy: PASS | FAIL | SKIP. verdict: SAME | FASTER | SLOWER | NOISY |
  * NO_BASELINE | FUSION_CHANGED | (empty when not checked). Unmeasured
@@ -17,7 +17,13 @@
  * mix_sol_gbps: the SOL for the case's own read:write byte mix (sol.h) and
  * mix_sol_pct = gbps as % of it (older files and peers lack them: empty).
  * backend is the series name: "eager", "tuned", "tuned:<custom-name>",
- * or a peer ("torch_eager", "torch_compile", "liger", ...). */
+ * or a peer ("torch_eager", "torch_compile", "liger", ...).
+ * K: the third size of a 3-D op (mlp_forward: M = T, N = D, K = H), empty
+ * (read as 0) for the 2-D ops and in older files. tflops: a compute-bound
+ * op's FLOP rate (the descriptor's flops_mnk * M*N*K / median), peak_tflops
+ * the measured bf16 GEMM peak of the GPU (harness/gemm_sol.h), and sol_pct
+ * is then tflops / peak_tflops; for the memory-bound ops both are empty and
+ * sol_pct is gbps / sol_gbps. */
 #ifndef KB_RESULTS_H
 #define KB_RESULTS_H
 
@@ -41,9 +47,11 @@ typedef struct {
     char backend[48];
     char dtype[8];
     int64_t M, N;
+    int64_t K;            /* 0: a 2-D op */
     double median_ms, min_ms, max_ms, noise; /* NaN when not timed */
     double q1_ms, q3_ms;  /* quartiles of the samples (for baselines; not in the CSV) */
     double gbps, sol_gbps, sol_pct;
+    double tflops, peak_tflops; /* compute-bound ops; NaN otherwise */
     int samples;
     kb_acc accuracy;
     int64_t mismatches;

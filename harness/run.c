@@ -16,6 +16,7 @@
 #include "buffers.h"
 #include "dump.h"
 #include "files.h"
+#include "gemm_sol.h"
 #include "kernel_check.h"
 #include "reference.h"
 #include "sol.h"
@@ -144,6 +145,7 @@ static kb_status update_baseline(kb_session *s, kb_err *e)
         snprintf(row.dtype, sizeof row.dtype, "%s", r->dtype);
         row.M = r->M;
         row.N = r->N;
+        row.K = r->K;
         row.median_ms = r->median_ms;
         row.gbps = r->gbps;
         row.noise = r->noise;
@@ -295,6 +297,12 @@ static void record_timing(kb_session *s, const kb_problem *p, const kb_timing *t
     r->sol_gbps = s->sol_gbps;
     r->sol_pct = 100.0 * r->gbps / s->sol_gbps;
     r->mix_sol_pct = 100.0 * r->gbps / r->mix_sol_gbps; /* set with the case (NaN: unknown) */
+    const double flops = kb_flops(p);
+    if (flops > 0) { /* compute-bound: against the measured GEMM peak */
+        r->tflops = flops / (t->median_ms * 1e-3) / 1e12;
+        r->peak_tflops = s->gemm_tflops > 0 ? s->gemm_tflops : NAN;
+        r->sol_pct = 100.0 * r->tflops / r->peak_tflops;
+    }
 }
 
 static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg, kb_result *r,
@@ -319,6 +327,11 @@ static kb_outcome kernel_check(kb_session *s, const kb_case *c, void *state, kb_
 static kb_outcome run_buffers(kb_session *s, const kb_case *c, const char *case_name, void *state,
                               kb_buffers *b, kb_result *r, kb_err *e)
 {
+    /* A compute-bound op's SOL is the GPU's measured GEMM peak: cached per
+     * GPU, measured here (the GPU lock is held) the first time it is needed. */
+    if (kb_flops(&c->p) > 0 && !(s->gemm_tflops > 0) && !s->o->no_timing &&
+        kb_gemm_sol(&s->dev, KBENCH_STATE_DIR, s->stream, &s->gemm_tflops, e) != KB_OK)
+        return KB_CASE_FAIL;
     kb_knobbed checked; /* the test knobs (knobs.h); off: the case's own impl */
     kb_status st = kb_knobbed_open(&s->knobs, KB_USE_CHECKED, c->impl, state, b, r->backend, NULL,
                                    &checked, e);
@@ -374,7 +387,7 @@ static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg
                                  kb_err *e)
 {
     const kb_baseline_row *row =
-        kb_baseline_find(&s->baseline, r->benchmark, r->backend, r->dtype, r->M, r->N);
+        kb_baseline_find(&s->baseline, r->benchmark, r->backend, r->dtype, r->M, r->N, r->K);
     const kb_judge_base base = {row ? row->gbps : NAN, row ? row->noise : NAN,
                                 row ? row->median_ms : NAN, row ? row->kernels : 0};
     kb_judgement j;
@@ -409,6 +422,8 @@ kb_outcome kb_run_case(kb_session *s, const kb_case *c, const kb_custom_config *
     snprintf(r->dtype, sizeof r->dtype, "%s", kb_dtype_name(c->p.dtype));
     r->M = c->p.M;
     r->N = c->p.N;
+    r->K = c->p.K;
+    r->tflops = r->peak_tflops = NAN;
     r->median_ms = r->min_ms = r->max_ms = r->noise = r->q1_ms = r->q3_ms = NAN;
     r->gbps = r->sol_pct = r->max_err = r->baseline_gbps = r->mix_sol_pct = NAN;
     r->sol_gbps = s->sol_gbps;

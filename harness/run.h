@@ -31,6 +31,7 @@ typedef struct {
     kb_env env;             /* the banner's facts; each row's env column */
     char env_text[256];
     double sol_gbps;
+    double gemm_tflops;     /* bf16 GEMM peak (gemm_sol.h); 0 until a compute-bound case needs it */
     kb_gpu_limits limits;
     kb_gpu_lock lock;       /* held while a case uses the GPU (gpulock.h) */
     char lock_path[512];

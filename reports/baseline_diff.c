@@ -40,7 +40,7 @@ kb_status kb_baseline_diff(FILE *f, const char *old_path, const char *new_path, 
     size_t added = 0, bins[4] = {0, 0, 0, 0}, nm = 0, kept = 0;
     for (size_t i = 0; i < n.n; i++) {
         const kb_baseline_row *r = &n.v[i];
-        const kb_baseline_row *was = kb_baseline_find(&o, r->benchmark, r->backend, r->dtype, r->M, r->N);
+        const kb_baseline_row *was = kb_baseline_find(&o, r->benchmark, r->backend, r->dtype, r->M, r->N, r->K);
         if (!was) {
             added++;
             continue;
@@ -51,7 +51,7 @@ kb_status kb_baseline_diff(FILE *f, const char *old_path, const char *new_path, 
     }
     for (size_t i = 0; i < o.n; i++) {
         const kb_baseline_row *r = &o.v[i];
-        if (!kb_baseline_find(&n, r->benchmark, r->backend, r->dtype, r->M, r->N)) kept++;
+        if (!kb_baseline_find(&n, r->benchmark, r->backend, r->dtype, r->M, r->N, r->K)) kept++;
     }
     fprintf(f, "baseline diff %s -> %s\n", old_path, new_path);
     fprintf(f, "  rows: %zu before, %zu after; %zu added, %zu missing from the new file\n", o.n,

@@ -278,11 +278,12 @@ static void write_summary(FILE *f, const kb_report_model *m)
                         num(b1, sizeof b1, "%.0f", c.gbps), bold ? "**" : "",
                         num(b2, sizeof b2, "%.1f%%", c.sol_pct));
                 fprintf(f, "%s | ", num(b2, sizeof b2, "%.1f%%", c.mix_sol_pct));
-                if (isfinite(c.worst_gbps))
-                    fprintf(f, "%" PRId64 "x%" PRId64 " (%s)", c.worst.M, c.worst.N,
-                            num(b3, sizeof b3, "%.0f", c.worst_gbps));
-                else
+                if (isfinite(c.worst_gbps)) {
+                    kb_shape_format(b2, sizeof b2, c.worst.M, c.worst.N, c.worst.K);
+                    fprintf(f, "%s (%s)", b2, num(b3, sizeof b3, "%.0f", c.worst_gbps));
+                } else {
                     fputs(DASH, f);
+                }
                 fprintf(f, " |\n");
             }
         }
@@ -325,9 +326,13 @@ static kb_status write_benchmark(FILE *f, const kb_report_model *m, const char *
         kb_mn *shapes;
         size_t ns;
         KB_TRY(kb_report_shapes(m, bench, dt, &shapes, &ns, e));
-        fprintf(f, "<details><summary>%s %s: GB/s per shape (best in bold, \xe2\x9c\x97 = accuracy "
-                   "failure)</summary>\n\n",
-                bench, dt);
+        kb_bench_id bid;
+        const int compute = kb_bench_find(bench, &bid, NULL) == KB_OK &&
+                            kb_bench_info_get(bid)->flops_mnk > 0;
+        fprintf(f, "<details><summary>%s %s: %s per shape (best in bold, \xe2\x9c\x97 = accuracy "
+                   "failure%s)</summary>\n\n",
+                bench, dt, compute ? "TFLOP/s" : "GB/s",
+                compute ? "; % of SOL: of the measured bf16 GEMM peak" : "");
         fprintf(f, "| shape |");
         for (size_t s = 0; s < m->series.n; s++)
             if (kb_report_has(m, bench, dt, m->series.v[s])) {
@@ -343,21 +348,27 @@ static kb_status write_benchmark(FILE *f, const kb_report_model *m, const char *
             const kb_result *best = NULL;
             for (size_t s = 0; s < m->series.n; s++) {
                 const kb_result *x =
-                    kb_report_find(m, bench, m->series.v[s], dt, shapes[k].M, shapes[k].N);
+                    kb_report_find(m, bench, m->series.v[s], dt, shapes[k].M, shapes[k].N, shapes[k].K);
                 if (x && kb_report_timed(x) && !is_fail(x) && isfinite(x->gbps) &&
                     (!best || x->gbps > best->gbps))
                     best = x;
             }
-            fprintf(f, "| %" PRId64 "x%" PRId64 " |", shapes[k].M, shapes[k].N);
+            char shape[72];
+            kb_shape_format(shape, sizeof shape, shapes[k].M, shapes[k].N, shapes[k].K);
+            fprintf(f, "| %s |", shape);
             for (size_t s = 0; s < m->series.n; s++) {
                 if (!kb_report_has(m, bench, dt, m->series.v[s])) continue;
                 const kb_result *x =
-                    kb_report_find(m, bench, m->series.v[s], dt, shapes[k].M, shapes[k].N);
+                    kb_report_find(m, bench, m->series.v[s], dt, shapes[k].M, shapes[k].N, shapes[k].K);
                 if (!x) fprintf(f, " |");
                 else if (!kb_report_timed(x)) fprintf(f, " skip |");
                 else {
                     int bold = best && x->gbps == best->gbps;
-                    fprintf(f, " %s%s%s%s |", bold ? "**" : "", num(b1, sizeof b1, "%.0f", x->gbps),
+                    /* A compute-bound op (mlp_forward) in TFLOP/s. */
+                    const int fl = isfinite(x->tflops) && x->tflops > 0;
+                    fprintf(f, " %s%s%s%s |", bold ? "**" : "",
+                            fl ? num(b1, sizeof b1, "%.1f", x->tflops)
+                               : num(b1, sizeof b1, "%.0f", x->gbps),
                             bold ? "**" : "", is_fail(x) ? " \xe2\x9c\x97" : "");
                 }
             }

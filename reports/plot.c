@@ -86,23 +86,24 @@ typedef struct {
  * tail at constant M*N, the norms' activation shapes, the odd list, a
  * --shape of the user's -- is its own point, labelled with its shape, so no
  * line runs between unrelated problems. */
-static int in_odd_list(const char *bench, int64_t M, int64_t N)
+static int in_odd_list(const char *bench, int64_t M, int64_t N, int64_t K)
 {
     kb_bench_id id;
     const kb_shape *odd;
     if (kb_bench_find(bench, &id, NULL) != KB_OK) return 0;
     size_t n = kb_shapes(id, KB_SHAPES_ODD, &odd);
     for (size_t i = 0; i < n; i++)
-        if (odd[i].M == M && odd[i].N == N) return 1;
+        if (odd[i].M == M && odd[i].N == N && odd[i].K == K) return 1;
     return 0;
 }
 
 static int on_sweep(const char *bench, const kb_mn *shapes, size_t ns, size_t k)
 {
-    if (in_odd_list(bench, shapes[k].M, shapes[k].N)) return 0;
+    if (in_odd_list(bench, shapes[k].M, shapes[k].N, shapes[k].K)) return 0;
     size_t same_m = 0;
     for (size_t i = 0; i < ns; i++)
-        if (shapes[i].M == shapes[k].M && !in_odd_list(bench, shapes[i].M, shapes[i].N)) same_m++;
+        if (shapes[i].M == shapes[k].M && !in_odd_list(bench, shapes[i].M, shapes[i].N, shapes[i].K))
+            same_m++;
     return same_m >= 3;
 }
 
@@ -110,7 +111,8 @@ static int cmp_mn(const void *a, const void *b)
 {
     const kb_mn *x = a, *y = b;
     if (x->M != y->M) return (x->M > y->M) - (x->M < y->M);
-    return (x->N > y->N) - (x->N < y->N);
+    if (x->N != y->N) return (x->N > y->N) - (x->N < y->N);
+    return (x->K > y->K) - (x->K < y->K);
 }
 
 /* Two data blocks (gnuplot "index"): 0 = sweep shapes by M then N, a blank
@@ -144,7 +146,7 @@ static kb_status write_dat(const char *path, const kb_report_model *m, const cha
             char vals[64 * 16] = "";
             size_t used = 0;
             for (size_t s = 0; s < ps->n; s++) {
-                const kb_result *x = kb_report_find(m, bench, ps->names[s], dt, shapes[k].M, shapes[k].N);
+                const kb_result *x = kb_report_find(m, bench, ps->names[s], dt, shapes[k].M, shapes[k].N, shapes[k].K);
                 int w = has_gbps(x) ? snprintf(vals + used, sizeof vals - used, " %.1f", x->gbps)
                                     : snprintf(vals + used, sizeof vals - used, " NaN");
                 if (w > 0 && (size_t)w < sizeof vals - used) used += (size_t)w;
@@ -152,8 +154,9 @@ static kb_status write_dat(const char *path, const kb_report_model *m, const cha
                 if (has_gbps(x) && x->gbps > top) top = x->gbps;
             }
             if (top > *ymax) *ymax = top;
-            fprintf(f, "%" PRId64 " %" PRId64 "x%" PRId64 " %.1f%s\n", shapes[k].N, shapes[k].M,
-                    shapes[k].N, top, vals);
+            char shape[72];
+            kb_shape_format(shape, sizeof shape, shapes[k].M, shapes[k].N, shapes[k].K);
+            fprintf(f, "%" PRId64 " %s %.1f%s\n", shapes[k].N, shape, top, vals);
             ++*(block == 0 ? nline : npoint);
         }
     }

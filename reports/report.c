@@ -63,18 +63,18 @@ static int same_key(const kb_result *a, const kb_result *b)
 {
     const char *ka, *kb;
     const size_t na = inputs_of(a, &ka), nb = inputs_of(b, &kb);
-    return a->M == b->M && a->N == b->N && strcmp(a->benchmark, b->benchmark) == 0 &&
+    return a->M == b->M && a->N == b->N && a->K == b->K && strcmp(a->benchmark, b->benchmark) == 0 &&
            strcmp(a->backend, b->backend) == 0 && strcmp(a->dtype, b->dtype) == 0 &&
            na == nb && strncmp(ka, kb, na) == 0;
 }
 
 static const kb_result *find_row(const kb_result *rows, size_t n, const char *bench,
                                  const char *backend, const char *dtype, int64_t M,
-                                 int64_t N)
+                                 int64_t N, int64_t K)
 {
     for (size_t i = 0; i < n; i++) {
         const kb_result *x = &rows[i];
-        if (x->M == M && x->N == N && strcmp(x->benchmark, bench) == 0 &&
+        if (x->M == M && x->N == N && x->K == K && strcmp(x->benchmark, bench) == 0 &&
             strcmp(x->backend, backend) == 0 && strcmp(x->dtype, dtype) == 0)
             return x;
     }
@@ -91,7 +91,7 @@ size_t kb_report_common_speedups(const kb_result *rows, size_t n, const char *be
         if (strcmp(x->benchmark, benchmark) != 0 || strcmp(x->backend, backend) != 0) continue;
         if (dtype && strcmp(x->dtype, dtype) != 0) continue;
         if (!kb_report_timed(x)) continue;
-        const kb_result *r = find_row(rows, n, benchmark, ref, x->dtype, x->M, x->N);
+        const kb_result *r = find_row(rows, n, benchmark, ref, x->dtype, x->M, x->N, x->K);
         if (!r || !kb_report_timed(r)) continue;
         if (out && k < cap) out[k] = r->median_ms / x->median_ms;
         k++;
@@ -131,12 +131,24 @@ const char *kb_report_judge(double now_gbps, double now_noise, double base_gbps,
 
 static void fill_gbps(kb_result *x)
 {
-    if ((isfinite(x->gbps) && x->gbps > 0) || !kb_report_timed(x)) return;
+    if (!kb_report_timed(x)) return;
     kb_problem p;
+    memset(&p, 0, sizeof p);
+    /* A compute-bound op's TFLOP/s (peers' rows do not carry it). */
+    if (!(isfinite(x->tflops) && x->tflops > 0) &&
+        kb_bench_find(x->benchmark, &p.bench, NULL) == KB_OK) {
+        p.M = x->M;
+        p.N = x->N;
+        p.K = x->K;
+        const double fl = kb_flops(&p);
+        x->tflops = fl > 0 ? fl / (x->median_ms * 1e-3) / 1e12 : NAN;
+    }
+    if (isfinite(x->gbps) && x->gbps > 0) return;
     if (kb_bench_find(x->benchmark, &p.bench, NULL) != KB_OK) return;
     if (kb_dtype_parse(x->dtype, &p.dtype, NULL) != KB_OK) return;
     p.M = x->M;
     p.N = x->N;
+    p.K = x->K;
     x->gbps = kb_bytes_moved(&p) / (x->median_ms * 1e-3) / 1e9;
 }
 
@@ -327,8 +339,14 @@ static double median_sol(const kb_results *r, size_t off)
 /* % of SOL per row: an explicit SOL overrides every row; otherwise the row's
  * own sol_pct or sol_gbps (kbench rows carry them), and the run's SOL for
  * rows without (peers' files). */
-static void fill_sol(kb_result *x, double model_sol, int override)
+static void fill_sol(kb_result *x, double model_sol, int override, double model_peak)
 {
+    if (isfinite(x->tflops) && x->tflops > 0) { /* compute-bound: of the GEMM peak */
+        const double peak = isfinite(x->peak_tflops) && x->peak_tflops > 0 ? x->peak_tflops
+                                                                            : model_peak;
+        x->sol_pct = 100.0 * x->tflops / peak;
+        return;
+    }
     if (!(isfinite(x->gbps) && x->gbps > 0)) {
         x->sol_pct = NAN;
         return;
@@ -362,6 +380,7 @@ static void fill_mix(kb_result *x, const kb_report_model *m, int override)
         return;
     p.M = x->M;
     p.N = x->N;
+    p.K = x->K;
     const kb_sol_streams s = {m->sol_gbps, m->read_gbps, m->write_gbps};
     x->mix_sol_gbps = kb_sol_mix_for(&p, &s);
     x->mix_sol_pct = 100.0 * x->gbps / x->mix_sol_gbps;
@@ -376,11 +395,12 @@ kb_status kb_report_model_build(kb_report_model *m, const kb_results *r,
     m->sol_gbps = override ? o->sol_gbps : median_sol(&m->rows, offsetof(kb_result, sol_gbps));
     m->read_gbps = median_sol(&m->rows, offsetof(kb_result, sol_read_gbps));
     m->write_gbps = median_sol(&m->rows, offsetof(kb_result, sol_write_gbps));
+    m->peak_tflops = median_sol(&m->rows, offsetof(kb_result, peak_tflops));
     m->tol = o->tolerance > 0 ? o->tolerance : KB_REPORT_DEFAULT_TOL;
     m->ref = o->reference && *o->reference ? o->reference : "eager";
     m->image_base = o->image_base;
     for (size_t i = 0; i < m->rows.n; i++) {
-        fill_sol(&m->rows.v[i], m->sol_gbps, override);
+        fill_sol(&m->rows.v[i], m->sol_gbps, override, m->peak_tflops);
         fill_mix(&m->rows.v[i], m, override);
     }
     if (o->title && *o->title) snprintf(m->gpu, sizeof m->gpu, "%s", o->title);
@@ -411,8 +431,8 @@ kb_status kb_report_shapes(const kb_report_model *m, const char *bench, const ch
         const kb_result *x = &m->rows.v[i];
         if (strcmp(x->benchmark, bench) != 0 || strcmp(x->dtype, dtype) != 0) continue;
         size_t j = 0;
-        while (j < k && !(v[j].M == x->M && v[j].N == x->N)) j++;
-        if (j == k) v[k++] = (kb_mn){x->M, x->N};
+        while (j < k && !(v[j].M == x->M && v[j].N == x->N && v[j].K == x->K)) j++;
+        if (j == k) v[k++] = (kb_mn){x->M, x->N, x->K};
     }
     *out = v;
     *n = k;
@@ -420,9 +440,10 @@ kb_status kb_report_shapes(const kb_report_model *m, const char *bench, const ch
 }
 
 const kb_result *kb_report_find(const kb_report_model *m, const char *bench,
-                                const char *backend, const char *dtype, int64_t M, int64_t N)
+                                const char *backend, const char *dtype, int64_t M, int64_t N,
+                                int64_t K)
 {
-    return find_row(m->rows.v, m->rows.n, bench, backend, dtype, M, N);
+    return find_row(m->rows.v, m->rows.n, bench, backend, dtype, M, N, K);
 }
 
 int kb_report_has(const kb_report_model *m, const char *bench, const char *dtype,
@@ -456,7 +477,7 @@ void kb_report_cell_get(const kb_report_model *m, const char *bench, const char 
             geo_add(&gb, x->gbps);
             if (!(x->gbps >= c->worst_gbps)) { /* NaN-safe: the first one wins */
                 c->worst_gbps = x->gbps;
-                c->worst = (kb_mn){x->M, x->N};
+                c->worst = (kb_mn){x->M, x->N, x->K};
             }
         }
         if (isfinite(x->sol_pct) && x->sol_pct > 0) geo_add(&sol, x->sol_pct);
@@ -490,7 +511,7 @@ kb_status kb_report_judge_all(const kb_report_model *m, const kb_baseline *bl,
     for (size_t i = 0; i < m->rows.n; i++) {
         const kb_result *x = &m->rows.v[i];
         const kb_baseline_row *b =
-            bl ? kb_baseline_find(bl, x->benchmark, x->backend, x->dtype, x->M, x->N) : NULL;
+            bl ? kb_baseline_find(bl, x->benchmark, x->backend, x->dtype, x->M, x->N, x->K) : NULL;
         /* The run's own baseline figure first: it is what its verdict saw. */
         double base = isfinite(x->baseline_gbps) ? x->baseline_gbps : b ? b->gbps : NAN;
         j[i].row = x;

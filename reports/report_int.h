@@ -16,7 +16,7 @@ typedef struct {
 } kb_names;
 
 typedef struct {
-    int64_t M, N;
+    int64_t M, N, K; /* K = 0: a 2-D op */
 } kb_mn;
 
 typedef struct {
@@ -25,6 +25,7 @@ typedef struct {
     kb_names dtypes;  /* bf16 fp16 fp32, then others                               */
     kb_names series;  /* eager fused tuned cudnn, then as met (tuned:x, peers)     */
     double sol_gbps;  /* NaN when no row carries it and no override               */
+    double peak_tflops; /* compute-bound ops' SOL: median of the rows' (NaN: none)   */
     double read_gbps, write_gbps; /* one-way streams: medians of the rows' (NaN: none) */
     char gpu[64];     /* title: opts->title or the first gpu column seen          */
     size_t replaced;  /* duplicate rows dropped                                   */
@@ -62,7 +63,7 @@ kb_status kb_report_shapes(const kb_report_model *m, const char *bench, const ch
 /* The row for a key or NULL. */
 const kb_result *kb_report_find(const kb_report_model *m, const char *bench,
                                 const char *backend, const char *dtype, int64_t M,
-                                int64_t N);
+                                int64_t N, int64_t K);
 /* Does any row have this (benchmark, dtype) / (benchmark, dtype, backend)? */
 int kb_report_has(const kb_report_model *m, const char *bench, const char *dtype,
                   const char *backend);

@@ -6,6 +6,7 @@
  * points = timed shapes; speedup_points = those eager also timed;
  * geomean_mix_sol_pct: % of the SOL for each shape's read:write mix (sol.h). */
 #include "report_int.h"
+#include "registry.h"
 
 #include <csv.h>
 #include <errno.h>
@@ -48,7 +49,7 @@ kb_status kb_report_write_summary_csv(const char *path, const kb_report_model *m
                 snprintf(n1, sizeof n1, "%zu", c.points);
                 snprintf(n2, sizeof n2, "%zu", c.speedup_points);
                 if (isfinite(c.worst_gbps))
-                    snprintf(shape, sizeof shape, "%" PRId64 "x%" PRId64, c.worst.M, c.worst.N);
+                    kb_shape_format(shape, sizeof shape, c.worst.M, c.worst.N, c.worst.K);
                 put(f, bench, 0);
                 put(f, be, 0);
                 put(f, dt, 0);

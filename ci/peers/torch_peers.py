@@ -64,24 +64,26 @@ import time
 COLUMNS = [
     "benchmark", "backend", "dtype", "M", "N", "median_ms", "min_ms", "max_ms", "noise",
     "gbps", "sol_gbps", "sol_pct", "samples", "accuracy", "mismatches", "max_err",
-    "baseline_gbps", "verdict", "gpu", "config", "date", "version", "message",
+    "baseline_gbps", "verdict", "gpu", "config", "date", "version", "message", "K", "tflops",
 ]
 
 BACKENDS = ["torch_eager", "torch_compile", "liger", "quack"]
 # The op families this script has PyTorch code for (make_inputs, reference,
 # torch_fn, module_fn); a benchmark of another family has no peer here.
-FAMILIES = ("cross_entropy", "softmax", "rmsnorm", "layernorm", "glu")
+FAMILIES = ("cross_entropy", "softmax", "rmsnorm", "layernorm", "glu", "mlp")
 # --quick: three shapes of kbench's default sweep, short to long rows.
-QUICK = [(32768, 1024), (32768, 16384), (16384, 131072)]
+QUICK = [(32768, 1024, 0), (32768, 16384, 0), (16384, 131072, 0)]
 EPS = 1e-6
 COMPILE_MODE = "max-autotune-no-cudagraphs"
 DW_ROUNDING = 8.0  # fp32 unit roundoffs per |term|, as kbench's tolerance.h
 FP32_U = 2.0 ** -24
+GEMM_ROUNDING = 8.0  # bf16 unit roundoffs per root-sum-square of the K terms (tolerance.h)
 
 
 # ---- kbench's description: benchmarks, shapes, byte models ------------------
 
 TERMS = ("M*N*s", "M*s", "M", "N")  # the byte model's monomials, s the dtype's size
+# (3-D ops add "N*K*s"; shapes then carry "K": mlp_forward is T x D x H)
 
 
 class Kbench:
@@ -112,15 +114,21 @@ class Kbench:
         self.names = list(self.benches)
 
     def default_shapes(self, bench):
-        return [(s["M"], s["N"]) for s in self.benches[bench]["sets"]["default"]["shapes"]]
+        return [(s["M"], s["N"], s.get("K", 0))
+                for s in self.benches[bench]["sets"]["default"]["shapes"]]
 
-    def bytes_moved(self, bench, M, N, dtype):
+    def bytes_moved(self, bench, M, N, dtype, K=0):
         """kbench's byte model (what GB/s divides); KeyError for an unknown
         benchmark or dtype."""
         t = self.benches[bench]["bytes"]["terms"]
         s = self.dtype_bytes[dtype]
-        v = t["M*N*s"] * M * N * s + t["M*s"] * M * s + t["M"] * M + t["N"] * N
+        v = (t["M*N*s"] * M * N * s + t["M*s"] * M * s + t["M"] * M + t["N"] * N
+             + t.get("N*K*s", 0) * N * K * s)
         return int(v) if v == int(v) else v
+
+    def flops(self, bench, M, N, K):
+        """A compute-bound op's flops (kbench's "flops"), else 0."""
+        return self.benches[bench].get("flops", {}).get("M*N*K", 0) * M * N * K
 
     def peer_benchmarks(self, wanted):
         """The benchmarks to run: wanted (names), or every one with PyTorch
@@ -142,13 +150,19 @@ class Kbench:
 
 
 def parse_shapes(text):
+    """MxN (K = 0) or MxNxK (mlp_forward: T x D x H), as (M, N, K)."""
     out = []
     for s in text.replace(",", " ").split():
-        m, sep, n = s.lower().partition("x")
-        if not sep or not m.isdigit() or not n.isdigit() or int(m) < 1 or int(n) < 1:
-            raise argparse.ArgumentTypeError("shape '%s' is not MxN with M, N >= 1" % s)
-        out.append((int(m), int(n)))
+        dims = s.lower().split("x")
+        if len(dims) not in (2, 3) or not all(d.isdigit() and int(d) >= 1 for d in dims):
+            raise argparse.ArgumentTypeError("shape '%s' is not MxN or MxNxK with sizes >= 1"
+                                             % s)
+        out.append(tuple(int(d) for d in dims) + ((0,) if len(dims) == 2 else ()))
     return out
+
+
+def shape_text(M, N, K):
+    return "%dx%d" % (M, N) + ("x%d" % K if K else "")
 
 
 def parse_list(allowed, what):
@@ -165,7 +179,7 @@ def parse_list(allowed, what):
 
 # ---- inputs and the fp32 reference ------------------------------------------
 
-def make_inputs(torch, bench, M, N, dtype, device, seed):
+def make_inputs(torch, bench, M, N, dtype, device, seed, K=0):
     g = torch.Generator(device=device)
     g.manual_seed(seed)
 
@@ -176,7 +190,12 @@ def make_inputs(torch, bench, M, N, dtype, device, seed):
         return t.to(dt)
 
     d = {}
-    if bench.startswith("cross_entropy"):
+    if bench.startswith("mlp"):  # kbench's distributions (kernels/reference/inputs.cu)
+        d["x"] = randn(M, N)
+        d["wg"] = randn(K, N, scale=N ** -0.5)
+        d["wu"] = randn(K, N, scale=N ** -0.5)
+        d["wd"] = randn(N, K, scale=K ** -0.5)
+    elif bench.startswith("cross_entropy"):
         d["x"] = randn(M, N, scale=0.1)
         d["target"] = torch.randint(0, N, (M,), generator=g, device=device, dtype=torch.int64)
         if bench.endswith("backward"):
@@ -231,7 +250,7 @@ def glu_reference(torch, bench, d):
         dy = d["dy"][a:b].double()
         outs[0][a:b] = (dy * u * dact).to(x.dtype)
         outs[1][a:b] = (dy * act).to(x.dtype)
-    return [(o, None) for o in outs]
+    return [(o, None, 0.0) for o in outs]
 
 
 def row_chunks(M, N, budget=1 << 26):
@@ -241,12 +260,32 @@ def row_chunks(M, N, budget=1 << 26):
         yield i, min(M, i + step)
 
 
+def mlp_reference(torch, d):
+    """mlp_forward's gold (fp32 GEMMs, gelu tanh, rounded once) and its error
+    scale sqrt(sum_k (h_k Wd_k)^2), as kbench's reference (mlp_math.h)."""
+    F = torch.nn.functional
+    x = d["x"]
+    T, D = x.shape
+    wg, wu, wd = d["wg"].float(), d["wu"].float(), d["wd"].float()
+    out = torch.empty((T, D), dtype=x.dtype, device=x.device)
+    scale = torch.empty((T, D), dtype=torch.float32, device=x.device)
+    for a, b in row_chunks(T, wg.shape[0]):
+        xf = x[a:b].float()
+        h = F.gelu(xf @ wg.T, approximate="tanh") * (xf @ wu.T)
+        out[a:b] = (h @ wd.T).to(x.dtype)
+        scale[a:b] = (h.square() @ wd.square().T).sqrt()
+    return [(out, scale, GEMM_ROUNDING * 2.0 ** -8)]
+
+
 def reference(torch, bench, d):
     """fp32 gold from the dtype-rounded inputs, rounded to the output dtype;
     dw stays fp32 (summed in fp64), with the per-column sum of |terms| that
-    the summation-order allowance scales."""
+    the summation-order allowance scales. Items: (gold, terms, coefficient):
+    an element may differ by coefficient * terms more."""
     if is_glu(bench):
         return glu_reference(torch, bench, d)
+    if bench.startswith("mlp"):
+        return mlp_reference(torch, d)
     x = d["x"]
     M, N = x.shape
     dt = x.dtype
@@ -301,8 +340,8 @@ def reference(torch, bench, d):
                 dw += t.double().sum(0)
                 absw += t.abs().double().sum(0)
     if dw is None:
-        return [(out, None)]
-    return [(out, None), (dw.float(), absw)]
+        return [(out, None, 0.0)]
+    return [(out, None, 0.0), (dw.float(), absw, DW_ROUNDING * FP32_U)]
 
 
 def tolerance(torch, dtype):
@@ -314,7 +353,7 @@ def tolerance(torch, dtype):
     return 1e-5, 1.3e-6
 
 
-def compare(torch, got, gold, absterms, atol, rtol):
+def compare(torch, got, gold, absterms, coef, atol, rtol):
     """assert_close's test, element-wise: (mismatches, worst |d|/allowed)."""
     got = got.detach().reshape(gold.shape)
     if got.dtype != gold.dtype:
@@ -327,7 +366,7 @@ def compare(torch, got, gold, absterms, atol, rtol):
         o = flat_o[a:b].double()
         allowed = atol + rtol * g.abs()
         if absterms is not None:
-            allowed = allowed + DW_ROUNDING * FP32_U * absterms.reshape(g.shape)
+            allowed = allowed + coef * absterms.reshape(g.shape).double()
         diff = (o - g).abs()
         same_nonfinite = (torch.isnan(g) & torch.isnan(o)) | (torch.isinf(g) & (o == g))
         ratio = torch.where(diff == 0, torch.zeros_like(diff), diff / allowed)
@@ -353,6 +392,9 @@ def ln_ref(torch, x, w):
 
 def torch_fn(torch, bench):
     F = torch.nn.functional
+    if bench.startswith("mlp"):  # the block as a model writes it: F.linear, GeGLU
+        return lambda x, wg, wu, wd: F.linear(
+            F.gelu(F.linear(x, wg), approximate="tanh") * F.linear(x, wu), wd)
     if bench.startswith("cross_entropy"):
         return lambda x, t: F.cross_entropy(x, t, reduction="none")
     if bench.startswith("softmax"):
@@ -423,6 +465,17 @@ def build(torch, backend, bench, d):
     its outputs (a tuple), and a text for the config column."""
     M, N = d["x"].shape
     backward = bench.endswith("backward")
+    if bench.startswith("mlp"):
+        if backend not in ("torch_eager", "torch_compile"):
+            raise RuntimeError("%s: no mlp_forward peer in this script" % backend)
+        f = torch_fn(torch, bench)
+        config = ""
+        if backend == "torch_compile":
+            torch._dynamo.reset()  # specialised per shape, as Inductor in the blog
+            f = torch.compile(f, mode=COMPILE_MODE)
+            config = COMPILE_MODE
+        x, wg, wu, wd = d["x"], d["wg"], d["wu"], d["wd"]
+        return (lambda: (f(x, wg, wu, wd),)), config
     ce = bench.startswith("cross_entropy")
     glu = is_glu(bench)
     norm = bench.startswith(("rmsnorm", "layernorm"))
@@ -584,7 +637,8 @@ def done_keys(path):
         return keys
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
-            keys.add((r["benchmark"], r["backend"], r["dtype"], int(r["M"]), int(r["N"])))
+            keys.add((r["benchmark"], r["backend"], r["dtype"], int(r["M"]), int(r["N"]),
+                      int(r.get("K") or 0)))
     return keys
 
 
@@ -643,7 +697,8 @@ def main(argv=None):
                    help="comma-separated (default: every kbench benchmark with a PyTorch "
                         "peer here)")
     p.add_argument("--shapes", type=parse_shapes, default=None,
-                   help="comma-separated MxN (default: kbench's sweep per benchmark)")
+                   help="comma-separated MxN, or MxNxK for mlp_forward (default: kbench's "
+                        "sweep per benchmark)")
     p.add_argument("--backends", type=parse_list(BACKENDS, "backend"), default=None,
                    help="comma-separated from %s (default: those that import)" % ",".join(BACKENDS))
     p.add_argument("--dtype", choices=["bf16", "fp16", "fp32"], default="bf16")
@@ -668,13 +723,20 @@ def main(argv=None):
     benchmarks = kb.peer_benchmarks(a.benchmarks)
 
     def shapes_of(bench):
-        return a.shapes or (QUICK if a.quick else kb.default_shapes(bench))
+        """Shapes with as many sizes as the benchmark takes (3: mlp_forward)."""
+        three = kb.benches[bench].get("dims", 2) == 3
+        if a.shapes:
+            return [s for s in a.shapes if (s[2] > 0) == three]
+        if a.quick:
+            return kb.default_shapes(bench)[:2] if three else QUICK
+        return kb.default_shapes(bench)
 
     if a.list:
-        print("benchmark,dtype,M,N,bytes")
+        print("benchmark,dtype,M,N,K,bytes")
         for bench in benchmarks:
-            for M, N in shapes_of(bench):
-                print("%s,%s,%d,%d,%s" % (bench, a.dtype, M, N, kb.bytes_moved(bench, M, N, a.dtype)))
+            for M, N, K in shapes_of(bench):
+                print("%s,%s,%d,%d,%d,%s" % (bench, a.dtype, M, N, K,
+                                             kb.bytes_moved(bench, M, N, a.dtype, K)))
         return 0
 
     try:
@@ -718,19 +780,19 @@ def main(argv=None):
         if new:
             w.writeheader()
         for bench in benchmarks:
-            for M, N in shapes_of(bench):
-                todo = [b for b in backends if (bench, b, a.dtype, M, N) not in skip]
+            for M, N, K in shapes_of(bench):
+                todo = [b for b in backends if (bench, b, a.dtype, M, N, K) not in skip]
                 if not todo:
                     continue
                 try:
-                    d = make_inputs(torch, bench, M, N, dtype, a.device, a.seed)
+                    d = make_inputs(torch, bench, M, N, dtype, a.device, a.seed, K)
                     gold = reference(torch, bench, d)
                 except torch.cuda.OutOfMemoryError as ex:
                     d = gold = None
                     oom = "inputs do not fit in device memory: %s" % str(ex).splitlines()[0]
                 for backend in todo:
                     row = {"benchmark": bench, "backend": backend, "dtype": a.dtype, "M": M,
-                           "N": N, "gpu": gpu, "version": ver.get(backend, ""),
+                           "N": N, "K": K or "", "gpu": gpu, "version": ver.get(backend, ""),
                            "sol_gbps": fmt(sol),
                            "date": datetime.datetime.now(datetime.timezone.utc)
                            .strftime("%Y-%m-%dT%H:%M:%SZ")}
@@ -742,13 +804,16 @@ def main(argv=None):
                         fn, row["config"] = build(torch, backend, bench, d)
                         outs = fn()
                         mism, worst = 0, 0.0
-                        for (g, absterms), o in zip(gold, outs):
+                        for (g, absterms, coef), o in zip(gold, outs):
                             atol, rtol = tolerance(torch, g.dtype)
-                            mm, ww = compare(torch, o, g, absterms, atol, rtol)
+                            mm, ww = compare(torch, o, g, absterms, coef, atol, rtol)
                             mism, worst = mism + mm, max(worst, ww)
                         del outs
                         med, lo, hi, noise, n = summarise(timer.measure(fn))
-                        gbps = kb.bytes_moved(bench, M, N, a.dtype) / (med * 1e-3) / 1e9
+                        gbps = kb.bytes_moved(bench, M, N, a.dtype, K) / (med * 1e-3) / 1e9
+                        fl = kb.flops(bench, M, N, K)
+                        if fl:
+                            row["tflops"] = fmt(fl / (med * 1e-3) / 1e12)
                         row.update(median_ms=fmt(med), min_ms=fmt(lo), max_ms=fmt(hi),
                                    noise=fmt(noise), samples=n, gbps=fmt(gbps),
                                    sol_pct=fmt(100 * gbps / sol if sol else None),
@@ -762,7 +827,7 @@ def main(argv=None):
                     fn = None
                     w.writerow({k: fmt(v) if isinstance(v, float) else v for k, v in row.items()})
                     f.flush()
-                    print("%s %s %s %dx%d: %s" % (bench, backend, a.dtype, M, N, msg),
+                    print("%s %s %s %s: %s" % (bench, backend, a.dtype, shape_text(M, N, K), msg),
                           file=sys.stderr)
                     if a.device.startswith("cuda"):
                         torch.cuda.empty_cache()

@@ -81,6 +81,8 @@ void kb_ref_cpu_saved(kb_bench_id b, int64_t M, int64_t N, const float *x,
             break;
         case KB_FAM_GEGLU:
         case KB_FAM_SWIGLU: break; /* nothing saved */
+        case KB_FAM_MLP: /* saves nothing */
+            break;
         }
     }
 }
@@ -203,6 +205,8 @@ static void out_row(const kb_bench_info *bi, const kb_ref_in *in, int64_t i, int
         for (int64_t j = 0; j < N; j++) o[off + j] = (float)(y[j] * (dy[j] - s));
         return;
     }
+    case KB_FAM_MLP: /* 3-D: kb_ref_cpu_mlp (kb_ref_cpu refuses it) */
+        return;
     case KB_FAM_RMSNORM:
     case KB_FAM_LAYERNORM:
         if (bi->backward) {
@@ -227,6 +231,9 @@ kb_status kb_ref_cpu(kb_bench_id b, int64_t M, int64_t N, const kb_ref_in *in,
         glu_out(bi, in, M * N, out->out);
         return KB_OK;
     }
+    if (bi->dims == 3)
+        return KB_FAIL(e, KB_ERR_ARG, "cpu reference %s: a 3-D op (MxNxK), see kb_ref_cpu_mlp",
+                       bi->name);
     for (int64_t i = 0; i < M; i++) out_row(bi, in, i, N, out->out);
     if (bi->ref_reads & KB_T_DW) norm_dw(in, bi->fam == KB_FAM_LAYERNORM, M, N, out->dw);
     return KB_OK;

@@ -21,6 +21,7 @@
 #include "kb_cuda.cuh"
 #include "glu_ref.h"
 #include "kb_dsum.cuh"
+#include "mlp_math.h"
 #include "reference.h"
 #include "registry.h"
 
@@ -426,6 +427,9 @@ extern "C" kb_status kb_ref_gpu_gold(kb_buffers *b, cudaStream_t s, kb_err *e)
         KB_LAUNCHED(e);
         break;
     }
+    case KB_FAM_MLP: /* its own kernels and scratch (mlp_reference.cu) */
+        KB_TRY(kb_ref_gpu_mlp(b, KB_MLP_GELU_TANH, s, e));
+        break;
     }
     return KB_OK;
 }

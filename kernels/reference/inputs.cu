@@ -7,7 +7,9 @@
  *
  * Distributions (SPEC): cross entropy / softmax x = 0.1 randn, norms and
  * GLU gates x = randn; w = randn[N] fp32; dy, GLU's up = randn[M,N] (dtype); dloss = randn[M]
- * fp32; target int64 uniform in [0, N). Input kinds other than randn change
+ * fp32; target int64 uniform in [0, N); mlp weights (wts = [Wg; Wu; Wd],
+ * kernels/reference/mlp_math.h) randn / sqrt(fan-in): Wg, Wu randn/sqrt(D),
+ * Wd randn/sqrt(H), so gate, up and y are about unit size. Input kinds other than randn change
  * x only (input_values.h). Values are rounded to the dtype on store (round
  * to nearest even). */
 #include "input_values.h"
@@ -86,6 +88,14 @@ extern "C" kb_status kb_inputs_generate(kb_buffers *b, uint64_t seed, cudaStream
     KB_TRY(gen_randn(KB_FP32, (void *)t->w, N, kb_tensor_key(seed, KB_TID_W), 1.0f, s, e));
     KB_TRY(gen_randn(KB_FP32, (void *)t->dloss, M, kb_tensor_key(seed, KB_TID_DLOSS), 1.0f, s,
                      e));
+    if (t->wts) {
+        const int64_t HD = p->K * N;
+        KB_TRY(gen_randn(p->dtype, (void *)t->wts, 2 * HD, kb_tensor_key(seed, KB_TID_WGU),
+                         (float)(1.0 / sqrt((double)N)), s, e));
+        KB_TRY(gen_randn(p->dtype, (char *)t->wts + 2 * HD * (int64_t)kb_dtype_size(p->dtype),
+                         HD, kb_tensor_key(seed, KB_TID_WD), (float)(1.0 / sqrt((double)p->K)),
+                         s, e));
+    }
     if (t->target) {
         k_target<<<gen_blocks(M), GEN_THREADS, 0, s>>>((int64_t *)t->target, M, N,
                                                         kb_tensor_key(seed, KB_TID_TARGET));

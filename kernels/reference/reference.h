@@ -56,6 +56,12 @@ kb_status kb_ref_cpu(kb_bench_id b, int64_t M, int64_t N, const kb_ref_in *in,
 double kb_ref_glu_act(kb_family_id fam, double x);
 double kb_ref_glu_dact(kb_family_id fam, double x);
 
+/* mlp_forward (mlp_math.h), double throughout: y [T,D] and the error scale
+ * sqrt(sum_k (h_k Wd_k)^2) [T,D] (may be NULL) from x [T,D] and wts
+ * [3*H*D] as float arrays. For small shapes (the unit tests, --self-test). */
+kb_status kb_ref_cpu_mlp(int act, int64_t T, int64_t D, int64_t H, const float *x,
+                         const float *wts, float *y, float *scale, kb_err *e);
+
 /* Host copy of the generator (unit tests): x [M,N] of the input kind,
  * rounded to d and returned as float, and target [M] (either may be NULL). */
 void kb_inputs_host(kb_inputs kind, kb_bench_id b, kb_dtype d, uint64_t seed, int64_t M,
@@ -68,6 +74,9 @@ void kb_inputs_host(kb_inputs kind, kb_bench_id b, kb_dtype d, uint64_t seed, in
 kb_status kb_inputs_generate(kb_buffers *b, uint64_t seed, cudaStream_t s, kb_err *e);
 /* What the forward saves for the backward: y, lse, mean, rstd. */
 kb_status kb_ref_gpu_saved(kb_buffers *b, cudaStream_t s, kb_err *e);
+/* mlp_forward's gold and b->gold_scale (mlp_reference.cu), act per
+ * mlp_math.h: fp32 GEMMs (simple tiled kernels) over chunks of rows. */
+kb_status kb_ref_gpu_mlp(kb_buffers *b, int act, cudaStream_t s, kb_err *e);
 /* Gold outputs into b->gold (and b->gold_dw). */
 kb_status kb_ref_gpu_gold(kb_buffers *b, cudaStream_t s, kb_err *e);
 /* A case's buffers made ready: inputs from the fixed seed, then the saved

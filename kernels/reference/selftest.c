@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "half.h"
+#include "mlp_math.h"
 #include "reference.h"
 #include "registry.h"
 
@@ -101,16 +102,18 @@ static void report(FILE *log, const kb_problem *p, const char *what, kb_dtype d,
                    const cmp_result *r, kb_status *first, kb_err *acc)
 {
     const char *bench = kb_bench_info_get(p->bench)->name;
+    char shape[72];
+    kb_shape_format(shape, sizeof shape, p->M, p->N, p->K);
     if (log)
-        fprintf(log, "reference %-18s %s %" PRId64 "x%" PRId64 " %-5s (%s): %s n=%" PRId64
+        fprintf(log, "reference %-18s %s %s %-5s (%s): %s n=%" PRId64
                      " mismatches=%" PRId64 " max %.2f ulp, worst %.3g of tol at %" PRId64 "\n",
-                bench, kb_dtype_name(p->dtype), p->M, p->N, what, kb_dtype_name(d),
+                bench, kb_dtype_name(p->dtype), shape, what, kb_dtype_name(d),
                 r->bad ? "FAIL" : "ok", r->n, r->bad, r->max_ulps, r->worst_ratio, r->worst);
     if (r->bad && *first == KB_OK)
         *first = KB_FAIL(acc, KB_ERR_ACCURACY,
-                         "GPU reference != CPU reference: %s %s %" PRId64 "x%" PRId64 " %s: %" PRId64
+                         "GPU reference != CPU reference: %s %s %s %s: %" PRId64
                          " of %" PRId64 " mismatch, worst index %" PRId64 ": gpu %.9g cpu %.9g",
-                         bench, kb_dtype_name(p->dtype), p->M, p->N, what, r->bad, r->n,
+                         bench, kb_dtype_name(p->dtype), shape, what, r->bad, r->n,
                          r->worst, (double)r->got, (double)r->want);
 }
 
@@ -324,6 +327,47 @@ static kb_status check_case(FILE *log, kb_buffers *b, cudaStream_t s, host_case 
     return KB_OK;
 }
 
+/* mlp_forward (3-D): the GPU gold and error scale against kb_ref_cpu_mlp on
+ * small odd shapes, from the GPU's own stored x and weights. The scale is
+ * fp32 sums of squares on the GPU, double on the CPU: within 1e-4 relative. */
+static const kb_shape mlp_shapes[] = {{1, 1, 1}, {3, 7, 5}, {17, 33, 65}, {70, 96, 130}};
+
+static kb_status check_mlp(FILE *log, kb_buffers *b, cudaStream_t s, kb_status *first,
+                           kb_err *acc, kb_err *e)
+{
+    const kb_problem *p = &b->p;
+    const int64_t MN = p->M * p->N, W = 3 * p->K * p->N;
+    float *x = NULL, *w = NULL, *gold = NULL, *scale = NULL, *cy = NULL, *cs = NULL;
+    kb_status st = kb_buffers_prepare(b, SELFTEST_SEED, s, e);
+    if (st == KB_OK) st = fetch(p->dtype, b->t.x, MN, &x, NULL, e);
+    if (st == KB_OK) st = fetch(p->dtype, b->t.wts, W, &w, NULL, e);
+    if (st == KB_OK) st = fetch(p->dtype, b->gold, MN, &gold, NULL, e);
+    if (st == KB_OK) st = fetch(KB_FP32, b->gold_scale, MN, &scale, NULL, e);
+    if (st == KB_OK) st = alloc_f(MN, &cy, e);
+    if (st == KB_OK) st = alloc_f(MN, &cs, e);
+    if (st == KB_OK)
+        st = kb_ref_cpu_mlp(KB_MLP_GELU_TANH, p->M, p->N, p->K, x, w, cy, cs, e);
+    if (st == KB_OK) {
+        cmp_result r;
+        compare(p->dtype, gold, cy, MN, &r);
+        report(log, p, "out", p->dtype, &r, first, acc);
+        int64_t bad = 0;
+        for (int64_t i = 0; i < MN; i++)
+            bad += !(fabs((double)scale[i] - cs[i]) <= 1e-4 * fabs((double)cs[i]) + 1e-7);
+        if (log)
+            fprintf(log, "reference mlp_forward %s %" PRId64 "x%" PRId64 "x%" PRId64
+                         " scale: %s (%" PRId64 " of %" PRId64 " off by > 1e-4)\n",
+                    kb_dtype_name(p->dtype), p->M, p->N, p->K, bad ? "FAIL" : "ok", bad, MN);
+        if (bad && *first == KB_OK)
+            *first = KB_FAIL(acc, KB_ERR_ACCURACY,
+                             "GPU reference != CPU reference: mlp_forward %" PRId64 "x%" PRId64
+                             "x%" PRId64 " error scale: %" PRId64 " of %" PRId64 " differ",
+                             p->M, p->N, p->K, bad, MN);
+    }
+    free(x), free(w), free(gold), free(scale), free(cy), free(cs);
+    return st;
+}
+
 kb_status kb_reference_selftest(FILE *log, kb_err *e)
 {
     int ndev = 0;
@@ -339,7 +383,21 @@ kb_status kb_reference_selftest(FILE *log, kb_err *e)
     kb_err acc = {{0}};
     int cases = 0;
     for (int bi = 0; bi < KB_NUM_BENCH && rc == KB_OK; bi++)
-        for (int d = 0; d < KB_NUM_DTYPES && rc == KB_OK; d++)
+        for (int d = 0; d < KB_NUM_DTYPES && rc == KB_OK; d++) {
+            if (kb_bench_info_get((kb_bench_id)bi)->dims == 3) { /* MxNxK: check_mlp */
+                for (size_t k = 0; k < sizeof mlp_shapes / sizeof mlp_shapes[0] && rc == KB_OK;
+                     k++) {
+                    const kb_problem p = {(kb_bench_id)bi, (kb_dtype)d, mlp_shapes[k].M,
+                                          mlp_shapes[k].N, mlp_shapes[k].K};
+                    kb_buffers b;
+                    rc = kb_buffers_alloc(&p, 0, &b, e);
+                    if (rc != KB_OK) break;
+                    rc = check_mlp(log, &b, s, &first, &acc, e);
+                    kb_buffers_free(&b);
+                    cases++;
+                }
+                continue;
+            }
             for (size_t k = 0; k < sizeof shapes / sizeof shapes[0] && rc == KB_OK; k++)
                 for (int kind = 0; kind < KB_NUM_INPUTS && rc == KB_OK; kind++) {
                     if (!kb_inputs_apply((kb_inputs)kind, (kb_bench_id)bi)) continue;
@@ -359,6 +417,7 @@ kb_status kb_reference_selftest(FILE *log, kb_err *e)
                     kb_buffers_free(&b);
                     cases++;
                 }
+        }
     const cudaError_t drc = cudaStreamDestroy(s);
     if (rc != KB_OK) return rc;
     if (drc != cudaSuccess)

@@ -55,7 +55,7 @@ START_TEST(read_good)
     ck_assert_msg(kb_baseline_read(FIX("good.csv"), &b, &e) == KB_OK, "%s", e.msg);
     ck_assert_uint_eq(b.n, 3);
 
-    const kb_baseline_row *r = kb_baseline_find(&b, "softmax_forward", "eager", "bf16", 32768, 4096);
+    const kb_baseline_row *r = kb_baseline_find(&b, "softmax_forward", "eager", "bf16", 32768, 4096, 0);
     ck_assert_ptr_nonnull(r);
     ck_assert_double_eq(r->gbps, 2175.3);
     ck_assert_int_eq(r->kernels, 0); /* a file from before the kernel check */
@@ -70,7 +70,7 @@ START_TEST(read_good)
 
     /* Quoted fields; the row after it spans two lines because of a newline
      * inside a quoted unknown column. */
-    r = kb_baseline_find(&b, "rmsnorm_forward", "tuned:my cfg", "bf16", 1024, 8192);
+    r = kb_baseline_find(&b, "rmsnorm_forward", "tuned:my cfg", "bf16", 1024, 8192, 0);
     ck_assert_ptr_nonnull(r);
     ck_assert_double_eq(r->median_ms, 0.0112);
     ck_assert_double_eq(r->gbps, 3000.5);
@@ -79,14 +79,14 @@ START_TEST(read_good)
     ck_assert_float_nan(r->q3_ms);
     ck_assert_str_eq(r->version, "0.1.0");
 
-    r = kb_baseline_find(&b, "layernorm_backward", "eager", "fp32", 4096, 65536);
+    r = kb_baseline_find(&b, "layernorm_backward", "eager", "fp32", 4096, 65536, 0);
     ck_assert_ptr_nonnull(r);
     ck_assert_int_eq(r->samples, 0);
     ck_assert_double_eq(r->noise, 0.0);
     ck_assert_str_eq(r->date, "");
 
-    ck_assert_ptr_null(kb_baseline_find(&b, "softmax_forward", "eager", "bf16", 4096, 32768));
-    ck_assert_ptr_null(kb_baseline_find(&b, "softmax_forward", "eager", "fp16", 32768, 4096));
+    ck_assert_ptr_null(kb_baseline_find(&b, "softmax_forward", "eager", "bf16", 4096, 32768, 0));
+    ck_assert_ptr_null(kb_baseline_find(&b, "softmax_forward", "eager", "fp16", 32768, 4096, 0));
     kb_baseline_free(&b);
 }
 END_TEST
@@ -192,14 +192,14 @@ START_TEST(upsert_keeps_other_rows)
     c2.samples = 99;
     ck_assert_int_eq(kb_baseline_upsert(&b, &c2, &e), KB_OK);
     ck_assert_uint_eq(b.n, 3);
-    const kb_baseline_row *r = kb_baseline_find(&b, "softmax_forward", "eager", "bf16", 1, 4);
+    const kb_baseline_row *r = kb_baseline_find(&b, "softmax_forward", "eager", "bf16", 1, 4, 0);
     ck_assert_ptr_nonnull(r);
     ck_assert_double_eq(r->gbps, 250);
     ck_assert_int_eq(r->samples, 99);
-    r = kb_baseline_find(&b, "softmax_forward", "eager", "bf16", 1, 2);
+    r = kb_baseline_find(&b, "softmax_forward", "eager", "bf16", 1, 2, 0);
     ck_assert_ptr_nonnull(r);
     ck_assert_double_eq(r->gbps, 100);
-    r = kb_baseline_find(&b, "rmsnorm_forward", "tuned", "bf16", 1, 2);
+    r = kb_baseline_find(&b, "rmsnorm_forward", "tuned", "bf16", 1, 2, 0);
     ck_assert_ptr_nonnull(r);
     ck_assert_double_eq(r->gbps, 300);
 

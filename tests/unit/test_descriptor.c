@@ -154,7 +154,11 @@ static text record(void)
             const kb_shape *sh;
             const size_t n = kb_shapes((kb_bench_id)b, (kb_shape_set)set, &sh);
             put(&t, " set%d=", set);
-            for (size_t i = 0; i < n; i++) put(&t, "%" PRId64 "x%" PRId64 ";", sh[i].M, sh[i].N);
+            for (size_t i = 0; i < n; i++) {
+                put(&t, "%" PRId64 "x%" PRId64, sh[i].M, sh[i].N);
+                if (sh[i].K) put(&t, "x%" PRId64, sh[i].K); /* a 3-D op's shapes */
+                put(&t, ";");
+            }
         }
         put(&t, "\n");
         for (int d = 0; d < KB_NUM_DTYPES; d++)
@@ -220,6 +224,15 @@ START_TEST(test_table)
         const kb_shape *sh;
         ck_assert_int_le(bi->sweep, (int)kb_shapes((kb_bench_id)b, KB_SHAPES_DEFAULT, &sh));
         ck_assert_int_ge(bi->sweep, 1);
+        /* a 3-D op runs its own shapes, every one MxNxK, and is compute-bound */
+        ck_assert_int_eq(bi->dims == 3, bi->flops_mnk > 0);
+        if (bi->dims == 3) {
+            ck_assert_ptr_nonnull(bi->shapes);
+            for (int set = KB_SHAPES_DEFAULT; set <= KB_SHAPES_INPUTS; set++) {
+                const size_t n = kb_shapes((kb_bench_id)b, (kb_shape_set)set, &sh);
+                for (size_t i = 0; i < n; i++) ck_assert_int_ge(sh[i].K, 1);
+            }
+        }
         /* dw only with the norm-gradient scale (accuracy checks dw there). */
         ck_assert_int_eq(!!(bi->tensors & KB_T_DW), bi->scale == KB_SCALE_NORM_GRAD);
         /* Each backend slot holds that op direction's implementation. */
@@ -252,6 +265,7 @@ START_TEST(test_mutants)
         [KB_SOFTMAX_FWD] = KB_SCALE_ABS,      [KB_SOFTMAX_BWD] = KB_SCALE_SOFTMAX_GRAD,
         [KB_RMSNORM_FWD] = KB_SCALE_ABS,      [KB_RMSNORM_BWD] = KB_SCALE_NORM_GRAD,
         [KB_LAYERNORM_FWD] = KB_SCALE_CENTERED, [KB_LAYERNORM_BWD] = KB_SCALE_NORM_GRAD,
+        [KB_MLP_FWD] = KB_SCALE_GEMM,
     };
     for (int b = 0; b < KB_NUM_BENCH; b++) {
         ck_assert_int_eq(kb_bench_info_get((kb_bench_id)b)->scale, scale[b]);

@@ -51,6 +51,7 @@ static double spec_bytes(kb_bench_id b, double M, double N, double s)
     case KB_RMSNORM_FWD: case KB_LAYERNORM_FWD: return 2 * M * N * s + 4 * N;
     case KB_GEGLU_FWD: case KB_SWIGLU_FWD: return 3 * M * N * s; /* gate, up; out */
     case KB_GEGLU_BWD: case KB_SWIGLU_BWD: return 5 * M * N * s; /* gate, up, dy; dgate, dup */
+    case KB_MLP_FWD: return 2 * M * N * s; /* + 3*N*K*s of weights: K = 0 here */
     default: return 3 * M * N * s + 8 * N;
     }
 }
@@ -183,6 +184,10 @@ START_TEST(input_kinds_registered)
             backends += kb_impl_get((kb_bench_id)b, kb_backend_name(be)) != NULL;
         const kb_x_dist xd = kb_bench_info_get((kb_bench_id)b)->x_dist;
         const int norm = xd == KB_X_NORM, logits = xd == KB_X_LOGITS;
+        if (kb_bench_info_get((kb_bench_id)b)->inputs == 1u << KB_INPUTS_RANDN) {
+            for (int k = 1; k < KB_NUM_INPUTS; k++) ck_assert_int_eq(n[b][k], 0); /* mlp */
+            continue;
+        }
         ck_assert_int_eq(n[b][KB_INPUTS_WIDE], backends * 2 * 2);
         ck_assert_int_eq(n[b][KB_INPUTS_SHIFTED], logits ? backends * 2 : 0);
         ck_assert_int_eq(n[b][KB_INPUTS_MASKED], logits ? backends * 2 : 0);
@@ -239,7 +244,7 @@ END_TEST
 
 START_TEST(shape_parse_bad)
 {
-    const char *bad[] = {"0x5", "5x0", "12", "-1x3", "3x-1", "x5", "5x", "", "1.5x2", "2x3x4",
+    const char *bad[] = {"0x5", "5x0", "12", "-1x3", "3x-1", "x5", "5x", "", "1.5x2", "2x3x",
                          " 2x3", "2x3 ", "99999999999999999999x1", "4611686018427387904x4",
                          "0x0", "ax b", "2X3"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -591,7 +591,7 @@ START_TEST(test_dedup_and_fill)
     ck_assert_int_eq(kb_report_model_build(&m, &r, &o, &e), KB_OK);
     ck_assert_double_eq_tol(m.sol_gbps, 4000, 1e-9);
     ck_assert_str_eq(m.gpu, "NVIDIA H200");
-    const kb_result *tc = kb_report_find(&m, "softmax_forward", "torch_compile", "bf16", 32768, 1024);
+    const kb_result *tc = kb_report_find(&m, "softmax_forward", "torch_compile", "bf16", 32768, 1024, 0);
     ck_assert_ptr_nonnull(tc);
     ck_assert_double_eq_tol(tc->sol_pct, 100 * 2097.152 / 4000, 1e-9);
     kb_report_cell c;
@@ -611,7 +611,7 @@ START_TEST(test_dedup_and_fill)
     /* An explicit SOL overrides every row's. */
     o.sol_gbps = 5000;
     ck_assert_int_eq(kb_report_model_build(&m, &r, &o, &e), KB_OK);
-    tc = kb_report_find(&m, "softmax_forward", "eager", "bf16", 32768, 1024);
+    tc = kb_report_find(&m, "softmax_forward", "eager", "bf16", 32768, 1024, 0);
     ck_assert_double_eq_tol(tc->sol_pct, 100 * 1048.576 / 5000, 1e-9);
     kb_report_model_free(&m);
     kb_results_free(&r);
@@ -642,15 +642,15 @@ START_TEST(test_mix_sol)
     ck_assert_int_eq(kb_report_model_build(&m, &r, &o, &e), KB_OK);
     ck_assert_double_eq_tol(m.read_gbps, 4800, 1e-9);
     ck_assert_double_eq_tol(m.write_gbps, 4400, 1e-9);
-    const kb_result *x = kb_report_find(&m, "softmax_backward", "tuned", "bf16", 32768, 4096);
+    const kb_result *x = kb_report_find(&m, "softmax_backward", "tuned", "bf16", 32768, 4096, 0);
     ck_assert_double_eq_tol(x->sol_pct, 100, 1e-6);
     ck_assert_double_eq_tol(x->mix_sol_pct, 100 * 4000.0 / 4400, 1e-6);
-    x = kb_report_find(&m, "softmax_backward", "torch_compile", "bf16", 32768, 4096);
+    x = kb_report_find(&m, "softmax_backward", "torch_compile", "bf16", 32768, 4096, 0);
     const double mix = 3.0 / (2.0 / 4000 + 1.0 / 4800);
     ck_assert_double_eq_tol(x->sol_pct, 110, 1e-6);
     ck_assert_double_eq_tol(x->mix_sol_pct, 100 * 4400 / mix, 1e-6);
     ck_assert(x->mix_sol_pct < x->sol_pct); /* above copy SOL, below its own */
-    x = kb_report_find(&m, "softmax_forward", "liger", "bf16", 32768, 4096);
+    x = kb_report_find(&m, "softmax_forward", "liger", "bf16", 32768, 4096, 0);
     ck_assert_double_eq_tol(x->mix_sol_pct, x->sol_pct, 1e-9); /* 1:1 is the copy */
     kb_report_cell c;
     kb_report_cell_get(&m, "softmax_backward", "bf16", "torch_compile", &c);
@@ -660,7 +660,7 @@ START_TEST(test_mix_sol)
     /* No one-way streams in the input: a 2:1 mix has no SOL, not the copy's. */
     r.v[0].sol_read_gbps = r.v[0].sol_write_gbps = NAN;
     ck_assert_int_eq(kb_report_model_build(&m, &r, &o, &e), KB_OK);
-    x = kb_report_find(&m, "softmax_backward", "torch_compile", "bf16", 32768, 4096);
+    x = kb_report_find(&m, "softmax_backward", "torch_compile", "bf16", 32768, 4096, 0);
     ck_assert(isnan(x->mix_sol_pct));
     kb_report_model_free(&m);
     kb_results_free(&r);

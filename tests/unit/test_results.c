@@ -45,6 +45,7 @@ static kb_result mkres(void)
     x.sol_write_gbps = 4400;
     x.mix_sol_gbps = 4274; /* softmax forward reads what it writes: the copy */
     x.mix_sol_pct = 50.9;
+    x.tflops = x.peak_tflops = NAN; /* a memory-bound op */
     return x;
 }
 
@@ -61,6 +62,7 @@ static kb_result mkskip(void)
     x.median_ms = x.min_ms = x.max_ms = x.noise = NAN;
     x.gbps = x.sol_gbps = x.sol_pct = x.max_err = x.baseline_gbps = NAN;
     x.sol_read_gbps = x.sol_write_gbps = x.mix_sol_gbps = x.mix_sol_pct = NAN;
+    x.tflops = x.peak_tflops = NAN;
     x.mismatches = -1;
     x.accuracy = KB_ACC_SKIP;
     snprintf(x.config, sizeof x.config, "threads=256,\ncluster=4");
@@ -145,16 +147,16 @@ START_TEST(csv_round_trip_and_nan)
     const char *hdr = "benchmark,backend,dtype,M,N,median_ms,min_ms,max_ms,noise,gbps,sol_gbps,"
                       "sol_pct,samples,accuracy,mismatches,max_err,baseline_gbps,verdict,gpu,"
                       "config,date,version,env,kernels,kernel_names,kernel_us,sol_read_gbps,"
-                      "sol_write_gbps,mix_sol_gbps,mix_sol_pct\n";
+                      "sol_write_gbps,mix_sol_gbps,mix_sol_pct,K,tflops,peak_tflops\n";
     ck_assert_int_eq(strncmp(text, hdr, strlen(hdr)), 0);
     const char *row1 = "softmax_forward,eager,bf16,32768,4096,0.1234,0.122,0.1301,0.004,2175.3,"
                        "4274,50.9,57,PASS,0,0.25,2180,SAME,NVIDIA H200,,2025-01-01T00:00:00Z,"
                        "0.1.0,\"kbench 0.1.0 | CUDA runtime 13.0, driver 13.0\",2,"
-                       "\"fwd_reg<bfloat16, 8>;split_noop_kernel\",12.5;1.75,4650.5,4400,4274,50.9\n";
+                       "\"fwd_reg<bfloat16, 8>;split_noop_kernel\",12.5;1.75,4650.5,4400,4274,50.9,,,\n";
     ck_assert_int_eq(strncmp(text + strlen(hdr), row1, strlen(row1)), 0);
     /* NaN numbers are empty fields, text needing it is quoted. */
     const char *row2 = "layernorm_backward,\"tuned:big, \"\"x\"\"\",fp32,1,262144,,,,,,,,,SKIP,,,,,,"
-                       "\"threads=256,\ncluster=4\",,,,,,,,,,\n";
+                       "\"threads=256,\ncluster=4\",,,,,,,,,,,,,\n";
     ck_assert_str_eq(text + strlen(hdr) + strlen(row1), row2);
     free(text);
 
@@ -204,7 +206,8 @@ START_TEST(json_output)
         "\"env\": \"kbench 0.1.0 | CUDA runtime 13.0, driver 13.0\", \"kernels\": 2, "
         "\"kernel_names\": \"fwd_reg<bfloat16, 8>;split_noop_kernel\", \"kernel_us\": \"12.5;1.75\", "
         "\"sol_read_gbps\": 4650.5, \"sol_write_gbps\": 4400, \"mix_sol_gbps\": 4274, "
-        "\"mix_sol_pct\": 50.9, \"message\": \"\"},\n"
+        "\"mix_sol_pct\": 50.9, \"K\": null, \"tflops\": null, \"peak_tflops\": null, "
+        "\"message\": \"\"},\n"
         "  {\"benchmark\": \"layernorm_backward\", \"backend\": \"tuned:big, \\\"x\\\"\", "
         "\"dtype\": \"fp32\", \"M\": 1, \"N\": 262144, \"median_ms\": null, \"min_ms\": null, "
         "\"max_ms\": null, \"noise\": null, \"gbps\": null, \"sol_gbps\": null, "
@@ -212,7 +215,7 @@ START_TEST(json_output)
         "\"max_err\": null, \"baseline_gbps\": null, \"verdict\": \"\", \"gpu\": \"\", "
         "\"config\": \"threads=256,\\ncluster=4\", \"date\": \"\", \"version\": \"\", \"env\": \"\", "
         "\"kernels\": null, \"kernel_names\": \"\", \"kernel_us\": \"\", \"sol_read_gbps\": null, "
-        "\"sol_write_gbps\": null, \"mix_sol_gbps\": null, \"mix_sol_pct\": null, \"message\": \"needs \\\"smem\\\"\\t> limit\"}\n"
+        "\"sol_write_gbps\": null, \"mix_sol_gbps\": null, \"mix_sol_pct\": null, \"K\": null, \"tflops\": null, \"peak_tflops\": null, \"message\": \"needs \\\"smem\\\"\\t> limit\"}\n"
         "]\n");
     free(text);
     kb_results_free(&r);

@@ -28,6 +28,7 @@ KB_SUITE(descriptor)
 KB_SUITE(describe)
 KB_SUITE(sol)
 KB_SUITE(glu)
+KB_SUITE(mlp)
 #undef KB_SUITE
 
 #endif
