@@ -2,6 +2,7 @@
  * measurement behind the compute-bound SOL (harness/gemm_sol.h). */
 #include "lt_gemm.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,52 @@
         cublasStatus_t lt_rc_ = (call);                                                      \
         if (lt_rc_ != CUBLAS_STATUS_SUCCESS)                                                 \
             return KB_FAIL((e), KB_ERR_CUDA, "cuBLASLt %s: %s", (what),                     \
-                           cublasLtGetStatusString(lt_rc_));                                 \
+                           lt->GetStatusString(lt_rc_));                                     \
     } while (0)
+
+void kb_lt_close(kb_lt *lt)
+{
+    if (lt->h) lt->Destroy(lt->h);
+    if (lt->lib) dlclose(lt->lib);
+    memset(lt, 0, sizeof *lt);
+}
+
+kb_status kb_lt_open(kb_lt *lt, kb_err *e)
+{
+    static const char *const names[] = {
+#ifdef KBENCH_CUBLASLT_LIB
+        KBENCH_CUBLASLT_LIB, /* the toolkit's, found by CMake */
+#endif
+        "libcublasLt.so"};
+    memset(lt, 0, sizeof *lt);
+    const char *why = "";
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !lt->lib; i++) {
+        lt->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+        if (!lt->lib) why = dlerror();
+    }
+    if (!lt->lib)
+        return KB_FAIL(e, KB_ERR_UNSUPPORTED, "cuBLASLt is not available: %s",
+                       why ? why : "dlopen failed");
+#define KB_LT_RESOLVE(name)                                                                   \
+    {                                                                                         \
+        void *sym = dlsym(lt->lib, "cublasLt" #name);                                         \
+        if (!sym) {                                                                           \
+            kb_lt_close(lt);                                                                  \
+            return KB_FAIL(e, KB_ERR_UNSUPPORTED, "cuBLASLt library lacks cublasLt%s", #name); \
+        }                                                                                     \
+        memcpy((void *)&lt->name, &sym, sizeof sym);                                          \
+    }
+    KB_LT_FN(KB_LT_RESOLVE)
+#undef KB_LT_RESOLVE
+    const cublasStatus_t rc = lt->Create(&lt->h);
+    if (rc != CUBLAS_STATUS_SUCCESS) {
+        const char *text = lt->GetStatusString(rc);
+        lt->h = NULL;
+        kb_lt_close(lt);
+        return KB_FAIL(e, KB_ERR_CUDA, "cublasLtCreate: %s", text);
+    }
+    return KB_OK;
+}
 
 static cudaDataType_t lt_type(kb_dtype dt)
 {
@@ -23,64 +68,64 @@ static cudaDataType_t lt_type(kb_dtype dt)
 
 /* The algorithm's configuration as cuBLASLt reports it (cublasLtMatmulTile_t,
  * cublasLtMatmulStages_t values: cublasLt.h). */
-static void algo_text(const cublasLtMatmulAlgo_t *a, char *buf, size_t len)
+static void algo_text(const kb_lt *lt, const cublasLtMatmulAlgo_t *a, char *buf, size_t len)
 {
     int32_t id = -1;
     uint32_t tile = 0, stages = 0, splitk = 0;
     size_t w = 0;
-    cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &w);
-    cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &w);
-    cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages,
+    lt->MatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &w);
+    lt->MatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &w);
+    lt->MatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages,
                                          &w);
-    cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk,
+    lt->MatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk,
                                          sizeof splitk, &w);
     snprintf(buf, len, "a%d/t%u/s%u/k%u", (int)id, tile, stages, splitk ? splitk : 1u);
 }
 
-void kb_lt_gemm_destroy(kb_lt_gemm *g)
+void kb_lt_gemm_destroy(const kb_lt *lt, kb_lt_gemm *g)
 {
-    if (g->c) cublasLtMatrixLayoutDestroy(g->c);
-    if (g->b) cublasLtMatrixLayoutDestroy(g->b);
-    if (g->a) cublasLtMatrixLayoutDestroy(g->a);
-    if (g->op) cublasLtMatmulDescDestroy(g->op);
+    if (g->c) lt->MatrixLayoutDestroy(g->c);
+    if (g->b) lt->MatrixLayoutDestroy(g->b);
+    if (g->a) lt->MatrixLayoutDestroy(g->a);
+    if (g->op) lt->MatmulDescDestroy(g->op);
     memset(g, 0, sizeof *g);
 }
 
-static kb_status plan(cublasLtHandle_t h, kb_lt_gemm *g, kb_dtype dt, int64_t rows, int64_t cols,
+static kb_status plan(const kb_lt *lt, kb_lt_gemm *g, kb_dtype dt, int64_t rows, int64_t cols,
                       int64_t K, int64_t ldc, int gelu, uint32_t align_b, kb_err *e)
 {
     const cudaDataType_t t = lt_type(dt);
-    LT(e, cublasLtMatmulDescCreate(&g->op, CUBLAS_COMPUTE_32F, CUDA_R_32F), "matmul descriptor");
+    LT(e, lt->MatmulDescCreate(&g->op, CUBLAS_COMPUTE_32F, CUDA_R_32F), "matmul descriptor");
     const int32_t tr = CUBLAS_OP_T, nt = CUBLAS_OP_N;
-    LT(e, cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSA, &tr, sizeof tr),
+    LT(e, lt->MatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSA, &tr, sizeof tr),
        "TRANSA");
-    LT(e, cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSB, &nt, sizeof nt),
+    LT(e, lt->MatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSB, &nt, sizeof nt),
        "TRANSB");
     if (gelu) {
         const uint32_t epi = CUBLASLT_EPILOGUE_GELU;
-        LT(e, cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi,
+        LT(e, lt->MatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi,
                                              sizeof epi),
            "GELU epilogue");
     }
     /* Column-major views: the weight [cols, K] row-major is K x cols (ld K). */
-    LT(e, cublasLtMatrixLayoutCreate(&g->a, t, (uint64_t)K, (uint64_t)cols, K), "layout of B");
-    LT(e, cublasLtMatrixLayoutCreate(&g->b, t, (uint64_t)K, (uint64_t)rows, K), "layout of A");
-    LT(e, cublasLtMatrixLayoutCreate(&g->c, t, (uint64_t)cols, (uint64_t)rows, ldc),
+    LT(e, lt->MatrixLayoutCreate(&g->a, t, (uint64_t)K, (uint64_t)cols, K), "layout of B");
+    LT(e, lt->MatrixLayoutCreate(&g->b, t, (uint64_t)K, (uint64_t)rows, K), "layout of A");
+    LT(e, lt->MatrixLayoutCreate(&g->c, t, (uint64_t)cols, (uint64_t)rows, ldc),
        "layout of C");
     cublasLtMatmulPreference_t pref = NULL;
-    LT(e, cublasLtMatmulPreferenceCreate(&pref), "preference");
+    LT(e, lt->MatmulPreferenceCreate(&pref), "preference");
     const uint64_t ws = KB_LT_WORKSPACE;
     cublasLtMatmulHeuristicResult_t res;
     int n = 0;
-    cublasStatus_t rc = cublasLtMatmulPreferenceSetAttribute(
+    cublasStatus_t rc = lt->MatmulPreferenceSetAttribute(
         pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
     /* cuBLASLt's operand A is our B (the weight). */
     if (rc == CUBLAS_STATUS_SUCCESS)
-        rc = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
+        rc = lt->MatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
                                                   &align_b, sizeof align_b);
     if (rc == CUBLAS_STATUS_SUCCESS)
-        rc = cublasLtMatmulAlgoGetHeuristic(h, g->op, g->a, g->b, g->c, g->c, pref, 1, &res, &n);
-    cublasLtMatmulPreferenceDestroy(pref);
+        rc = lt->MatmulAlgoGetHeuristic(lt->h, g->op, g->a, g->b, g->c, g->c, pref, 1, &res, &n);
+    lt->MatmulPreferenceDestroy(pref);
     if (rc == CUBLAS_STATUS_NOT_SUPPORTED || (rc == CUBLAS_STATUS_SUCCESS && n < 1))
         return KB_FAIL(e, KB_ERR_UNSUPPORTED,
                        "cuBLASLt has no algorithm for the %s GEMM [%lld x %lld] x [%lld x %lld]^T%s",
@@ -89,25 +134,25 @@ static kb_status plan(cublasLtHandle_t h, kb_lt_gemm *g, kb_dtype dt, int64_t ro
     LT(e, rc, "heuristic");
     g->algo = res.algo;
     g->ws = res.workspaceSize;
-    algo_text(&g->algo, g->text, sizeof g->text);
+    algo_text(lt, &g->algo, g->text, sizeof g->text);
     return KB_OK;
 }
 
-kb_status kb_lt_gemm_plan(cublasLtHandle_t h, kb_lt_gemm *g, kb_dtype dt, int64_t rows,
+kb_status kb_lt_gemm_plan(const kb_lt *lt, kb_lt_gemm *g, kb_dtype dt, int64_t rows,
                           int64_t cols, int64_t K, int64_t ldc, int gelu, uint32_t align_b,
                           kb_err *e)
 {
     memset(g, 0, sizeof *g);
-    kb_status st = plan(h, g, dt, rows, cols, K, ldc, gelu, align_b, e);
-    if (st != KB_OK) kb_lt_gemm_destroy(g);
+    kb_status st = plan(lt, g, dt, rows, cols, K, ldc, gelu, align_b, e);
+    if (st != KB_OK) kb_lt_gemm_destroy(lt, g);
     return st;
 }
 
-kb_status kb_lt_gemm_run(cublasLtHandle_t h, const kb_lt_gemm *g, const void *A, const void *B,
+kb_status kb_lt_gemm_run(const kb_lt *lt, const kb_lt_gemm *g, const void *A, const void *B,
                          void *C, void *ws, cudaStream_t s, kb_err *e)
 {
     const float alpha = 1.0f, beta = 0.0f;
-    LT(e, cublasLtMatmul(h, g->op, &alpha, B, g->a, A, g->b, &beta, C, g->c, C, g->c, &g->algo,
+    LT(e, lt->Matmul(lt->h, g->op, &alpha, B, g->a, A, g->b, &beta, C, g->c, C, g->c, &g->algo,
                          ws, g->ws, s),
        "matmul");
     return KB_OK;
@@ -123,7 +168,7 @@ static int cmp_float(const void *a, const void *b)
 #define PEAK_N 8192
 #define PEAK_RUNS 20
 
-static kb_status peak_timed(cublasLtHandle_t h, const kb_lt_gemm *g, void *A, void *B, void *C,
+static kb_status peak_timed(const kb_lt *lt, const kb_lt_gemm *g, void *A, void *B, void *C,
                             void *ws, cudaStream_t s, double *tflops, kb_err *e)
 {
     cudaEvent_t t0 = NULL, t1 = NULL;
@@ -133,7 +178,7 @@ static kb_status peak_timed(cublasLtHandle_t h, const kb_lt_gemm *g, void *A, vo
     if (rc == cudaSuccess) rc = cudaEventCreate(&t1);
     for (int i = -5; i < PEAK_RUNS && rc == cudaSuccess && st == KB_OK; i++) {
         rc = cudaEventRecord(t0, s);
-        if (rc == cudaSuccess) st = kb_lt_gemm_run(h, g, A, B, C, ws, s, e);
+        if (rc == cudaSuccess) st = kb_lt_gemm_run(lt, g, A, B, C, ws, s, e);
         if (rc == cudaSuccess && st == KB_OK) rc = cudaEventRecord(t1, s);
         if (rc == cudaSuccess && st == KB_OK) rc = cudaEventSynchronize(t1);
         if (rc == cudaSuccess && st == KB_OK && i >= 0) rc = cudaEventElapsedTime(&ms[i], t0, t1);
@@ -154,7 +199,8 @@ kb_status kb_gemm_peak_measure(cudaStream_t s, double *tflops, char *algo, size_
 {
     const size_t bytes = (size_t)PEAK_N * PEAK_N * 2;
     void *A = NULL, *B = NULL, *C = NULL, *ws = NULL;
-    cublasLtHandle_t h = NULL;
+    kb_lt lt;
+    memset(&lt, 0, sizeof lt);
     kb_lt_gemm g;
     memset(&g, 0, sizeof g);
     kb_status st = KB_OK;
@@ -167,14 +213,15 @@ kb_status kb_gemm_peak_measure(cudaStream_t s, double *tflops, char *algo, size_
     if (rc == cudaSuccess) rc = cudaMemsetAsync(B, 0x3c, bytes, s);
     if (rc != cudaSuccess)
         st = KB_FAIL(e, KB_ERR_CUDA, "GEMM peak measurement: %s", cudaGetErrorString(rc));
-    if (st == KB_OK && cublasLtCreate(&h) != CUBLAS_STATUS_SUCCESS)
-        st = KB_FAIL(e, KB_ERR_CUDA, "GEMM peak measurement: cublasLtCreate failed");
+    if (st == KB_OK) st = kb_lt_open(&lt, e);
     if (st == KB_OK)
-        st = kb_lt_gemm_plan(h, &g, KB_BF16, PEAK_N, PEAK_N, PEAK_N, PEAK_N, 0, 256, e);
-    if (st == KB_OK) st = peak_timed(h, &g, A, B, C, ws, s, tflops, e);
+        st = kb_lt_gemm_plan(&lt, &g, KB_BF16, PEAK_N, PEAK_N, PEAK_N, PEAK_N, 0, 256, e);
+    if (st == KB_OK) st = peak_timed(&lt, &g, A, B, C, ws, s, tflops, e);
     if (st == KB_OK) snprintf(algo, len, "algorithm %s", g.text);
-    kb_lt_gemm_destroy(&g);
-    if (h) cublasLtDestroy(h);
+    if (lt.lib) {
+        kb_lt_gemm_destroy(&lt, &g);
+        kb_lt_close(&lt);
+    }
     cudaFree(A);
     cudaFree(B);
     cudaFree(C);

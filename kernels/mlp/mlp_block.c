@@ -34,7 +34,7 @@ enum { MLP_EAGER, MLP_FUSED, MLP_TUNED, MLP_EPILOGUE };
 
 typedef struct {
     int backend, act, sm_count;
-    cublasLtHandle_t lt;
+    kb_lt lt;          /* cuBLASLt, loaded for this case */
     kb_lt_gemm up;     /* x Wu^T, [T,H] (tuned: x [Wg;Wu]^T, [T,2H]) */
     kb_lt_gemm gate;   /* x Wg^T, [T,H] (epilogue: with GELU); unused by tuned */
     kb_lt_gemm down;   /* h Wd^T, [T,D] */
@@ -72,10 +72,12 @@ static void teardown(void *state)
 {
     mlp_state *st = state;
     if (!st) return;
-    kb_lt_gemm_destroy(&st->up);
-    kb_lt_gemm_destroy(&st->gate);
-    kb_lt_gemm_destroy(&st->down);
-    if (st->lt) cublasLtDestroy(st->lt);
+    if (st->lt.lib) {
+        kb_lt_gemm_destroy(&st->lt, &st->up);
+        kb_lt_gemm_destroy(&st->lt, &st->gate);
+        kb_lt_gemm_destroy(&st->lt, &st->down);
+        kb_lt_close(&st->lt);
+    }
     free(st);
 }
 
@@ -91,16 +93,15 @@ static kb_status plan(const kb_problem *p, mlp_state *st, kb_err *e)
 {
     const int64_t T = p->M, D = p->N, H = p->K;
     const size_t hd = (size_t)H * (size_t)D * kb_dtype_size(p->dtype);
-    if (cublasLtCreate(&st->lt) != CUBLAS_STATUS_SUCCESS)
-        return KB_FAIL(e, KB_ERR_CUDA, "mlp_forward: cublasLtCreate failed");
+    KB_TRY(kb_lt_open(&st->lt, e));
     if (st->backend == MLP_TUNED)
-        KB_TRY(kb_lt_gemm_plan(st->lt, &st->up, p->dtype, T, 2 * H, D, 2 * H, 0, 256, e));
+        KB_TRY(kb_lt_gemm_plan(&st->lt, &st->up, p->dtype, T, 2 * H, D, 2 * H, 0, 256, e));
     else {
-        KB_TRY(kb_lt_gemm_plan(st->lt, &st->up, p->dtype, T, H, D, H, 0, align_at(hd), e));
-        KB_TRY(kb_lt_gemm_plan(st->lt, &st->gate, p->dtype, T, H, D, H,
+        KB_TRY(kb_lt_gemm_plan(&st->lt, &st->up, p->dtype, T, H, D, H, 0, align_at(hd), e));
+        KB_TRY(kb_lt_gemm_plan(&st->lt, &st->gate, p->dtype, T, H, D, H,
                                st->backend == MLP_EPILOGUE, 256, e));
     }
-    return kb_lt_gemm_plan(st->lt, &st->down, p->dtype, T, D, H, D, 0, align_at(2 * hd), e);
+    return kb_lt_gemm_plan(&st->lt, &st->down, p->dtype, T, D, H, D, 0, align_at(2 * hd), e);
 }
 
 static kb_status setup(const kb_problem *p, const kb_setup_ctx *ctx, const char *backend,
@@ -124,7 +125,9 @@ static kb_status setup(const kb_problem *p, const kb_setup_ctx *ctx, const char 
     }
     const size_t th = (size_t)p->M * (size_t)p->K * kb_dtype_size(p->dtype);
     size_t cur = align256(KB_LT_WORKSPACE);
-    const size_t sizes[4] = {st->backend == MLP_TUNED ? 2 * th : th,
+    const size_t sizes[4] = {st->backend == MLP_TUNED      ? 2 * th
+                             : st->backend == MLP_EPILOGUE ? 0 /* GELU lands in a */
+                                                           : th,
                              st->backend == MLP_TUNED ? 0 : th,
                              st->backend == MLP_EAGER || st->backend == MLP_EPILOGUE ? th : 0, th};
     for (int i = 0; i < 4; i++) {
@@ -152,25 +155,25 @@ static kb_status run(const kb_problem *p, const kb_tensors *t, void *state, cuda
     switch (st->backend) {
     case MLP_EAGER:
     case MLP_FUSED:
-        KB_TRY(kb_lt_gemm_run(st->lt, &st->gate, t->x, Wg, gate, lt_ws, s, e));
-        KB_TRY(kb_lt_gemm_run(st->lt, &st->up, t->x, Wu, up, lt_ws, s, e));
+        KB_TRY(kb_lt_gemm_run(&st->lt, &st->gate, t->x, Wg, gate, lt_ws, s, e));
+        KB_TRY(kb_lt_gemm_run(&st->lt, &st->up, t->x, Wu, up, lt_ws, s, e));
         if (st->backend == MLP_EAGER)
             KB_TRY(kb_glu_eager_launch(p->dtype, act, gate, up, H, a, h, T, H, s, e));
         else
             KB_TRY(kb_glu_fwd_launch("fused", p->dtype, act, gate, up, H, h, T, H, s, e));
         break;
     case MLP_TUNED: /* Wg and Wu are adjacent: the [2H, D] weight */
-        KB_TRY(kb_lt_gemm_run(st->lt, &st->up, t->x, Wg, gate, lt_ws, s, e));
+        KB_TRY(kb_lt_gemm_run(&st->lt, &st->up, t->x, Wg, gate, lt_ws, s, e));
         KB_TRY(kb_glu_fwd_launch("tuned", p->dtype, act, gate, (char *)gate + (size_t)H * es,
                                  2 * H, h, T, H, s, e));
         break;
     case MLP_EPILOGUE:
-        KB_TRY(kb_lt_gemm_run(st->lt, &st->gate, t->x, Wg, a, lt_ws, s, e));
-        KB_TRY(kb_lt_gemm_run(st->lt, &st->up, t->x, Wu, up, lt_ws, s, e));
+        KB_TRY(kb_lt_gemm_run(&st->lt, &st->gate, t->x, Wg, a, lt_ws, s, e));
+        KB_TRY(kb_lt_gemm_run(&st->lt, &st->up, t->x, Wu, up, lt_ws, s, e));
         KB_TRY(kb_mlp_mul(p->dtype, a, up, h, T * H, st->sm_count, s, e));
         break;
     }
-    return kb_lt_gemm_run(st->lt, &st->down, h, Wd, t->out, lt_ws, s, e);
+    return kb_lt_gemm_run(&st->lt, &st->down, h, Wd, t->out, lt_ws, s, e);
 }
 
 /* What cuBLASLt picked (lt_gemm.h's notation) and the HBM bytes saved. */

@@ -9,6 +9,7 @@
 
 #include "baseline.h"
 #include "gemm_sol.h"
+#include "lt_gemm.h"
 #include "mlp.h"
 #include "mlp_math.h"
 #include "reference.h"
@@ -251,6 +252,21 @@ START_TEST(gemm_sol_cache_text)
 }
 END_TEST
 
+/* cuBLASLt is dlopen'ed (lt_gemm.h): the toolkit's library loads and has
+ * every function kbench calls; without a driver only the handle may fail. */
+START_TEST(cublaslt_loads)
+{
+    kb_lt lt;
+    kb_err e = {{0}};
+    const kb_status st = kb_lt_open(&lt, &e);
+    ck_assert_msg(st == KB_OK || st == KB_ERR_CUDA, "kb_lt_open: %s", e.msg);
+    if (st == KB_OK) {
+        ck_assert_ptr_nonnull(lt.Matmul);
+        kb_lt_close(&lt);
+    }
+}
+END_TEST
+
 Suite *kb_suite_mlp(void)
 {
     Suite *s = suite_create("mlp");
@@ -263,6 +279,7 @@ Suite *kb_suite_mlp(void)
     tcase_add_test(tc, baseline_k_column);
     tcase_add_test(tc, results_k_column);
     tcase_add_test(tc, gemm_sol_cache_text);
+    tcase_add_test(tc, cublaslt_loads);
     suite_add_tcase(s, tc);
     return s;
 }
