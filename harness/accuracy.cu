@@ -202,16 +202,42 @@ static kb_status compare(kb_dtype d, const void *out, const void *gold, const fl
  *   LayerNorm fwd      (|x| + |mean|) * rstd * |w|   (y = (x - mean) * rstd * w:
  *                      a row whose spread is small against its mean cancels,
  *                      and any fp32 kernel loses u_fp32 * |mean| / std there)
+ *   GeGLU, SwiGLU      the terms of act(x) * up and of its derivatives
+ *                      (glu_scale): 0.5 x (1 + tanh) cancels for x < 0,
+ *                      1 - tanh^2 and 1 + x (1 - sigmoid) cancel in dgate
  *   other forwards     |gold|                   (no cancellation)
  * A fourth sum counts the elements below the dtype's smallest normal. */
 #define KB_NW_SUMS 4
 template <typename T> struct nw_ctx {
     kb_err_scale scale; /* the op's descriptor says which */
-    const T *x, *dy, *y;
+    const T *x, *dy, *y, *up;
     const int64_t *target;
     const float *dloss, *lse, *w, *mean, *rstd, *A, *B, *abs_sum;
-    int64_t N;
+    int64_t M, N;
 };
+
+/* GLU: the magnitude of the terms an fp32 evaluation of PyTorch's formulas
+ * combines. Rows r >= M of a backward are dup (the output is [2, M, N]). */
+template <typename T>
+__device__ __forceinline__ double glu_scale(const nw_ctx<T> &c, int64_t r, int64_t j)
+{
+    const int dup = r >= c.M;
+    const int64_t i = (dup ? r - c.M : r) * c.N + j;
+    const double x = kb_to_float(c.x[i]), u = kb_to_float(c.up[i]), ax = fabs(x);
+    const double g = c.dy ? fabs((double)kb_to_float(c.dy[i])) : 1.0;
+    double act, dact; /* |terms| of act(x) and of act'(x) */
+    if (c.scale == KB_SCALE_GEGLU) {
+        const double k = 0.7978845608028654, t = tanh(k * (x + 0.044715 * x * x * x));
+        act = 0.5 * ax * (1.0 + fabs(t));
+        dact = 0.5 * (1.0 + fabs(t)) + 0.5 * ax * (1.0 + t * t) * k * (1.0 + 3 * 0.044715 * x * x);
+    } else {
+        const double sg = 1.0 / (1.0 + exp(-x));
+        act = ax * sg;
+        dact = sg * (1.0 + ax * (1.0 - sg));
+    }
+    if (!c.dy) return act * fabs(u);      /* forward */
+    return dup ? g * act : g * fabs(u) * dact;
+}
 
 /* dot: the row's sum |dy| y (softmax dx); mean, rstd: the row's statistics
  * of x in double (LayerNorm forward). */
@@ -228,6 +254,9 @@ __device__ __forceinline__ double nw_scale(const nw_ctx<T> &c, int64_t r, int64_
                (exp((double)kb_to_float(c.x[i]) - (double)c.lse[r]) + (j == c.target[r] ? 1.0 : 0.0));
     case KB_SCALE_SOFTMAX_GRAD:
         return (double)kb_to_float(c.y[i]) * (fabs((double)kb_to_float(c.dy[i])) + dot);
+    case KB_SCALE_GEGLU:
+    case KB_SCALE_SWIGLU:
+        return glu_scale(c, r, j);
     case KB_SCALE_CENTERED:
         return (fabs((double)kb_to_float(c.x[i])) + fabs(mean)) * rstd * fabs((double)c.w[j]);
     case KB_SCALE_NORM_GRAD: {
@@ -327,8 +356,8 @@ static kb_status normwise(kb_dtype d, const void *out, const void *gold, kb_dtyp
         const unsigned grid = (unsigned)(rows < 65536 ? rows : 65536);
         KB_DISPATCH(cd, T, {
             const nw_ctx<T> c = {cc.scale, (const T *)cc.x, (const T *)cc.dy, (const T *)cc.y,
-                                 cc.target, cc.dloss, cc.lse, cc.w, cc.mean, cc.rstd, cc.A, cc.B,
-                                 cc.abs_sum, cc.N};
+                                 (const T *)cc.up, cc.target, cc.dloss, cc.lse, cc.w, cc.mean,
+                                 cc.rstd, cc.A, cc.B, cc.abs_sum, cc.M, cc.N};
             KB_DISPATCH(d, G, normwise_kernel<T, G><<<grid, 256, 0, s>>>(
                                   (const G *)out, (const G *)gold, c, rows, cols, kb_min_normal(d), dev));
         });
@@ -348,8 +377,8 @@ static nw_ctx<char> nw_of(const kb_buffers *b, const float *A, const float *B, c
 {
     const kb_tensors *t = &b->t;
     return {kb_bench_info_get(b->p.bench)->scale, (const char *)t->x, (const char *)t->dy,
-            (const char *)t->y, t->target,
-            t->dloss, t->lse, t->w, t->mean, t->rstd, A, B, abs_sum, b->p.N};
+            (const char *)t->y, (const char *)t->up, t->target, t->dloss, t->lse, t->w,
+            t->mean, t->rstd, A, B, abs_sum, b->p.M, b->p.N};
 }
 
 extern "C" kb_status kb_check_output(const kb_buffers *b, kb_tol tol, cudaStream_t s,

@@ -144,25 +144,25 @@ static const kb_bench_info benches[KB_NUM_BENCH] = {
         .out_per_row = 0, .bytes = {3, 0, 0, 8}, .inputs = NORM_KINDS, .sweep = SWEEP_NORM,
         .scale = KB_SCALE_NORM_GRAD, .mutant = KB_MUTANT_NONE, .impls = KB_IMPLS(layernorm, bwd)},
     /* out = act(x) * up: 2 reads + 1 write of M*N elements */
-#define GLU_FWD(ID, NAME, FAM, OP)                                            \
+#define GLU_FWD(ID, NAME, FAM, OP, SCALE)                                     \
     [ID] = {.id = ID, .name = NAME, .family = "glu", .backward = 0, .x_dist = KB_X_ACT,   \
         .fam = FAM, .tensors = KB_T_X | KB_T_UP, .ref_reads = KB_T_X | KB_T_UP,             \
         .out_per_row = 0, .bytes = {3, 0, 0, 0}, .inputs = GLU_KINDS,                     \
         .sweep = (int)COUNT(glu_default),                                            \
-        .shapes = &glu_shapes, .scale = KB_SCALE_ABS, .mutant = KB_MUTANT_NONE,            \
+        .shapes = &glu_shapes, .scale = SCALE, .mutant = KB_MUTANT_NONE,                   \
         .impls = KB_IMPLS(OP, fwd)}
     /* dgate = dy * up * act'(x), dup = dy * act(x): 3 reads + 2 writes */
-#define GLU_BWD(ID, NAME, FAM, OP)                                            \
+#define GLU_BWD(ID, NAME, FAM, OP, SCALE)                                     \
     [ID] = {.id = ID, .name = NAME, .family = "glu", .backward = 1, .x_dist = KB_X_ACT,   \
         .fam = FAM, .tensors = KB_T_X | KB_T_UP | KB_T_DY,                                 \
         .ref_reads = KB_T_X | KB_T_UP | KB_T_DY, .out_per_row = 0, .out_pair = 1,          \
         .bytes = {5, 0, 0, 0}, .inputs = GLU_KINDS, .sweep = (int)COUNT(glu_default),      \
         .shapes = &glu_shapes,                                                       \
-        .scale = KB_SCALE_ABS, .mutant = KB_MUTANT_NONE, .impls = KB_IMPLS(OP, bwd)}
-    GLU_FWD(KB_GEGLU_FWD, "geglu_forward", KB_FAM_GEGLU, geglu),
-    GLU_BWD(KB_GEGLU_BWD, "geglu_backward", KB_FAM_GEGLU, geglu),
-    GLU_FWD(KB_SWIGLU_FWD, "swiglu_forward", KB_FAM_SWIGLU, swiglu),
-    GLU_BWD(KB_SWIGLU_BWD, "swiglu_backward", KB_FAM_SWIGLU, swiglu),
+        .scale = SCALE, .mutant = KB_MUTANT_NONE, .impls = KB_IMPLS(OP, bwd)}
+    GLU_FWD(KB_GEGLU_FWD, "geglu_forward", KB_FAM_GEGLU, geglu, KB_SCALE_GEGLU),
+    GLU_BWD(KB_GEGLU_BWD, "geglu_backward", KB_FAM_GEGLU, geglu, KB_SCALE_GEGLU),
+    GLU_FWD(KB_SWIGLU_FWD, "swiglu_forward", KB_FAM_SWIGLU, swiglu, KB_SCALE_SWIGLU),
+    GLU_BWD(KB_SWIGLU_BWD, "swiglu_backward", KB_FAM_SWIGLU, swiglu, KB_SCALE_SWIGLU),
 #undef GLU_FWD
 #undef GLU_BWD
     MLP_ENTRY,

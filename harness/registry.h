@@ -55,7 +55,9 @@ typedef enum {
     KB_SCALE_SOFTMAX_GRAD,/* softmax dx                                   */
     KB_SCALE_NORM_GRAD,   /* RMSNorm/LayerNorm dx and dw (row scales)      */
     KB_SCALE_CENTERED,    /* LayerNorm y: (|x| + |mean|) rstd |w|          */
-    KB_SCALE_GEMM         /* a reduction over K: the reference's gold_scale */
+    KB_SCALE_GEMM,        /* a reduction over K: the reference's gold_scale */
+    KB_SCALE_GEGLU,       /* GeGLU out, dgate, dup: the formula's terms    */
+    KB_SCALE_SWIGLU       /* SwiGLU: the same with SiLU                   */
 } kb_err_scale;
 
 /* The planted-bug mutant KBENCH_TEST_PERTURB recomputes the output with

@@ -266,6 +266,8 @@ START_TEST(test_mutants)
         [KB_RMSNORM_FWD] = KB_SCALE_ABS,      [KB_RMSNORM_BWD] = KB_SCALE_NORM_GRAD,
         [KB_LAYERNORM_FWD] = KB_SCALE_CENTERED, [KB_LAYERNORM_BWD] = KB_SCALE_NORM_GRAD,
         [KB_MLP_FWD] = KB_SCALE_GEMM,
+        [KB_GEGLU_FWD] = KB_SCALE_GEGLU,      [KB_GEGLU_BWD] = KB_SCALE_GEGLU,
+        [KB_SWIGLU_FWD] = KB_SCALE_SWIGLU,    [KB_SWIGLU_BWD] = KB_SCALE_SWIGLU,
     };
     for (int b = 0; b < KB_NUM_BENCH; b++) {
         ck_assert_int_eq(kb_bench_info_get((kb_bench_id)b)->scale, scale[b]);
