@@ -371,6 +371,15 @@ static kb_outcome run_buffers(kb_session *s, const kb_case *c, const char *case_
     if (s->o->no_timing || c->inputs != KB_INPUTS_RANDN)
         return kernel_check(s, c, state, b, KB_CASE_PASS, r, e);
 
+    /* Before any timed run (the knobs' pilot included): the GPU settled
+     * after the previous case's memory was freed (kb_settle, timing.h). */
+    kb_settle_report rep;
+    if (kb_settle_wait(&s->flusher, s->stream, &s->settle, 1000.0, &rep, e) != KB_OK)
+        return KB_CASE_FAIL;
+    if (rep.probes > KB_SETTLE_NEED)
+        fprintf(stderr, "%s: timing waited %.0f ms for the GPU to settle (memory bandwidth %.1f%% "
+                "below the session's best at first%s)\n", case_name, rep.waited_ms,
+                100 * rep.first_slow, rep.gave_up ? "; gave up: that is the new reference" : "");
     kb_knobbed timed;
     const kb_knob_timer timer = {&s->timing, &s->flusher, s->stream, case_name};
     if (kb_knobbed_open(&s->knobs, KB_USE_TIMED, c->impl, state, b, r->backend, &timer, &timed,

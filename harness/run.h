@@ -40,6 +40,7 @@ typedef struct {
     kb_baseline baseline;
     char tune_cache[1024];
     kb_flusher flusher;
+    kb_settle settle;   /* the GPU settled before each case's timing (timing.h) */
     kb_timing_opts timing;
     kb_gate_opts gate;
     cudaStream_t stream;

@@ -46,3 +46,14 @@ void kb_stats(double *ms, int n, kb_timing *out)
     }
     *out = t;
 }
+
+int kb_settle_step(kb_settle *st, double probe_ms, double tol, int need)
+{
+    if (!(probe_ms > 0)) { /* no reading: not calm, and no new reference */
+        st->calm = 0;
+        return 0;
+    }
+    if (!(st->ref_ms > 0) || probe_ms < st->ref_ms) st->ref_ms = probe_ms;
+    st->calm = probe_ms <= st->ref_ms * (1 + tol) ? st->calm + 1 : 0;
+    return st->calm >= need;
+}

@@ -217,3 +217,45 @@ extern "C" kb_status kb_sm_clock(cudaStream_t s, double *mhz, double *max_mhz, k
     *max_mhz = khz / 1e3;
     return KB_OK;
 }
+
+/* Tolerance and run length of the settle rule (timing.h): a probe is ~8
+ * memsets of 2x L2 (~0.3 ms on an H200), its jitter on an idle GPU well
+ * under 1%; the scrub traffic it must see cost the kernels ~9%. */
+#define SETTLE_TOL 0.03
+#define SETTLE_MEMSETS 8
+
+static kb_status settle_probe(kb_flusher *f, cudaStream_t s, timer_res *r, float *ms, kb_err *e)
+{
+    KB_CUDA(e, cudaEventRecord(r->start, s));
+    for (int i = 0; i < SETTLE_MEMSETS; i++) KB_CUDA(e, cudaMemsetAsync(f->buf, i, f->bytes, s));
+    KB_CUDA(e, cudaEventRecord(r->stop, s));
+    KB_CUDA(e, cudaEventSynchronize(r->stop));
+    KB_CUDA(e, cudaEventElapsedTime(ms, r->start, r->stop));
+    return KB_OK;
+}
+
+extern "C" kb_status kb_settle_wait(kb_flusher *f, cudaStream_t s, kb_settle *st, double max_ms,
+                                    kb_settle_report *rep, kb_err *e)
+{
+    timer_res r = {NULL, NULL, NULL, NULL};
+    const double t0 = now_ms();
+    float ms = 0;
+    kb_status rc = timer_init(&r, "settle probe setup", e);
+    rep->first_slow = 0;
+    rep->probes = rep->gave_up = 0;
+    st->calm = 0;
+    while (rc == KB_OK) {
+        rc = settle_probe(f, s, &r, &ms, e);
+        if (rc != KB_OK) break;
+        if (rep->probes++ == 0 && st->ref_ms > 0) rep->first_slow = ms / st->ref_ms - 1;
+        if (kb_settle_step(st, ms, SETTLE_TOL, KB_SETTLE_NEED)) break;
+        if (now_ms() - t0 > max_ms) {
+            st->ref_ms = ms;
+            rep->gave_up = 1;
+            break;
+        }
+    }
+    timer_free(&r);
+    rep->waited_ms = now_ms() - t0;
+    return rc;
+}

@@ -59,6 +59,38 @@ kb_status kb_launch_jitter(kb_flusher *f, cudaStream_t s, int samples, double *s
  * the GPU throttled (power, heat) or was shared during the case. */
 kb_status kb_sm_clock(cudaStream_t s, double *mhz, double *max_mhz, kb_err *e);
 
+/* Settling before a case is timed. Freeing device memory is not free for
+ * the GPU: the driver scrubs (zeroes) freed pages in the background with a
+ * copy engine, and that traffic takes HBM bandwidth from whatever runs next.
+ * After a 30-50 GB case is freed, the next case's kernels ran ~9% slower for
+ * ~0.1 s on an H200 -- long enough to hold a whole short case's timing (the
+ * 576000x384 norms after the 8192x262144 ones: a wrong baseline, and a 10%
+ * regression not seen). So before timing, a probe (back-to-back memsets of
+ * the flush buffer) is timed until `need` probes in a row are within `tol`
+ * of the session's fastest probe. */
+typedef struct {
+    double ref_ms; /* fastest probe of the session; 0 before the first */
+    int calm;      /* probes in a row within tol of ref_ms             */
+} kb_settle;
+
+/* One probe into the rule; 1 once `need` probes in a row are calm. A probe
+ * faster than every earlier one becomes the reference (and is calm). Pure C,
+ * unit tested. */
+int kb_settle_step(kb_settle *st, double probe_ms, double tol, int need);
+#define KB_SETTLE_NEED 2 /* calm probes in a row before a case is timed */
+
+/* Probes until kb_settle_step says calm or max_ms of wall time pass. On the
+ * time limit the last probe becomes the reference: a GPU that stays slower
+ * is the new normal, and later cases do not wait for it again. */
+typedef struct {
+    double waited_ms;  /* wall time spent                                  */
+    double first_slow; /* first probe's excess over the reference (0.09: 9%) */
+    int probes;
+    int gave_up;       /* the time limit ended it                          */
+} kb_settle_report;
+kb_status kb_settle_wait(kb_flusher *f, cudaStream_t s, kb_settle *st, double max_ms,
+                         kb_settle_report *rep, kb_err *e);
+
 /* Statistics on samples (sorted in place); pure C, unit tested. */
 void kb_stats(double *ms, int n, kb_timing *out);
 

@@ -56,6 +56,41 @@ START_TEST(empty)
 }
 END_TEST
 
+/* The H200 case: the next case's probes ~9% slow while the driver scrubs the
+ * previous case's memory, then back to normal: settled only after two calm
+ * probes in a row, never on the slow ones. */
+START_TEST(settle_waits_out_a_slow_spell)
+{
+    kb_settle st = {0, 0};
+    ck_assert_int_eq(kb_settle_step(&st, 0.300, 0.03, 2), 0); /* first: the reference */
+    ck_assert_int_eq(kb_settle_step(&st, 0.301, 0.03, 2), 1); /* within 3%: settled */
+    st.calm = 0;                                              /* the next case */
+    ck_assert_int_eq(kb_settle_step(&st, 0.327, 0.03, 2), 0);
+    ck_assert_int_eq(kb_settle_step(&st, 0.302, 0.03, 2), 0); /* one calm probe */
+    ck_assert_int_eq(kb_settle_step(&st, 0.327, 0.03, 2), 0); /* the run restarts */
+    ck_assert_int_eq(st.calm, 0);
+    ck_assert_int_eq(kb_settle_step(&st, 0.305, 0.03, 2), 0);
+    ck_assert_int_eq(kb_settle_step(&st, 0.308, 0.03, 2), 1);
+    ck_assert_double_eq(st.ref_ms, 0.300);
+}
+END_TEST
+
+/* A session that starts during a slow spell takes its reference from the
+ * first faster probe; a probe that reads nothing is not calm. */
+START_TEST(settle_reference_is_the_fastest_probe)
+{
+    kb_settle st = {0, 0};
+    ck_assert_int_eq(kb_settle_step(&st, 0.330, 0.03, 2), 0);
+    ck_assert_int_eq(kb_settle_step(&st, 0.300, 0.03, 2), 1); /* new fastest: calm */
+    ck_assert_double_eq(st.ref_ms, 0.300);
+    ck_assert_int_eq(kb_settle_step(&st, 0, 0.03, 2), 0);
+    ck_assert_int_eq(st.calm, 0);
+    ck_assert_double_eq(st.ref_ms, 0.300);
+    ck_assert_int_eq(kb_settle_step(&st, NAN, 0.03, 2), 0);
+    ck_assert_double_eq(st.ref_ms, 0.300);
+}
+END_TEST
+
 Suite *kb_suite_stats(void)
 {
     Suite *s = suite_create("stats");
@@ -64,6 +99,8 @@ Suite *kb_suite_stats(void)
     tcase_add_test(t, identical_samples_have_no_noise);
     tcase_add_test(t, outliers_do_not_move_the_median);
     tcase_add_test(t, empty);
+    tcase_add_test(t, settle_waits_out_a_slow_spell);
+    tcase_add_test(t, settle_reference_is_the_fastest_probe);
     suite_add_tcase(s, t);
     return s;
 }
