@@ -104,6 +104,7 @@ typedef enum {
     KB_SWIGLU_FWD,
     KB_SWIGLU_BWD,
     KB_MLP_FWD,
+    KB_MLP_SWIGLU_FWD,
     KB_NUM_BENCH
 } kb_bench_id;
 

@@ -35,6 +35,7 @@ KB_DECLARE_OP(layernorm)
 KB_DECLARE_OP(geglu)
 KB_DECLARE_OP(swiglu)
 KB_DECLARE_OP(mlp)
+KB_DECLARE_OP(mlp_swiglu)
 /* One op direction's backends, in backend_names' order. */
 #define KB_IMPLS(op, dir)                                                     \
     {&kb_##op##_eager_##dir, &kb_##op##_fused_##dir, &kb_##op##_tuned_##dir,  \
@@ -79,13 +80,15 @@ static const kb_shape mlp_default[] = {
 static const kb_shape mlp_odd[] = {{3, 7, 5}, {100, 65, 257}, {257, 200, 1001}};
 static const kb_shape_lists mlp_shapes = {{mlp_default, mlp_odd, NULL, NULL},
                                           {COUNT(mlp_default), COUNT(mlp_odd), 0, 0}};
-#define MLP_ENTRY                                                                         \
-    [KB_MLP_FWD] = {.id = KB_MLP_FWD, .name = "mlp_forward", .family = "mlp",             \
+/* mlp_swiglu_forward: the same block with SwiGLU (SiLU), Llama's MLP; no
+ * cublaslt_epilogue (cuBLASLt has no SiLU epilogue). */
+#define MLP_ENTRY(ID, NAME, FAM, OP)                                                      \
+    [ID] = {.id = ID, .name = NAME, .family = "mlp",                                      \
         .backward = 0, .x_dist = KB_X_NORM /* x = randn, a normed activation */,          \
-        .fam = KB_FAM_MLP, .tensors = KB_T_X | KB_T_WTS, .ref_reads = KB_T_X | KB_T_WTS,  \
+        .fam = FAM, .tensors = KB_T_X | KB_T_WTS, .ref_reads = KB_T_X | KB_T_WTS,         \
         .out_per_row = 0, .bytes = {.mn = 2, .nk = 3}, .inputs = 1u << KB_INPUTS_RANDN,   \
         .sweep = (int)COUNT(mlp_default), .shapes = &mlp_shapes, .scale = KB_SCALE_GEMM,  \
-        .mutant = KB_MUTANT_NONE, .impls = KB_IMPLS(mlp, fwd), .dims = 3, .flops_mnk = 6}
+        .mutant = KB_MUTANT_NONE, .impls = KB_IMPLS(OP, fwd), .dims = 3, .flops_mnk = 6}
 
 /* The op descriptors, one per kb_bench_id. Byte models per SPEC: inputs read
  * and outputs written once, saved statistics, w and dw fp32. */
@@ -165,7 +168,9 @@ static const kb_bench_info benches[KB_NUM_BENCH] = {
     GLU_BWD(KB_SWIGLU_BWD, "swiglu_backward", KB_FAM_SWIGLU, swiglu, KB_SCALE_SWIGLU),
 #undef GLU_FWD
 #undef GLU_BWD
-    MLP_ENTRY,
+    MLP_ENTRY(KB_MLP_FWD, "mlp_forward", KB_FAM_MLP, mlp),
+    MLP_ENTRY(KB_MLP_SWIGLU_FWD, "mlp_swiglu_forward", KB_FAM_MLP_SWIGLU, mlp_swiglu),
+#undef MLP_ENTRY
 };
 
 static const kb_tensor_info tensors[KB_NUM_TENSORS] = {

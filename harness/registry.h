@@ -36,7 +36,8 @@ typedef enum {
     KB_FAM_LAYERNORM,
     KB_FAM_GEGLU,  /* act(x) * up, act = GELU, tanh approximation */
     KB_FAM_SWIGLU, /* act = SiLU                                  */
-    KB_FAM_MLP           /* GEMM, GLU activation, GEMM (kernels/reference/mlp_reference.cu) */
+    KB_FAM_MLP,          /* GEMM, GeGLU, GEMM (kernels/reference/mlp_reference.cu) */
+    KB_FAM_MLP_SWIGLU    /* the same with SwiGLU (SiLU)                          */
 } kb_family_id;
 
 /* How the generator draws x (kernels/reference/input_values.h). */

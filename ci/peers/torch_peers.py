@@ -260,9 +260,19 @@ def row_chunks(M, N, budget=1 << 26):
         yield i, min(M, i + step)
 
 
-def mlp_reference(torch, d):
-    """mlp_forward's gold (fp32 GEMMs, gelu tanh, rounded once) and its error
-    scale sqrt(sum_k (h_k Wd_k)^2), as kbench's reference (mlp_math.h)."""
+def mlp_act(torch, bench):
+    """GeGLU (mlp_forward) or SwiGLU (mlp_swiglu_forward)."""
+    F = torch.nn.functional
+    if bench == "mlp_swiglu_forward":
+        return F.silu
+    return lambda g: F.gelu(g, approximate="tanh")
+
+
+def mlp_reference(torch, bench, d):
+    """The MLP block's gold (fp32 GEMMs, the GLU activation, rounded once) and
+    its error scale sqrt(sum_k (h_k Wd_k)^2), as kbench's reference
+    (mlp_math.h)."""
+    act = mlp_act(torch, bench)
     F = torch.nn.functional
     x = d["x"]
     T, D = x.shape
@@ -271,7 +281,7 @@ def mlp_reference(torch, d):
     scale = torch.empty((T, D), dtype=torch.float32, device=x.device)
     for a, b in row_chunks(T, wg.shape[0]):
         xf = x[a:b].float()
-        h = F.gelu(xf @ wg.T, approximate="tanh") * (xf @ wu.T)
+        h = act(xf @ wg.T) * (xf @ wu.T)
         out[a:b] = (h @ wd.T).to(x.dtype)
         scale[a:b] = (h.square() @ wd.square().T).sqrt()
     return [(out, scale, GEMM_ROUNDING * 2.0 ** -8)]
@@ -285,7 +295,7 @@ def reference(torch, bench, d):
     if is_glu(bench):
         return glu_reference(torch, bench, d)
     if bench.startswith("mlp"):
-        return mlp_reference(torch, d)
+        return mlp_reference(torch, bench, d)
     x = d["x"]
     M, N = x.shape
     dt = x.dtype
@@ -392,9 +402,9 @@ def ln_ref(torch, x, w):
 
 def torch_fn(torch, bench):
     F = torch.nn.functional
-    if bench.startswith("mlp"):  # the block as a model writes it: F.linear, GeGLU
-        return lambda x, wg, wu, wd: F.linear(
-            F.gelu(F.linear(x, wg), approximate="tanh") * F.linear(x, wu), wd)
+    if bench.startswith("mlp"):  # the block as a model writes it: F.linear, GeGLU/SwiGLU
+        act = mlp_act(torch, bench)
+        return lambda x, wg, wu, wd: F.linear(act(F.linear(x, wg)) * F.linear(x, wu), wd)
     if bench.startswith("cross_entropy"):
         return lambda x, t: F.cross_entropy(x, t, reduction="none")
     if bench.startswith("softmax"):

@@ -111,7 +111,9 @@ static kb_status setup(const kb_problem *p, const kb_setup_ctx *ctx, const char 
     mlp_state *st = calloc(1, sizeof *st);
     if (!st) return KB_FAIL(e, KB_ERR_NOMEM, "mlp_forward: out of host memory");
     st->backend = backend_of(backend);
-    st->act = KB_MLP_GELU_TANH; /* mlp_forward is GeGLU */
+    /* mlp_forward is GeGLU, mlp_swiglu_forward SwiGLU */
+    st->act = kb_bench_info_get(p->bench)->fam == KB_FAM_MLP_SWIGLU ? KB_MLP_SILU
+                                                                    : KB_MLP_GELU_TANH;
     st->sm_count = ctx->sm_count;
     if (st->backend == MLP_EPILOGUE && st->act != KB_MLP_GELU_TANH) {
         free(st);
@@ -197,8 +199,15 @@ static void describe(const void *state, char *buf, size_t len)
     }                                                                                          \
     const kb_impl kb_mlp_##be##_fwd = {#be, KB_MLP_FWD, setup_##be, run, describe, teardown,   \
                                        NULL};
+/* mlp_swiglu_forward: the same backends but the epilogue one (no SiLU epilogue). */
+#define MLP_SWIGLU_IMPL(be)                                                                    \
+    const kb_impl kb_mlp_swiglu_##be##_fwd = {#be, KB_MLP_SWIGLU_FWD, setup_##be, run,         \
+                                              describe, teardown, NULL};
 
 MLP_IMPL(eager)
 MLP_IMPL(fused)
 MLP_IMPL(tuned)
 MLP_IMPL(cublaslt_epilogue)
+MLP_SWIGLU_IMPL(eager)
+MLP_SWIGLU_IMPL(fused)
+MLP_SWIGLU_IMPL(tuned)

@@ -82,6 +82,7 @@ void kb_ref_cpu_saved(kb_bench_id b, int64_t M, int64_t N, const float *x,
         case KB_FAM_GEGLU:
         case KB_FAM_SWIGLU: break; /* nothing saved */
         case KB_FAM_MLP: /* saves nothing */
+        case KB_FAM_MLP_SWIGLU:
             break;
         }
     }
@@ -206,6 +207,7 @@ static void out_row(const kb_bench_info *bi, const kb_ref_in *in, int64_t i, int
         return;
     }
     case KB_FAM_MLP: /* 3-D: kb_ref_cpu_mlp (kb_ref_cpu refuses it) */
+    case KB_FAM_MLP_SWIGLU:
         return;
     case KB_FAM_RMSNORM:
     case KB_FAM_LAYERNORM:

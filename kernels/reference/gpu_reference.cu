@@ -428,7 +428,9 @@ extern "C" kb_status kb_ref_gpu_gold(kb_buffers *b, cudaStream_t s, kb_err *e)
         break;
     }
     case KB_FAM_MLP: /* its own kernels and scratch (mlp_reference.cu) */
-        KB_TRY(kb_ref_gpu_mlp(b, KB_MLP_GELU_TANH, s, e));
+    case KB_FAM_MLP_SWIGLU:
+        KB_TRY(kb_ref_gpu_mlp(b, bi->fam == KB_FAM_MLP_SWIGLU ? KB_MLP_SILU : KB_MLP_GELU_TANH, s,
+                              e));
         break;
     }
     return KB_OK;

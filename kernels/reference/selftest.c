@@ -346,7 +346,9 @@ static kb_status check_mlp(FILE *log, kb_buffers *b, cudaStream_t s, kb_status *
     if (st == KB_OK) st = alloc_f(MN, &cy, e);
     if (st == KB_OK) st = alloc_f(MN, &cs, e);
     if (st == KB_OK)
-        st = kb_ref_cpu_mlp(KB_MLP_GELU_TANH, p->M, p->N, p->K, x, w, cy, cs, e);
+        st = kb_ref_cpu_mlp(kb_bench_info_get(p->bench)->fam == KB_FAM_MLP_SWIGLU ? KB_MLP_SILU
+                                                                           : KB_MLP_GELU_TANH,
+                            p->M, p->N, p->K, x, w, cy, cs, e);
     if (st == KB_OK) {
         cmp_result r;
         compare(p->dtype, gold, cy, MN, &r);

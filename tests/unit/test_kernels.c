@@ -93,7 +93,8 @@ START_TEST(who_declares)
             if (!impl) continue;
             /* mlp_forward's GEMMs are cuBLASLt's plans (its kernel count is
              * the library's), like cuDNN's. */
-            if (strcmp(impl->backend, "cudnn") == 0 || b == KB_MLP_FWD)
+            if (strcmp(impl->backend, "cudnn") == 0 || b == KB_MLP_FWD ||
+                b == KB_MLP_SWIGLU_FWD)
                 ck_assert_ptr_null(impl->kernels);
             else
                 ck_assert_msg(impl->kernels != NULL, "%s %s declares no kernel count",

@@ -66,16 +66,20 @@ static kb_status round_trip(const kb_case *c, void *arg)
                       back.p.M == c->p.M && back.p.N == c->p.N && back.p.K == c->p.K &&
                       back.impl == c->impl && back.set == c->set && back.inputs == c->inputs,
                   "%s does not round-trip", name);
-    if (c->p.bench == KB_MLP_FWD) (*(int *)arg)++;
+    if (c->p.bench == KB_MLP_FWD) ((int *)arg)[0]++;
+    if (c->p.bench == KB_MLP_SWIGLU_FWD) ((int *)arg)[1]++;
     return KB_OK;
 }
 
 START_TEST(case_names_round_trip)
 {
-    int mlp = 0;
-    ck_assert_int_eq(kb_cases_foreach(round_trip, &mlp), KB_OK);
-    /* 5 + 3 odd shapes per built backend (CPU CI builds all four) */
-    ck_assert_int_eq(mlp, 8 * 4);
+    int mlp[2] = {0, 0};
+    ck_assert_int_eq(kb_cases_foreach(round_trip, mlp), KB_OK);
+    /* 5 + 3 odd shapes per built backend (CPU CI builds all four); SwiGLU
+     * has no cublaslt_epilogue (no SiLU epilogue) */
+    ck_assert_int_eq(mlp[0], 8 * 4);
+    ck_assert_int_eq(mlp[1], 8 * 3);
+    ck_assert_ptr_null(kb_impl_get(KB_MLP_SWIGLU_FWD, "cublaslt_epilogue"));
     kb_case c;
     kb_err e = {{0}};
     ck_assert_int_eq(kb_case_parse("mlp_forward.tuned.bf16.8192x768x3072", &c, &e), KB_OK);

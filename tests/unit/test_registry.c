@@ -51,7 +51,7 @@ static double spec_bytes(kb_bench_id b, double M, double N, double s)
     case KB_RMSNORM_FWD: case KB_LAYERNORM_FWD: return 2 * M * N * s + 4 * N;
     case KB_GEGLU_FWD: case KB_SWIGLU_FWD: return 3 * M * N * s; /* gate, up; out */
     case KB_GEGLU_BWD: case KB_SWIGLU_BWD: return 5 * M * N * s; /* gate, up, dy; dgate, dup */
-    case KB_MLP_FWD: return 2 * M * N * s; /* + 3*N*K*s of weights: K = 0 here */
+    case KB_MLP_FWD: case KB_MLP_SWIGLU_FWD: return 2 * M * N * s; /* + 3*N*K*s of weights: K = 0 here */
     default: return 3 * M * N * s + 8 * N;
     }
 }
