@@ -77,8 +77,6 @@ template <int UMAX, typename F> static void fused_with_u(int u, const F &f)
     f(std::integral_constant<int, UMAX>{});
 }
 
-static inline int fused_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0; }
-
 static inline unsigned fused_grid(int64_t M)
 {
     return (unsigned)(M < FUSED_MAX_GRID ? M : FUSED_MAX_GRID);
@@ -475,7 +473,7 @@ static kb_status fused_norm_fwd_run(const kb_problem *p, const kb_tensors *t, vo
                                     cudaStream_t s, kb_err *e)
 {
     const fused_cfg *c = (const fused_cfg *)state;
-    const bool aligned = fused_aligned(t->x) && fused_aligned(t->w) && fused_aligned(t->out);
+    const bool aligned = kb_aligned16(t->x) && kb_aligned16(t->w) && kb_aligned16(t->out);
     fused_dispatch<OP::FWD_ELEMS, OP::FWD_ELEMS>(p, c, aligned, [&](auto k) {
         typedef typename decltype(k)::T T;
         OP::template fwd_kernel<decltype(k)>()<<<fused_grid(p->M), c->threads, 0, s>>>(
@@ -540,8 +538,8 @@ static kb_status fused_norm_bwd_run(const kb_problem *p, const kb_tensors *t, vo
         return KB_FAIL(e, KB_ERR_UNSUPPORTED,
                        "fused %s_backward: N=%lld too long for the dw reduction grid", OP::name,
                        (long long)p->N);
-    const bool aligned = fused_aligned(t->x) && fused_aligned(t->dy) && fused_aligned(t->w) &&
-                         fused_aligned(t->out) && fused_aligned(t->workspace);
+    const bool aligned = kb_aligned16(t->x) && kb_aligned16(t->dy) && kb_aligned16(t->w) &&
+                         kb_aligned16(t->out) && kb_aligned16(t->workspace);
     fused_dispatch<OP::BWD_ELEMS1, OP::BWD_ELEMSV>(
         p, c, aligned, [&](auto k) { OP::template bwd_launch<decltype(k)>(p, t, c, s); });
     KB_TRY(fused_check_launch(p, OP::name, "backward", e));

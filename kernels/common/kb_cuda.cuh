@@ -96,7 +96,16 @@ template <typename T> __device__ __forceinline__ void kb_unpack(uint4 u, float (
     } else {
         const uint32_t w[4] = {u.x, u.y, u.z, u.w};
 #pragma unroll
-        for (int i = 0; i < 4; i++) f[2 * i] = kb_word_lo<T>(w[i]), f[2 * i + 1] = kb_word_hi<T>(w[i]);
+        for (int i = 0; i < 4; i++) {
+            if constexpr (std::is_same<T, kb_bf16>::value) {
+                f[2 * i] = kb_word_lo<T>(w[i]), f[2 * i + 1] = kb_word_hi<T>(w[i]);
+            } else { /* both halves in one conversion (the tuned norms' SASS) */
+                __half2 h;
+                memcpy(&h, &w[i], 4);
+                const float2 v = __half22float2(h);
+                f[2 * i] = v.x, f[2 * i + 1] = v.y;
+            }
+        }
     }
 }
 

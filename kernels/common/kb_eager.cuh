@@ -81,6 +81,22 @@ kb_status ew(Out *out, int64_t total, F f, cudaStream_t s, kb_err *e)
     return KB_OK;
 }
 
+/* Ordered sum over the 8 row lanes of a (32, 8) column-sum block: thread
+ * (x, y) holds acc for column x; thread (x, 0) stores lanes 0..7 summed in
+ * that order (deterministic) to *dst when ok. */
+__device__ __forceinline__ void lanes_sum(float acc, bool ok, float *dst)
+{
+    __shared__ float lanes[8][33];
+    lanes[threadIdx.y][threadIdx.x] = acc;
+    __syncthreads();
+    if (threadIdx.y == 0 && ok) {
+        float sum = 0.f;
+#pragma unroll
+        for (int k = 0; k < 8; k++) sum += lanes[k][threadIdx.x];
+        *dst = sum;
+    }
+}
+
 /* Block size of a one-block-per-row reduction: 32..512, ~4 elements a thread. */
 inline unsigned row_threads(int64_t N)
 {

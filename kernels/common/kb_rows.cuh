@@ -35,7 +35,7 @@
 #include <type_traits>
 
 #include "hwfit.h"
-#include "kb_cuda.cuh"
+#include "kb_launch.cuh"
 
 #define KB_LOG2E 1.4426950408889634f
 #define KB_MAX_TPR 1024
@@ -457,30 +457,13 @@ __device__ __forceinline__ P kb_cluster_reduce(P v, int cs, int rank, int g, int
 }
 
 /* ---- launch ---------------------------------------------------------------- */
+/* kernel<<<grid, block, 0, s>>>(args...), in clusters of cs CTAs when cs > 1. */
 template <typename... KArgs, typename... Args>
 static cudaError_t kb_launch_rows(void (*kernel)(KArgs...), int64_t grid, int block, int cs,
                                   cudaStream_t s, Args... args)
 {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)grid, 1, 1);
-    cfg.blockDim = dim3((unsigned)block, 1, 1);
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = s;
-    cudaLaunchAttribute at[1];
-    if (cs > 1) {
-        if (cs > 8) {
-            cudaError_t rc =
-                cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-            if (rc != cudaSuccess) return rc;
-        }
-        at[0].id = cudaLaunchAttributeClusterDimension;
-        at[0].val.clusterDim.x = (unsigned)cs;
-        at[0].val.clusterDim.y = 1;
-        at[0].val.clusterDim.z = 1;
-        cfg.attrs = at;
-        cfg.numAttrs = 1;
-    }
-    return cudaLaunchKernelEx(&cfg, kernel, args...);
+    return kb_launch(kernel, dim3((unsigned)grid), dim3((unsigned)block), 0, cs, false, s,
+                     args...);
 }
 
 /* The kernel instantiated for `unroll` slots a step: 1, 2, 4 or 8; else none. */
@@ -542,27 +525,8 @@ static int kb_launchable(void (*kernel)(KArgs...), int block, int cs)
     need.static_smem = fa.sharedSizeBytes;
     if (kb_launch_fits(&need)) return 0;
     if (cs <= 1) return 1;
-    if (cs > 8 &&
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
-            cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)cs, 1, 1);
-    cfg.blockDim = dim3((unsigned)block, 1, 1);
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeClusterDimension;
-    at[0].val.clusterDim.x = (unsigned)cs;
-    at[0].val.clusterDim.y = 1;
-    at[0].val.clusterDim.z = 1;
-    cfg.attrs = at;
-    cfg.numAttrs = 1;
-    int n = 0;
-    if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
+    const int n = kb_active_clusters(reinterpret_cast<const void *>(kernel), dim3((unsigned)block),
+                                     0, cs);
     need.active_clusters = n;
     return !kb_launch_fits(&need);
 }

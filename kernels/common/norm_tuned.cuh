@@ -54,6 +54,7 @@
 #include "norm_tuned_bwd.cuh"
 #include "norm_tuned_fwd.cuh"
 #include "hwfit.h"
+#include "kb_launch.cuh"
 #include "tuner.h"
 
 namespace {
@@ -183,8 +184,6 @@ inline int nt_pick_nv(int64_t N, int tpr, int cl, int vec, const int (&list)[K])
     return 0;
 }
 
-/* 128-bit packs need N % VEC == 0 and 16-byte aligned base pointers. */
-inline bool nt_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
 /* Block shape that makes sense for the row-in-registers kernels. */
 inline bool nt_shape_ok(const kb_problem *p, int tpr, int rows, int cl)
@@ -217,44 +216,6 @@ inline bool nt_kernel_fits(const void *fn, int block, size_t dyn_smem, size_t sm
     return !kb_launch_fits(&need);
 }
 
-inline cudaError_t nt_prepare(const void *fn, int cl, size_t dyn_smem)
-{
-    cudaError_t rc = cudaSuccess;
-    if (cl > 8) rc = cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-    /* Raise the limit whenever dynamic smem is used: static + dynamic above
-     * 48 KB needs it even when the dynamic part alone is below (seen on the
-     * H200: 48 KB dynamic + a few static bytes gave zero resident CTAs). */
-    if (rc == cudaSuccess && dyn_smem > 0)
-        rc = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn_smem);
-    return rc;
-}
-
-/* Clusters of cl CTAs of this block that can be co-resident (0: none). */
-inline int nt_active_clusters(const void *fn, dim3 block, size_t dyn_smem, int cl)
-{
-    if (nt_prepare(fn, cl, dyn_smem) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    cudaLaunchConfig_t lc = {};
-    lc.gridDim = dim3((unsigned)cl);
-    lc.blockDim = block;
-    lc.dynamicSmemBytes = dyn_smem;
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeClusterDimension;
-    at[0].val.clusterDim.x = (unsigned)cl;
-    at[0].val.clusterDim.y = 1;
-    at[0].val.clusterDim.z = 1;
-    lc.attrs = at;
-    lc.numAttrs = 1;
-    int n = 0;
-    if (cudaOccupancyMaxActiveClusters(&n, fn, &lc) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return n;
-}
-
 inline const char *nt_op(bool bwd, bool ln)
 {
     return ln ? (bwd ? "layernorm_backward" : "layernorm_forward")
@@ -280,29 +241,7 @@ kb_status nt_launch(const kb_problem *p, const char *what, kb_err *e, void (*fn)
                     dim3 grid, dim3 block, size_t smem, int cl, bool pdl, cudaStream_t s,
                     const Args &...args)
 {
-    NT_CUDA(e, p, what, nt_prepare(reinterpret_cast<const void *>(fn), cl, smem));
-    cudaLaunchConfig_t lc = {};
-    lc.gridDim = grid;
-    lc.blockDim = block;
-    lc.dynamicSmemBytes = smem;
-    lc.stream = s;
-    cudaLaunchAttribute at[2];
-    unsigned na = 0;
-    if (cl > 1) {
-        at[na].id = cudaLaunchAttributeClusterDimension;
-        at[na].val.clusterDim.x = (unsigned)cl;
-        at[na].val.clusterDim.y = 1;
-        at[na].val.clusterDim.z = 1;
-        na++;
-    }
-    if (pdl) {
-        at[na].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        at[na].val.programmaticStreamSerializationAllowed = 1;
-        na++;
-    }
-    lc.attrs = at;
-    lc.numAttrs = na;
-    NT_CUDA(e, p, what, cudaLaunchKernelEx(&lc, fn, args...));
+    NT_CUDA(e, p, what, kb_launch(fn, grid, block, smem, cl, pdl, s, args...));
     NT_CUDA(e, p, what, cudaGetLastError());
     return KB_OK;
 }
@@ -419,14 +358,14 @@ inline cudaError_t nt_persistent_slots(const void *fn, dim3 block, size_t smem, 
     int64_t fit = 0;
     if (cl == 1) {
         int per_sm = 0;
-        rc = nt_prepare(fn, cl, smem);
+        rc = kb_launch_prepare(fn, cl, smem);
         if (rc == cudaSuccess)
             rc = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn,
                                                                (int)(block.x * block.y), smem);
         if (rc != cudaSuccess) return rc;
         fit = (int64_t)sms * (per_sm < occ ? per_sm : occ);
     } else {
-        fit = nt_active_clusters(fn, block, smem, cl);
+        fit = kb_active_clusters(fn, block, smem, cl);
     }
     if (fit < 1) {
         *slots = 0;
@@ -461,7 +400,7 @@ int nt_fwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     const void *fn = reinterpret_cast<const void *>(
         fwd_reg_kernel<LN>(p->dtype, nv, p->N % vec == 0, db));
     if (!fn || !nt_kernel_fits(fn, tpr * rows, 0, optin)) return 0;
-    if (cl > 1 && nt_active_clusters(fn, dim3((unsigned)tpr, 1), 0, cl) < 1) return 0;
+    if (cl > 1 && kb_active_clusters(fn, dim3((unsigned)tpr, 1), 0, cl) < 1) return 0;
     return 1;
 }
 
@@ -476,7 +415,7 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
         return NT_FAIL(e, KB_ERR_ARG, p, what, "%s", "x, w and out are required");
     /* The register kernels need 16-byte aligned tensors (cudaMalloc's are);
      * any other base pointer runs the element-wise loop. */
-    const bool ptr16 = nt_aligned(t->x) && nt_aligned(t->w) && nt_aligned(t->out);
+    const bool ptr16 = kb_aligned16(t->x) && kb_aligned16(t->w) && kb_aligned16(t->out);
     const bool v16 = p->N % vec == 0 && ptr16;
     fwd_args a = {t->x, t->w, t->out, p->M, p->N, p->M, 1};
     if (c->v[P_RELOAD] || !ptr16) {
@@ -546,7 +485,7 @@ int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     const void *fn = reinterpret_cast<const void *>(
         bwd_reg_kernel<LN>(p->dtype, nv, p->N % nt_vec(p->dtype) == 0, c->v[P_BWD_ACC]));
     if (!fn || !nt_kernel_fits(fn, tpr * rows, smem, optin)) return 0;
-    if (cl > 1 && nt_active_clusters(fn, dim3((unsigned)tpr, 1), smem, cl) < 1) return 0;
+    if (cl > 1 && kb_active_clusters(fn, dim3((unsigned)tpr, 1), smem, cl) < 1) return 0;
     if (cl == 1) { /* what the launch will ask: at least one resident CTA */
         int64_t slots = 0;
         if (nt_persistent_slots(fn, dim3((unsigned)tpr, (unsigned)rows), smem, 1, c->v[P_OCC], 1,
@@ -597,8 +536,8 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     if (!t->x || !t->dy || !t->w || !t->rstd || !t->out || !t->dw || (LN && !t->mean))
         return NT_FAIL(e, KB_ERR_ARG, p, what, "x, dy, w, rstd%s, out and dw are required",
                        LN ? ", mean" : "");
-    const bool v16 = p->N % vec == 0 && nt_aligned(t->x) && nt_aligned(t->dy) &&
-                     nt_aligned(t->w) && nt_aligned(t->out);
+    const bool v16 = p->N % vec == 0 && kb_aligned16(t->x) && kb_aligned16(t->dy) &&
+                     kb_aligned16(t->w) && kb_aligned16(t->out);
     const size_t row_bytes = (size_t)p->N * sizeof(float);
     const int64_t ws_rows = t->workspace ? (int64_t)(t->workspace_bytes / row_bytes) : 0;
     bwd_args a = {t->x, t->dy, t->w, t->mean, t->rstd, t->out, (float *)t->workspace,

@@ -79,7 +79,7 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
     row_reducer<V> reduce(rsm, lm.tpr, lm.cl);
     const float n = (float)a.N;
     const float *wb = a.w + lm.first;
-    const bool w16 = (reinterpret_cast<uintptr_t>(a.w) & 15u) == 0;
+    const bool w16 = kb_aligned16(a.w);
     const int64_t slot = blockIdx.x / lm.cl, R = blockDim.y;
     const T *xg = static_cast<const T *>(a.x), *dg = static_cast<const T *>(a.dy);
     T *og = static_cast<T *>(a.dx);
@@ -158,8 +158,8 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
 #pragma unroll
         for (int i = 0; i < NV; i++)
             if (i < cnt) {
-                unpack<T>(xv[i], xf);
-                unpack<T>(dv[i], df);
+                kb_unpack<T>(xv[i], xf);
+                kb_unpack<T>(dv[i], df);
                 get_w(i, wv);
 #pragma unroll
                 for (int j = 0; j < VEC; j++) {
@@ -185,12 +185,12 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
 #pragma unroll
         for (int i = 0; i < NV; i++) {
             if (i < cnt) {
-                unpack<T>(xv[i], xf);
-                unpack<T>(dv[i], df);
+                kb_unpack<T>(xv[i], xf);
+                kb_unpack<T>(dv[i], df);
                 get_w(i, wv);
 #pragma unroll
                 for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
-                st_pack<T, AL>(og + off + i * lm.stride, repack<T>(xf), lm.valid(i));
+                st_pack<T, AL>(og + off + i * lm.stride, kb_pack<T>(xf), lm.valid(i));
             }
             load(xv[i], dv[i], i, cntn, offn);
         }
@@ -287,7 +287,7 @@ template <typename T, bool LN, bool AL> __global__ void bwd_dx_loop(const bwd_ar
     const int tpr = (int)blockDim.x;
     row_reducer<V> reduce(rsm, tpr, 1);
     const float n = (float)a.N;
-    const bool w16 = (reinterpret_cast<uintptr_t>(a.w) & 15u) == 0;
+    const bool w16 = kb_aligned16(a.w);
     for (int64_t row = blockIdx.x; row < a.M; row += gridDim.x) {
         const T *xr = static_cast<const T *>(a.x) + row * a.N;
         const T *dr = static_cast<const T *>(a.dy) + row * a.N;
@@ -297,8 +297,8 @@ template <typename T, bool LN, bool AL> __global__ void bwd_dx_loop(const bwd_ar
         for (int k = 0; k < V; k++) s[k] = 0.f;
         for (int64_t e = threadIdx.x * VEC; e < a.N; e += (int64_t)tpr * VEC) {
             const int valid = (int)(a.N - e < VEC ? a.N - e : VEC);
-            unpack<T>(ld_pack<T, AL, false>(xr + e, valid), xf);
-            unpack<T>(ld_pack<T, AL, false>(dr + e, valid), df);
+            kb_unpack<T>(ld_pack<T, AL, false>(xr + e, valid), xf);
+            kb_unpack<T>(ld_pack<T, AL, false>(dr + e, valid), df);
             ld_w<VEC, AL>(a.w + e, valid, w16, wv);
 #pragma unroll
             for (int j = 0; j < VEC; j++) {
@@ -312,12 +312,12 @@ template <typename T, bool LN, bool AL> __global__ void bwd_dx_loop(const bwd_ar
         T *ob = static_cast<T *>(a.dx) + row * a.N;
         for (int64_t e = threadIdx.x * VEC; e < a.N; e += (int64_t)tpr * VEC) {
             const int valid = (int)(a.N - e < VEC ? a.N - e : VEC);
-            unpack<T>(ld_pack<T, AL, false>(xr + e, valid), xf);
-            unpack<T>(ld_pack<T, AL, false>(dr + e, valid), df);
+            kb_unpack<T>(ld_pack<T, AL, false>(xr + e, valid), xf);
+            kb_unpack<T>(ld_pack<T, AL, false>(dr + e, valid), df);
             ld_w<VEC, AL>(a.w + e, valid, w16, wv);
 #pragma unroll
             for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
-            st_pack<T, AL>(ob + e, repack<T>(xf), valid);
+            st_pack<T, AL>(ob + e, kb_pack<T>(xf), valid);
         }
     }
 }

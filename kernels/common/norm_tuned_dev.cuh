@@ -38,10 +38,10 @@ template <typename T> constexpr int vec_of() { return (int)(16 / sizeof(T)); }
 
 /* ---- device helpers --------------------------------------------------------- */
 /* A pack = VEC consecutive elements of a row (16 bytes), held in registers
- * as one raw uint4 (half the registers of fp32 for 16-bit types) and
- * converted when used. AL: the pack is 16-byte aligned (one 128-bit
- * access); otherwise element accesses, of which only the first `valid`
- * exist (the row's last pack may be partial). */
+ * as one raw uint4 (kb_cuda.cuh: half the registers of fp32 for 16-bit
+ * types) and converted by kb_unpack / kb_pack when used. AL: the pack is
+ * 16-byte aligned (one 128-bit access); otherwise element accesses, of
+ * which only the first `valid` exist (the row's last pack may be partial). */
 template <typename T>
 using bits_t = typename std::conditional<sizeof(T) == 2, uint16_t, uint32_t>::type;
 
@@ -49,8 +49,7 @@ template <typename T, bool AL, bool STREAM>
 __device__ __forceinline__ uint4 ld_pack(const T *p, int valid)
 {
     if constexpr (AL) {
-        const uint4 *q = reinterpret_cast<const uint4 *>(p);
-        return STREAM ? __ldcs(q) : __ldg(q);
+        return STREAM ? kb_ld128_stream(p) : kb_ld128(p);
     } else {
         constexpr int VEC = vec_of<T>(), PER = 4 / sizeof(T);
         const bits_t<T> *q = reinterpret_cast<const bits_t<T> *>(p);
@@ -68,7 +67,7 @@ __device__ __forceinline__ uint4 ld_pack(const T *p, int valid)
 template <typename T, bool AL> __device__ __forceinline__ void st_pack(T *p, uint4 v, int valid)
 {
     if constexpr (AL) {
-        __stcs(reinterpret_cast<uint4 *>(p), v);
+        kb_st128_stream(p, v);
     } else {
         constexpr int VEC = vec_of<T>(), PER = 4 / sizeof(T);
         bits_t<T> *q = reinterpret_cast<bits_t<T> *>(p);
@@ -77,59 +76,6 @@ template <typename T, bool AL> __device__ __forceinline__ void st_pack(T *p, uin
         for (int j = 0; j < VEC; j++)
             if (j < valid) __stcs(q + j, (bits_t<T>)(w[j / PER] >> (32 / PER * (j % PER))));
     }
-}
-
-/* Two 16-bit values of one 32-bit word <-> fp32 (low half = lower address). */
-template <typename T> __device__ __forceinline__ void unpack2(uint32_t u, float &lo, float &hi)
-{
-    if constexpr (std::is_same<T, kb_bf16>::value) {
-        lo = __uint_as_float(u << 16);
-        hi = __uint_as_float(u & 0xffff0000u);
-    } else {
-        __half2 h;
-        memcpy(&h, &u, 4);
-        const float2 f = __half22float2(h);
-        lo = f.x;
-        hi = f.y;
-    }
-}
-
-template <typename T> __device__ __forceinline__ uint32_t pack2(float lo, float hi)
-{
-    uint32_t u;
-    if constexpr (std::is_same<T, kb_bf16>::value) {
-        const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-        memcpy(&u, &h, 4);
-    } else {
-        const __half2 h = __floats2half2_rn(lo, hi);
-        memcpy(&u, &h, 4);
-    }
-    return u;
-}
-
-template <typename T> __device__ __forceinline__ void unpack(uint4 r, float (&f)[vec_of<T>()])
-{
-    if constexpr (std::is_same<T, float>::value) {
-        f[0] = __uint_as_float(r.x);
-        f[1] = __uint_as_float(r.y);
-        f[2] = __uint_as_float(r.z);
-        f[3] = __uint_as_float(r.w);
-    } else {
-        unpack2<T>(r.x, f[0], f[1]);
-        unpack2<T>(r.y, f[2], f[3]);
-        unpack2<T>(r.z, f[4], f[5]);
-        unpack2<T>(r.w, f[6], f[7]);
-    }
-}
-
-template <typename T> __device__ __forceinline__ uint4 repack(const float (&f)[vec_of<T>()])
-{
-    if constexpr (std::is_same<T, float>::value)
-        return make_uint4(__float_as_uint(f[0]), __float_as_uint(f[1]), __float_as_uint(f[2]),
-                          __float_as_uint(f[3]));
-    else
-        return make_uint4(pack2<T>(f[0], f[1]), pack2<T>(f[2], f[3]), pack2<T>(f[4], f[5]),
-                          pack2<T>(f[6], f[7]));
 }
 
 /* VEC fp32 weights of a pack. A pack starts at a multiple of VEC elements,

@@ -52,7 +52,7 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
     const int N = (int)a.N, G = lm.stride / VEC, gt = lm.first / VEC;
     const int64_t total = a.M * a.N;
     const float *wb = a.w + lm.first;
-    const bool w16 = (reinterpret_cast<uintptr_t>(a.w) & 15u) == 0;
+    const bool w16 = kb_aligned16(a.w);
     const T *x = static_cast<const T *>(a.x);
     T *y = static_cast<T *>(a.y);
     const int64_t step = gridDim.x / lm.cl, R = blockDim.y;
@@ -111,7 +111,7 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
         if constexpr (LN) {
 #pragma unroll
             for (int i = 0; i < NV; i++) {
-                unpack<T>(xv[i], f);
+                kb_unpack<T>(xv[i], f);
 #pragma unroll
                 for (int j = 0; j < VEC; j++) s[0] += f[j];
             }
@@ -122,7 +122,7 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
             for (int i = 0; i < NV; i++)
                 if (i < cnt) {
                     const int lo = AL ? 0 : lo_of(i, sh);
-                    unpack<T>(xv[i], f);
+                    kb_unpack<T>(xv[i], f);
 #pragma unroll
                     for (int j = 0; j < VEC; j++)
                         if (AL || (j >= lo && j < lo + N)) s[0] += (f[j] - mean) * (f[j] - mean);
@@ -130,7 +130,7 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
         } else {
 #pragma unroll
             for (int i = 0; i < NV; i++) {
-                unpack<T>(xv[i], f);
+                kb_unpack<T>(xv[i], f);
 #pragma unroll
                 for (int j = 0; j < VEC; j++) s[0] += f[j] * f[j];
             }
@@ -141,15 +141,15 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
         for (int i = 0; i < NV; i++) {
             if (i < cnt) {
                 float wv[VEC];
-                unpack<T>(xv[i], f);
+                kb_unpack<T>(xv[i], f);
                 const int lo = AL ? 0 : lo_of(i, sh);
                 if constexpr (AL) ld_w<VEC, true>(wb + i * lm.stride, VEC, w16, wv);
                 else ld_w_at<VEC>(a.w, -lo, N, w16, wv);
 #pragma unroll
                 for (int j = 0; j < VEC; j++) f[j] = (f[j] - mean) * rstd * wv[j];
                 T *dst = y + off + (int64_t)i * lm.stride;
-                if (AL || (lo <= 0 && lo + N >= VEC)) st_pack<T, true>(dst, repack<T>(f), VEC);
-                else st_range<T>(dst, repack<T>(f), lo, lo + N);
+                if (AL || (lo <= 0 && lo + N >= VEC)) st_pack<T, true>(dst, kb_pack<T>(f), VEC);
+                else st_range<T>(dst, kb_pack<T>(f), lo, lo + N);
             }
             if constexpr (DB) xv[i] = xn[i];
             else load(xv[i], i, cntn, offn, shn);
@@ -206,7 +206,7 @@ template <typename T, bool LN, int MODE> __global__ void fwd_loop(const fwd_args
     row_reducer<1> reduce(rsm, tpr, 1);
     const float n = (float)a.N;
     const int64_t total = a.M * a.N;
-    const bool w16 = (reinterpret_cast<uintptr_t>(a.w) & 15u) == 0;
+    const bool w16 = kb_aligned16(a.w);
     const T *x = static_cast<const T *>(a.x);
     T *y = static_cast<T *>(a.y);
     for (int64_t row = blockIdx.x; row < a.M; row += gridDim.x) {
@@ -228,7 +228,7 @@ template <typename T, bool LN, int MODE> __global__ void fwd_loop(const fwd_args
             } else {
                 r = ld_pack<T, false, false>(x + f0, 1);
             }
-            unpack<T>(r, f);
+            kb_unpack<T>(r, f);
         };
         float mean = 0.f, s[1] = {0.f}, f[PV];
         int lo;
@@ -260,10 +260,10 @@ template <typename T, bool LN, int MODE> __global__ void fwd_loop(const fwd_args
 #pragma unroll
             for (int j = 0; j < VEC; j++) f[j] = (f[j] - mean) * rstd * wv[j];
             T *dst = y + base + (int64_t)k * VEC;
-            if constexpr (MODE == LOOP_ELEM) st_pack<T, false>(dst, repack<T>(f), 1);
+            if constexpr (MODE == LOOP_ELEM) st_pack<T, false>(dst, kb_pack<T>(f), 1);
             else if (MODE == LOOP_AL || (lo <= 0 && lo + N >= VEC))
-                st_pack<T, true>(dst, repack<T>(f), VEC);
-            else st_range<T>(dst, repack<T>(f), lo, lo + N);
+                st_pack<T, true>(dst, kb_pack<T>(f), VEC);
+            else st_range<T>(dst, kb_pack<T>(f), lo, lo + N);
         }
     }
 }

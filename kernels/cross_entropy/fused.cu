@@ -80,7 +80,7 @@ static kb_status ce_fwd_run(const kb_problem *p, const kb_tensors *t, void *stat
                             cudaStream_t s, kb_err *e)
 {
     const fused_cfg *c = (const fused_cfg *)state;
-    fused_dispatch<FUSED_TILE_ELEMS, FUSED_TILE_ELEMS>(p, c, fused_aligned(t->x), [&](auto k) {
+    fused_dispatch<FUSED_TILE_ELEMS, FUSED_TILE_ELEMS>(p, c, kb_aligned16(t->x), [&](auto k) {
         typedef decltype(k) K;
         typedef typename K::T T;
         ce_fwd_kernel<T, K::W, K::U><<<fused_grid(p->M), c->threads, 0, s>>>(
@@ -94,7 +94,7 @@ static kb_status ce_bwd_run(const kb_problem *p, const kb_tensors *t, void *stat
 {
     const fused_cfg *c = (const fused_cfg *)state;
     fused_dispatch<FUSED_TILE_ELEMS_SCALAR_RW, FUSED_TILE_ELEMS>(
-        p, c, fused_aligned(t->x) && fused_aligned(t->out), [&](auto k) {
+        p, c, kb_aligned16(t->x) && kb_aligned16(t->out), [&](auto k) {
             typedef decltype(k) K;
             typedef typename K::T T;
             ce_bwd_kernel<T, K::W, K::U><<<fused_grid(p->M), c->threads, 0, s>>>(

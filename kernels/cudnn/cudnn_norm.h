@@ -19,6 +19,11 @@ kb_status kb_cudnn_norm_run(const kb_problem *p, const kb_tensors *t, void *stat
 void kb_cudnn_norm_describe(const void *state, char *buf, size_t len);
 void kb_cudnn_norm_teardown(void *state);
 
+/* kb_<op>_cudnn_fwd / _bwd: both directions of a norm run the shared graph. */
+#define KB_CUDNN_NORM_IMPL(name, bench)                                                    \
+    const kb_impl name = {"cudnn", bench, kb_cudnn_norm_setup, kb_cudnn_norm_run,          \
+                          kb_cudnn_norm_describe, kb_cudnn_norm_teardown, NULL}
+
 #ifdef __cplusplus
 }
 #endif

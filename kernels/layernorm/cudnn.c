@@ -21,9 +21,5 @@
 #include "cudnn_norm.h"
 #include "kbench.h"
 
-const kb_impl kb_layernorm_cudnn_fwd = {"cudnn", KB_LAYERNORM_FWD, kb_cudnn_norm_setup,
-                                        kb_cudnn_norm_run, kb_cudnn_norm_describe,
-                                        kb_cudnn_norm_teardown, NULL};
-const kb_impl kb_layernorm_cudnn_bwd = {"cudnn", KB_LAYERNORM_BWD, kb_cudnn_norm_setup,
-                                        kb_cudnn_norm_run, kb_cudnn_norm_describe,
-                                        kb_cudnn_norm_teardown, NULL};
+KB_CUDNN_NORM_IMPL(kb_layernorm_cudnn_fwd, KB_LAYERNORM_FWD);
+KB_CUDNN_NORM_IMPL(kb_layernorm_cudnn_bwd, KB_LAYERNORM_BWD);

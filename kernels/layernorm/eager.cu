@@ -136,7 +136,6 @@ ln_dgamma_partial(const float *__restrict__ dy, const float *__restrict__ x,
                   const float *__restrict__ mean, const float *__restrict__ rstd,
                   float *__restrict__ part, int64_t M, int64_t N, int64_t rows_per_chunk)
 {
-    __shared__ float lanes[8][33];
     const int64_t col = (int64_t)blockIdx.x * 32 + threadIdx.x;
     const int64_t r0 = (int64_t)blockIdx.y * rows_per_chunk;
     const int64_t r1 = r0 + rows_per_chunk < M ? r0 + rows_per_chunk : M;
@@ -146,35 +145,20 @@ ln_dgamma_partial(const float *__restrict__ dy, const float *__restrict__ x,
         for (int64_t r = r0 + threadIdx.y; r < r1; r += 8)
             acc += dy[r * N + col] * ((x[r * N + col] - mean[r]) * rstd[r]);
     }
-    lanes[threadIdx.y][threadIdx.x] = acc;
-    __syncthreads();
-    if (threadIdx.y == 0 && col < N) {
-        float sum = 0.f;
-#pragma unroll
-        for (int k = 0; k < 8; k++) sum += lanes[k][threadIdx.x];
-        part[(int64_t)blockIdx.y * N + col] = sum;
-    }
+    lanes_sum(acc, col < N, &part[(int64_t)blockIdx.y * N + col]);
 }
 
 /* out[col] = sum_r a[r, col] over all rows; grid cdiv(N, 32), block (32, 8). */
 __global__ void __launch_bounds__(256)
 colsum(const float *__restrict__ a, float *__restrict__ out, int64_t rows, int64_t N)
 {
-    __shared__ float lanes[8][33];
     const int64_t col = (int64_t)blockIdx.x * 32 + threadIdx.x;
     float acc = 0.f;
     if (col < N) {
 #pragma unroll 4
         for (int64_t r = threadIdx.y; r < rows; r += 8) acc += a[r * N + col];
     }
-    lanes[threadIdx.y][threadIdx.x] = acc;
-    __syncthreads();
-    if (threadIdx.y == 0 && col < N) {
-        float sum = 0.f;
-#pragma unroll
-        for (int k = 0; k < 8; k++) sum += lanes[k][threadIdx.x];
-        out[col] = sum;
-    }
+    lanes_sum(acc, col < N, &out[col]);
 }
 
 /* ---- host ----------------------------------------------------------------------- */

@@ -16,9 +16,5 @@
 #include "cudnn_norm.h"
 #include "kbench.h"
 
-const kb_impl kb_rmsnorm_cudnn_fwd = {"cudnn", KB_RMSNORM_FWD, kb_cudnn_norm_setup,
-                                      kb_cudnn_norm_run, kb_cudnn_norm_describe,
-                                      kb_cudnn_norm_teardown, NULL};
-const kb_impl kb_rmsnorm_cudnn_bwd = {"cudnn", KB_RMSNORM_BWD, kb_cudnn_norm_setup,
-                                      kb_cudnn_norm_run, kb_cudnn_norm_describe,
-                                      kb_cudnn_norm_teardown, NULL};
+KB_CUDNN_NORM_IMPL(kb_rmsnorm_cudnn_fwd, KB_RMSNORM_FWD);
+KB_CUDNN_NORM_IMPL(kb_rmsnorm_cudnn_bwd, KB_RMSNORM_BWD);

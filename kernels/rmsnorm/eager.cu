@@ -114,7 +114,6 @@ __global__ void __launch_bounds__(256)
 colsum(const float *__restrict__ a, float *__restrict__ out, int64_t rows, int64_t N,
        int64_t rows_per_chunk)
 {
-    __shared__ float part[8][33];
     const int64_t col = (int64_t)blockIdx.x * 32 + threadIdx.x;
     const int64_t r0 = (int64_t)blockIdx.y * rows_per_chunk;
     const int64_t r1 = r0 + rows_per_chunk < rows ? r0 + rows_per_chunk : rows;
@@ -123,14 +122,7 @@ colsum(const float *__restrict__ a, float *__restrict__ out, int64_t rows, int64
 #pragma unroll 4
         for (int64_t r = r0 + threadIdx.y; r < r1; r += 8) acc += a[r * N + col];
     }
-    part[threadIdx.y][threadIdx.x] = acc;
-    __syncthreads();
-    if (threadIdx.y == 0 && col < N) {
-        float sum = 0.f;
-#pragma unroll
-        for (int k = 0; k < 8; k++) sum += part[k][threadIdx.x];
-        out[(int64_t)blockIdx.y * N + col] = sum;
-    }
+    lanes_sum(acc, col < N, &out[(int64_t)blockIdx.y * N + col]);
 }
 
 template <typename T>

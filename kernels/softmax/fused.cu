@@ -108,7 +108,7 @@ static kb_status softmax_fwd_run(const kb_problem *p, const kb_tensors *t, void 
 {
     const fused_cfg *c = (const fused_cfg *)state;
     fused_dispatch<FUSED_TILE_ELEMS_SCALAR_RW, FUSED_TILE_ELEMS>(
-        p, c, fused_aligned(t->x) && fused_aligned(t->out), [&](auto k) {
+        p, c, kb_aligned16(t->x) && kb_aligned16(t->out), [&](auto k) {
             typedef decltype(k) K;
             typedef typename K::T T;
             softmax_fwd_kernel<T, K::W, K::U><<<fused_grid(p->M), c->threads, 0, s>>>(
@@ -121,7 +121,7 @@ static kb_status softmax_bwd_run(const kb_problem *p, const kb_tensors *t, void 
                                  cudaStream_t s, kb_err *e)
 {
     const fused_cfg *c = (const fused_cfg *)state;
-    const bool aligned = fused_aligned(t->y) && fused_aligned(t->dy) && fused_aligned(t->out);
+    const bool aligned = kb_aligned16(t->y) && kb_aligned16(t->dy) && kb_aligned16(t->out);
     /* two input streams */
     fused_dispatch<FUSED_TILE_ELEMS_TWO_IN, FUSED_TILE_ELEMS_TWO_IN>(p, c, aligned, [&](auto k) {
         typedef decltype(k) K;
