@@ -141,6 +141,16 @@ inline kb_status eager_check(const kb_problem *p, const char *op, kb_err *e)
     return KB_OK;
 }
 
+/* The eager norms' check: also N < 2^24, so that N (the mean's divisor) and
+ * the Welford counts are exact in fp32. */
+inline kb_status eager_norm_check(const kb_problem *p, const char *op, kb_err *e)
+{
+    KB_TRY(eager_check(p, op, e));
+    if (p->N >= (1 << 24))
+        return KB_FAIL(e, KB_ERR_UNSUPPORTED, "eager %s: N=%lld >= 2^24", op, (long long)p->N);
+    return KB_OK;
+}
+
 #define WS(L, t, field) ((float *)((char *)(t)->workspace + (L).field))
 
 } /* namespace */

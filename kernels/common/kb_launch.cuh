@@ -11,8 +11,7 @@
  * shared memory needs set first: non-portable cluster sizes (> 8) allowed,
  * and the dynamic shared memory limit raised whenever dynamic memory is
  * used: static + dynamic above 48 KB needs it even when the dynamic part
- * alone is below (48 KB dynamic + a few static bytes gave zero resident
- * CTAs). */
+ * alone is below (kernels/README.md, H200 measurements). */
 static inline cudaError_t kb_launch_prepare(const void *fn, int cs, size_t dyn_smem)
 {
     cudaError_t rc = cudaSuccess;

@@ -300,8 +300,8 @@ void nt_heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out
     kb_tune_cfg c = {};
     /* Forward, N % VEC != 0, enough rows to fill the GPU with one CTA per
      * row: the re-reading loop, whose few registers give full occupancy,
-     * beat the shifted-slot register kernel on the H200 (kbench --tune,
-     * 4096x50257 and 32768x4095: 1.2-1.6x). About 8 slots per thread. */
+     * beat the shifted-slot register kernel (kernels/README.md, H200
+     * measurements). About 8 slots per thread. */
     const int sms = ctx && ctx->sm_count > 0 ? ctx->sm_count : 132;
     if (!BWD && p->N % nt_vec(p->dtype) != 0 && p->N >= 1024 && p->N <= 65536 &&
         p->M >= 2 * sms) {

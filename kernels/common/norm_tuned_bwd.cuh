@@ -295,11 +295,15 @@ template <typename T, bool LN, bool AL> __global__ void bwd_dx_loop(const bwd_ar
         float s[V], xf[VEC], df[VEC], wv[VEC];
 #pragma unroll
         for (int k = 0; k < V; k++) s[k] = 0.f;
-        for (int64_t e = threadIdx.x * VEC; e < a.N; e += (int64_t)tpr * VEC) {
-            const int valid = (int)(a.N - e < VEC ? a.N - e : VEC);
+        /* x, dy and w of the pack at e (valid elements). */
+        auto load = [&](int64_t e, int valid) {
             kb_unpack<T>(ld_pack<T, AL, false>(xr + e, valid), xf);
             kb_unpack<T>(ld_pack<T, AL, false>(dr + e, valid), df);
             ld_w<VEC, AL>(a.w + e, valid, w16, wv);
+        };
+        for (int64_t e = threadIdx.x * VEC; e < a.N; e += (int64_t)tpr * VEC) {
+            const int valid = (int)(a.N - e < VEC ? a.N - e : VEC);
+            load(e, valid);
 #pragma unroll
             for (int j = 0; j < VEC; j++) {
                 const float xh = bwd_xh(m, xf[j]), gv = df[j] * wv[j];
@@ -312,9 +316,7 @@ template <typename T, bool LN, bool AL> __global__ void bwd_dx_loop(const bwd_ar
         T *ob = static_cast<T *>(a.dx) + row * a.N;
         for (int64_t e = threadIdx.x * VEC; e < a.N; e += (int64_t)tpr * VEC) {
             const int valid = (int)(a.N - e < VEC ? a.N - e : VEC);
-            kb_unpack<T>(ld_pack<T, AL, false>(xr + e, valid), xf);
-            kb_unpack<T>(ld_pack<T, AL, false>(dr + e, valid), df);
-            ld_w<VEC, AL>(a.w + e, valid, w16, wv);
+            load(e, valid);
 #pragma unroll
             for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
             st_pack<T, AL>(ob + e, kb_pack<T>(xf), valid);

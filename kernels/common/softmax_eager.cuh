@@ -116,68 +116,61 @@ template <typename U, int V> __device__ __forceinline__ void ld_b(const U *p, fl
 __device__ __forceinline__ float ld1(float v) { return v; }
 template <typename U> __device__ __forceinline__ float ld1(U v) { return kb_to_float(v); }
 
-/* ---- forward, N <= 2048: one warp per row, row in registers ----------------
- * Lane l holds elements l, l+32, ... (ITERS = next_pow2(N)/32 <= 64, padded
- * with -inf), scalar loads, warp-shuffle reductions, 128-thread blocks. */
+/* ---- forward, row in registers ----------------------------------------------
+ * This thread's R elements j0, j0 + stride, ... of the row (padded with -inf)
+ * in registers; max and sum reduced over the row's threads by reduce_max /
+ * reduce_sum. */
+template <typename E, typename T, int R, typename RMax, typename RSum>
+__device__ __forceinline__ void fwd_row_regs(const T *__restrict__ xr, T *__restrict__ yr, int N,
+                                             int j0, int stride, const RMax &reduce_max,
+                                             const RSum &reduce_sum)
+{
+    float v[R];
+    float mx = -INFINITY;
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const int j = j0 + r * stride;
+        v[r] = j < N ? kb_to_float(xr[j]) : -INFINITY;
+        mx = fmaxf(mx, v[r]);
+    }
+    mx = reduce_max(mx);
+    float sum = 0.f;
+#pragma unroll
+    for (int r = 0; r < R; r++) sum += E::term(v[r], mx);
+    const float tot = E::total(reduce_sum(sum));
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const int j = j0 + r * stride;
+        if (j < N) yr[j] = kb_from_float<T>(E::held(v[r], mx, tot));
+    }
+}
+
+/* N <= 2048: one warp per row, lane l holds elements l, l+32, ... (ITERS =
+ * next_pow2(N)/32 <= 64), scalar loads, warp-shuffle reductions, 128-thread
+ * blocks. */
 template <typename E, typename T, int ITERS>
 __global__ void __launch_bounds__(WARP_ROWS * 32)
 softmax_fwd_warp(const T *__restrict__ x, T *__restrict__ y, int64_t M, int N)
 {
     const int lane = threadIdx.x & 31;
     for (int64_t row = (int64_t)blockIdx.x * WARP_ROWS + (threadIdx.x >> 5); row < M;
-         row += (int64_t)gridDim.x * WARP_ROWS) {
-        const T *xr = x + row * N;
-        T *yr = y + row * N;
-        float v[ITERS];
-        float mx = -INFINITY;
-#pragma unroll
-        for (int k = 0; k < ITERS; k++) {
-            const int j = lane + 32 * k;
-            v[k] = j < N ? kb_to_float(xr[j]) : -INFINITY;
-            mx = fmaxf(mx, v[k]);
-        }
-        mx = kb_warp_max(mx);
-        float sum = 0.f;
-#pragma unroll
-        for (int k = 0; k < ITERS; k++) sum += E::term(v[k], mx);
-        const float tot = E::total(kb_warp_sum(sum));
-#pragma unroll
-        for (int k = 0; k < ITERS; k++) {
-            const int j = lane + 32 * k;
-            if (j < N) yr[j] = kb_from_float<T>(E::held(v[k], mx, tot));
-        }
-    }
+         row += (int64_t)gridDim.x * WARP_ROWS)
+        fwd_row_regs<E, T, ITERS>(x + row * N, y + row * N, N, lane, 32,
+                                  [](float v) { return kb_warp_max(v); },
+                                  [](float v) { return kb_warp_sum(v); });
 }
 
-/* ---- forward, N > 2048: one 1024-thread block per row ----------------------- */
-/* Row in registers: thread t holds elements t, t+1024, ... (REG of them). */
+/* N > 2048: one 1024-thread block per row. Row in registers: thread t holds
+ * elements t, t+1024, ... (REG of them). */
 template <typename E, typename T, int REG>
 __global__ void __launch_bounds__(ROW_THREADS, 2)
 softmax_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M, int N)
 {
     __shared__ float scratch[32];
-    for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
-        const T *xr = x + row * N;
-        T *yr = y + row * N;
-        float v[REG];
-        float mx = -INFINITY;
-#pragma unroll
-        for (int r = 0; r < REG; r++) {
-            const int j = threadIdx.x + r * blockDim.x;
-            v[r] = j < N ? kb_to_float(xr[j]) : -INFINITY;
-            mx = fmaxf(mx, v[r]);
-        }
-        mx = kb_block_max(mx, scratch);
-        float sum = 0.f;
-#pragma unroll
-        for (int r = 0; r < REG; r++) sum += E::term(v[r], mx);
-        const float tot = E::total(kb_block_sum(sum, scratch));
-#pragma unroll
-        for (int r = 0; r < REG; r++) {
-            const int j = threadIdx.x + r * blockDim.x;
-            if (j < N) yr[j] = kb_from_float<T>(E::held(v[r], mx, tot));
-        }
-    }
+    for (int64_t row = blockIdx.x; row < M; row += gridDim.x)
+        fwd_row_regs<E, T, REG>(x + row * N, y + row * N, N, threadIdx.x, blockDim.x,
+                                [&](float v) { return kb_block_max(v, scratch); },
+                                [&](float v) { return kb_block_sum(v, scratch); });
 }
 
 /* Row cached in dynamic shared memory (N * sizeof(T) bytes), 128-bit

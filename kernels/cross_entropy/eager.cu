@@ -45,6 +45,9 @@
  *         otherwise          _gmem  cunn_SoftMaxBackward: sum pass and write
  *                            pass over global memory, 128-bit interior as
  *                            in the forward.
+ * The log_softmax kernels are kernels/common/softmax_eager.cuh's (shared
+ * with eager softmax) with the epilogues LogSoftmaxFwd / LogSoftmaxBwd
+ * (g = grad_logp, b = logp in fp32).
  * Rows are grid-strided, offsets int64; any M, N >= 1. Base pointers that are
  * not 16-byte aligned turn every 128-bit path scalar. A target outside [0, N)
  * yields NaN instead of an out-of-bounds access (PyTorch asserts).          */
@@ -54,16 +57,25 @@
  * kernels and helpers of the same names in their own files. */
 namespace {
 
+/* f(i, target[i]) for rows i < M, one thread a row, grid-strided (PyTorch's
+ * nll_loss kernels without reduction). */
+template <typename F>
+__device__ __forceinline__ void for_each_target(const int64_t *__restrict__ target, int64_t M,
+                                                const F &f)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < M;
+         i += (int64_t)gridDim.x * blockDim.x)
+        f(i, target[i]);
+}
+
 template <typename T>
 __global__ void nll_gather(const T *__restrict__ logp, const int64_t *__restrict__ target,
                            T *__restrict__ loss, int64_t M, int64_t N)
 {
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < M;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t c = target[i];
+    for_each_target(target, M, [&](int64_t i, int64_t c) {
         loss[i] = c >= 0 && c < N ? kb_from_float<T>(-kb_to_float(logp[i * N + c]))
                                   : kb_from_float<T>(NAN);
-    }
+    });
 }
 
 /* ---- backward ------------------------------------------------------------- */
@@ -113,14 +125,12 @@ template <typename T>
 __global__ void nll_scatter(const float *__restrict__ dloss, const int64_t *__restrict__ target,
                             T *__restrict__ grad, int64_t M, int64_t N)
 {
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < M;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t c = target[i];
+    for_each_target(target, M, [&](int64_t i, int64_t c) {
         if (c >= 0 && c < N)
             grad[i * N + c] = kb_from_float<T>(-dloss[i]);
         else
             grad[i * N] = kb_from_float<T>(NAN); /* poisons the row's sum */
-    }
+    });
 }
 
 /* ---- host ----------------------------------------------------------------- */

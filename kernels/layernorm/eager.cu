@@ -196,13 +196,7 @@ static kb_status bwd(const kb_problem *p, const kb_tensors *t, cudaStream_t s, k
     return ew((T *)t->out, M * N, Load<float>{dx32}, s, e);
 }
 
-static kb_status check(const kb_problem *p, kb_err *e)
-{
-    KB_TRY(eager_check(p, "layernorm", e));
-    if (p->N >= (1 << 24)) /* N and the Welford counts must be exact in fp32 */
-        return KB_FAIL(e, KB_ERR_UNSUPPORTED, "eager layernorm: N=%lld >= 2^24", (long long)p->N);
-    return KB_OK;
-}
+static kb_status check(const kb_problem *p, kb_err *e) { return eager_norm_check(p, "layernorm", e); }
 
 static size_t workspace(const kb_problem *p, bool bwd)
 {

@@ -44,7 +44,10 @@
  *   in place; a bf16 tmp would also break SPEC's element-wise tolerance for
  *   tiny N, where dx = tmp - y*sum(tmp) cancels.
  * Rows are grid-strided (any M >= 1), offsets int64; any N >= 1. Base
- * pointers that are not 16-byte aligned turn every 128-bit path scalar.    */
+ * pointers that are not 16-byte aligned turn every 128-bit path scalar.
+ * The kernels (softmax_{fwd,bwd}_*) are kernels/common/softmax_eager.cuh's,
+ * shared with eager cross entropy's log_softmax, with the epilogues
+ * SoftmaxFwd / SoftmaxBwd (g = dy, b = y).                                 */
 #include "softmax_eager.cuh"
 
 /* Internal linkage for every kernel and helper: other backends define
