@@ -97,6 +97,24 @@ __device__ __forceinline__ void lanes_sum(float acc, bool ok, float *dst)
     }
 }
 
+/* out[chunk, col] = sum over rows [chunk*rows_per_chunk, +rows_per_chunk) of
+ * a[row, col]; grid (cdiv(N, 32), chunks), chunks <= CHUNKS_MAX. */
+template <typename A> /* float; a template so that files without it compile none */
+__global__ void __launch_bounds__(256)
+colsum(const A *__restrict__ a, float *__restrict__ out, int64_t rows, int64_t N,
+       int64_t rows_per_chunk)
+{
+    const int64_t col = (int64_t)blockIdx.x * 32 + threadIdx.x;
+    const int64_t r0 = (int64_t)blockIdx.y * rows_per_chunk;
+    const int64_t r1 = r0 + rows_per_chunk < rows ? r0 + rows_per_chunk : rows;
+    float acc = 0.f;
+    if (col < N) {
+#pragma unroll 4
+        for (int64_t r = r0 + threadIdx.y; r < r1; r += 8) acc += a[r * N + col];
+    }
+    lanes_sum(acc, col < N, &out[(int64_t)blockIdx.y * N + col]);
+}
+
 /* Block size of a one-block-per-row reduction: 32..512, ~4 elements a thread. */
 inline unsigned row_threads(int64_t N)
 {

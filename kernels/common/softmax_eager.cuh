@@ -105,6 +105,13 @@ __device__ __forceinline__ void row_visit(const RowSpan &s, int64_t N, const One
     for (int64_t j = s.tail + threadIdx.x; j < N; j += blockDim.x) one(j);
 }
 
+/* The row cache of the _smem kernels: dynamic shared memory, 16-byte slots. */
+__device__ __forceinline__ uint4 *row_cache()
+{
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    return reinterpret_cast<uint4 *>(smem_raw);
+}
+
 /* V elements of b (the dtype, or fp32) from a 16-byte aligned p, as fp32. */
 template <typename U, int V> __device__ __forceinline__ void ld_b(const U *p, float (&f)[V])
 {
@@ -180,8 +187,7 @@ __global__ void __launch_bounds__(ROW_THREADS, 2)
 softmax_fwd_smem(const T *__restrict__ x, T *__restrict__ y, int64_t M, int N)
 {
     constexpr int V = kb_vec<T>::n;
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    uint4 *cache = reinterpret_cast<uint4 *>(smem_raw);
+    uint4 *cache = row_cache();
     __shared__ float scratch[32];
     const int nvec = N / V;
     for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
@@ -293,8 +299,7 @@ softmax_bwd_smem(const T *__restrict__ g, const U *__restrict__ b, T *__restrict
                  int N)
 {
     constexpr int V = kb_vec<T>::n;
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    uint4 *cache = reinterpret_cast<uint4 *>(smem_raw);
+    uint4 *cache = row_cache();
     __shared__ float scratch[32];
     const int nvec = N / V;
     for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {

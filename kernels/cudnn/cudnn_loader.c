@@ -141,6 +141,16 @@ void kb_cudnn_case_name(const kb_problem *p, char *buf, size_t len)
              kb_dtype_name(p->dtype), p->M, p->N);
 }
 
+kb_status kb_cudnn_adopt(kb_status rc, void *st, void (*teardown)(void *), void **state)
+{
+    if (rc != KB_OK) {
+        teardown(st);
+        return rc;
+    }
+    *state = st;
+    return KB_OK;
+}
+
 cudnnDataType_t kb_cudnn_dtype(kb_dtype d)
 {
     switch (d) {

@@ -93,6 +93,9 @@ kb_status kb_cudnn_handle(const kb_cudnn_api *api, int device, cudnnHandle_t *h,
 
 /* "cudnn <benchmark> <dtype> <M>x<N>", the prefix of every message. */
 void kb_cudnn_case_name(const kb_problem *p, char *buf, size_t len);
+/* A backend's setup ending: rc, the result of building the state st; on
+ * failure st is torn down and rc returned, else *state = st. */
+kb_status kb_cudnn_adopt(kb_status rc, void *st, void (*teardown)(void *), void **state);
 
 cudnnDataType_t kb_cudnn_dtype(kb_dtype d);
 

@@ -397,12 +397,7 @@ kb_status kb_cudnn_norm_setup(const kb_problem *p, const kb_setup_ctx *ctx, void
     st->eps = KB_NORM_EPS;
     st->engine = -1;
     kb_cudnn_case_name(p, st->name, sizeof st->name);
-    kb_status rc = build(st, p, device, e);
-    if (rc != KB_OK) {
-        kb_cudnn_norm_teardown(st);
-        return rc;
-    }
-    *state = st;
+    KB_TRY(kb_cudnn_adopt(build(st, p, device, e), st, kb_cudnn_norm_teardown, state));
     *workspace_bytes = st->ws_total;
     return KB_OK;
 }

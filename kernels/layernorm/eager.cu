@@ -148,18 +148,6 @@ ln_dgamma_partial(const float *__restrict__ dy, const float *__restrict__ x,
     lanes_sum(acc, col < N, &part[(int64_t)blockIdx.y * N + col]);
 }
 
-/* out[col] = sum_r a[r, col] over all rows; grid cdiv(N, 32), block (32, 8). */
-__global__ void __launch_bounds__(256)
-colsum(const float *__restrict__ a, float *__restrict__ out, int64_t rows, int64_t N)
-{
-    const int64_t col = (int64_t)blockIdx.x * 32 + threadIdx.x;
-    float acc = 0.f;
-    if (col < N) {
-#pragma unroll 4
-        for (int64_t r = threadIdx.y; r < rows; r += 8) acc += a[r * N + col];
-    }
-    lanes_sum(acc, col < N, &out[col]);
-}
 
 /* ---- host ----------------------------------------------------------------------- */
 template <typename T>
@@ -191,7 +179,7 @@ static kb_status bwd(const kb_problem *p, const kb_tensors *t, cudaStream_t s, k
     ln_dgamma_partial<<<dim3(cols, (unsigned)L.chunks), dim3(32, 8), 0, s>>>(
         dy32, x32, t->mean, t->rstd, part, M, N, L.chunk_rows);
     KB_LAUNCHED(e);
-    colsum<<<cols, dim3(32, 8), 0, s>>>(part, t->dw, L.chunks, N);
+    colsum<<<cols, dim3(32, 8), 0, s>>>(part, t->dw, L.chunks, N, L.chunks);
     KB_LAUNCHED(e);
     return ew((T *)t->out, M * N, Load<float>{dx32}, s, e);
 }

@@ -268,13 +268,18 @@ static kb_status check_problem(const kb_buffers *b, const char *who, kb_err *e)
                            (long long)p->M, (long long)p->N, #ptr);                       \
     } while (0)
 
+/* What every entry point starts with: its name for messages (who), the
+ * problem checked, and p, t, M, N. */
+#define REF_BEGIN(b, e)                                                                   \
+    const char *const who = __func__;                                                    \
+    KB_TRY(check_problem((b), who, (e)));                                                 \
+    const kb_problem *p = &(b)->p;                                                        \
+    const kb_tensors *t = &(b)->t;                                                        \
+    const int64_t M = p->M, N = p->N
+
 extern "C" kb_status kb_ref_gpu_saved(kb_buffers *b, cudaStream_t s, kb_err *e)
 {
-    static const char who[] = "kb_ref_gpu_saved";
-    KB_TRY(check_problem(b, who, e));
-    const kb_problem *p = &b->p;
-    const kb_tensors *t = &b->t;
-    const int64_t M = p->M, N = p->N;
+    REF_BEGIN(b, e);
     /* The saved statistics the descriptor lists, each from x (forwards
      * save nothing). */
     const unsigned saved = kb_bench_info_get(p->bench)->tensors;
@@ -349,11 +354,7 @@ static kb_status gold_dw(const kb_problem *p, const kb_tensors *t, const float *
 
 extern "C" kb_status kb_ref_gpu_gold(kb_buffers *b, cudaStream_t s, kb_err *e)
 {
-    static const char who[] = "kb_ref_gpu_gold";
-    KB_TRY(check_problem(b, who, e));
-    const kb_problem *p = &b->p;
-    const kb_tensors *t = &b->t;
-    const int64_t M = p->M, N = p->N;
+    REF_BEGIN(b, e);
     NEED(b->gold, who);
     /* The one place the GPU reference picks per-op math: the descriptor's
      * family and direction. */

@@ -108,22 +108,6 @@ row_reduce(const float *__restrict__ a, float *__restrict__ out, int64_t M, int6
     }
 }
 
-/* out[chunk, col] = sum over rows [chunk*rows_per_chunk, +rows_per_chunk) of
- * a[row, col]; grid (cdiv(N, 32), chunks), chunks <= CHUNKS_MAX. */
-__global__ void __launch_bounds__(256)
-colsum(const float *__restrict__ a, float *__restrict__ out, int64_t rows, int64_t N,
-       int64_t rows_per_chunk)
-{
-    const int64_t col = (int64_t)blockIdx.x * 32 + threadIdx.x;
-    const int64_t r0 = (int64_t)blockIdx.y * rows_per_chunk;
-    const int64_t r1 = r0 + rows_per_chunk < rows ? r0 + rows_per_chunk : rows;
-    float acc = 0.f;
-    if (col < N) {
-#pragma unroll 4
-        for (int64_t r = r0 + threadIdx.y; r < r1; r += 8) acc += a[r * N + col];
-    }
-    lanes_sum(acc, col < N, &out[(int64_t)blockIdx.y * N + col]);
-}
 
 template <typename T>
 static kb_status fwd(const kb_problem *p, const kb_tensors *t, cudaStream_t s, kb_err *e)

@@ -163,13 +163,7 @@ static kb_status setup(const kb_problem *p, const kb_setup_ctx *ctx, void **stat
     if (!st) return KB_FAIL(e, KB_ERR_NOMEM, "cudnn softmax: out of host memory");
     st->bwd = p->bench == KB_SOFTMAX_BWD;
     kb_cudnn_case_name(p, st->name, sizeof st->name);
-    kb_status rc = build(st, p, device, e);
-    if (rc != KB_OK) {
-        teardown(st);
-        return rc;
-    }
-    *state = st;
-    return KB_OK;
+    return kb_cudnn_adopt(build(st, p, device, e), st, teardown, state);
 }
 
 static kb_status run(const kb_problem *p, const kb_tensors *t, void *state, cudaStream_t s,
