@@ -134,8 +134,8 @@ static kb_status add_dtype(const char *s, kb_options *o, kb_err *e)
  * kernels/<op>/tuned.cu and norm_tuned.cuh). Whether a benchmark's kernel
  * has the key and the value among its choices is checked at its setup;
  * here a typo is caught before any GPU work. */
-static const char *const tune_keys[] = {"threads", "rows", "cluster", "unroll", "split",
-                                        "hold",    "occ",  "db",      "acc",    "reload"};
+static const char *const tune_keys[] = {"threads", "rows", "cluster", "unroll", "split", "hold",
+                                        "occ",     "db",   "acc",     "reload", "hint",  "uncap"};
 
 static kb_status check_config_text(const char *what, const char *text, kb_err *e)
 {
@@ -156,7 +156,7 @@ static kb_status check_config_text(const char *what, const char *text, kb_err *e
         if (k == nkeys)
             return KB_FAIL(e, KB_ERR_ARG,
                            "%s: unknown key '%s' (expected threads, rows, cluster, unroll, "
-                           "split, hold, occ, db, acc or reload)",
+                           "split, hold, occ, db, acc, reload, hint or uncap)",
                            what, t);
         if (seen & (1u << k)) return KB_FAIL(e, KB_ERR_ARG, "%s: key '%s' given twice", what, t);
         seen |= 1u << k;

@@ -56,9 +56,13 @@ kb_status kb_glu_fused_bwd(kb_dtype dt, kb_glu_act act, const void *gate, const 
 
 /* The tuned kernels' launch configuration: threads per CTA, 16-byte vectors
  * per thread and stream per step (unroll), CTAs per SM (0: one pass, no
- * grid-stride loop; else a persistent grid of sm_count * occ CTAs). */
+ * grid-stride loop; else a persistent grid of sm_count * occ CTAs); for the
+ * flat kernel (dense tensors) the cache operators (hint 0: .cs loads and
+ * stores, 1: .cs loads and plain stores, 2: plain loads and stores) and
+ * uncap (0: registers capped for occupancy, 1: nvcc's allocation). Zero
+ * hint and uncap are the kernel as first tuned. */
 typedef struct {
-    int threads, unroll, occ;
+    int threads, unroll, occ, hint, uncap;
 } kb_glu_cfg;
 /* The tuned backend's default for this problem (what runs without a tuning
  * cache entry); sm_count <= 0 asks the current device. */
@@ -70,6 +74,10 @@ kb_status kb_glu_tuned_bwd(const kb_glu_cfg *c, int sm_count, kb_dtype dt, kb_gl
                            const void *gate, const void *up, const void *dy, int64_t ld_in,
                            void *dgate, void *dup, int64_t M, int64_t H, cudaStream_t s,
                            kb_err *e);
+/* The tuner's search space of a tuned GLU benchmark (harness/tune/tuner.h),
+ * for the unit tests. */
+struct kb_tune_space;
+const struct kb_tune_space *kb_glu_tune_space(int backward, kb_glu_act act);
 
 #ifdef __cplusplus
 }

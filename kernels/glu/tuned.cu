@@ -28,9 +28,14 @@
  * Launch parameters (kb_glu_cfg, from the tuner: heuristic, cache or search):
  *   threads {128..1024}, unroll {1,2,4,8} vectors per thread and stream per
  *   step, occ: 0 = one pass over the data (a CTA per threads*unroll
- *   vectors), else a persistent grid-stride grid of occ CTAs per SM.
- *   Heuristic: 256 threads, unroll 2 (fp32 forward 4), one pass; valid()
- *   rejects what does not fit the registers or spills.
+ *   vectors), else a persistent grid-stride grid of occ CTAs per SM;
+ *   flat kernel only: hint, the cache operators (0: .cs loads and stores,
+ *   1: .cs loads, plain stores, 2: plain loads and stores, as Inductor's
+ *   Triton pointwise kernels), and uncap (0: the register cap below,
+ *   1: nvcc's own register allocation). Which wins is the device's call:
+ *   the tuner times them.
+ *   Heuristic: 256 threads, unroll 2 (fp32 forward 4), one pass, hint 0,
+ *   uncap 0; valid() rejects what does not fit the registers or spills.
  * One kernel per call. Limits: any M, H >= 1, 64-bit offsets. */
 #include <type_traits>
 
@@ -154,9 +159,12 @@ __device__ __forceinline__ void vec_apply(const uint4 (&raw)[OP::NIN], uint4 (&o
  * forward up to U = 4). bf16 forward U = 2 then fits 32 registers: 2048
  * resident threads, 128 KB of loads in flight per SM (the H200 wants
  * 100+); uncapped, nvcc took 56. */
-template <typename T, typename OP> constexpr int glu_reg_cap(int U)
+template <typename T, typename OP, int HINT> constexpr int glu_reg_cap(int U)
 {
-    const int rest = sizeof(T) == 4 ? 20 : OP::NIN == 2 ? 16 : 28;
+    /* fp32 backward with plain loads or stores (hint 1, 2) keeps more live:
+     * at the hint-0 cap it spilled at unroll 1 to 4, at +8 still at unroll 1
+     * (cuobjdump -res-usage). */
+    const int rest = sizeof(T) == 4 ? (OP::NIN == 3 && HINT ? 36 : 20) : OP::NIN == 2 ? 16 : 28;
     return (U * 4 * OP::NIN + rest + 7) / 8 * 8;
 }
 
@@ -214,12 +222,28 @@ __global__ void glu_tuned_kernel(ptrs<T, OP::NIN, OP::NOUT> p, int64_t ldi, int6
     }
 }
 
+/* A 16-byte load / store with hint's cache operators (kb_glu_cfg.hint). */
+template <int HINT> __device__ __forceinline__ uint4 ld_vec(const uint4 *p)
+{
+    if constexpr (HINT <= 1)
+        return __ldcs(p);
+    else
+        return *p;
+}
+template <int HINT> __device__ __forceinline__ void st_vec(uint4 *p, const uint4 &v)
+{
+    if constexpr (HINT == 0)
+        __stcs(p, v);
+    else
+        *p = v;
+}
+
 /* Dense tensors whose pointers share one offset within 16 bytes: one flat
  * array of n elements, `head` scalar elements before the first 16-byte
  * boundary, nvec vectors, the rest scalar. Fewer live registers than the row
  * kernel (no per-row pointers), so more bytes in flight per SM. */
-template <typename T, typename OP, int U>
-__global__ void __maxnreg__((glu_reg_cap<T, OP>(U)))
+template <typename T, typename OP, int U, int HINT, int UNCAP>
+__global__ void __maxnreg__((UNCAP ? 255 : glu_reg_cap<T, OP, HINT>(U)))
 glu_flat_kernel(ptrs<T, OP::NIN, OP::NOUT> p, int64_t head, int64_t nvec, int64_t n)
 {
     constexpr int V = kb_vec<T>::n, NIN = OP::NIN, NOUT = OP::NOUT;
@@ -243,7 +267,7 @@ glu_flat_kernel(ptrs<T, OP::NIN, OP::NOUT> p, int64_t head, int64_t nvec, int64_
             const int64_t v = base + (int64_t)k * blockDim.x;
             if (v < nvec)
 #pragma unroll
-                for (int i = 0; i < NIN; i++) raw[k][i] = __ldcs(in[i] + v);
+                for (int i = 0; i < NIN; i++) raw[k][i] = ld_vec<HINT>(in[i] + v);
         }
 #pragma unroll
         for (int k = 0; k < U; k++) {
@@ -252,30 +276,46 @@ glu_flat_kernel(ptrs<T, OP::NIN, OP::NOUT> p, int64_t head, int64_t nvec, int64_
             uint4 o[NOUT];
             vec_apply<T, OP>(raw[k], o);
 #pragma unroll
-            for (int i = 0; i < NOUT; i++) __stcs(out[i] + v, o[i]);
+            for (int i = 0; i < NOUT; i++) st_vec<HINT>(out[i] + v, o[i]);
         }
     }
 }
 
-/* The row (FLAT false) or flat kernel of an unroll choice. */
+/* The row (FLAT false) or flat kernel of an unroll choice; the flat kernel
+ * also of a hint and uncap choice (the row kernel has neither: it runs with
+ * .cs loads and stores, its own registers). NULL: no such instantiation. */
 template <typename T, typename OP, bool FLAT> struct kernel_of {
     typedef void (*row_fn)(ptrs<T, OP::NIN, OP::NOUT>, int64_t, int64_t, int64_t, int64_t);
     typedef void (*flat_fn)(ptrs<T, OP::NIN, OP::NOUT>, int64_t, int64_t, int64_t);
     typedef typename std::conditional<FLAT, flat_fn, row_fn>::type fn;
-    template <int U> static fn one()
+    template <int U, int HINT, int UNCAP> static fn one()
     {
         if constexpr (FLAT)
-            return glu_flat_kernel<T, OP, U>;
+            return glu_flat_kernel<T, OP, U, HINT, UNCAP>;
         else
             return glu_tuned_kernel<T, OP, U>;
     }
-    static fn get(int unroll)
+    template <int U, int HINT> static fn by_uncap(int uncap)
     {
+        return uncap == 0 ? one<U, HINT, 0>() : uncap == 1 ? one<U, HINT, 1>() : NULL;
+    }
+    template <int U> static fn by_hint(int hint, int uncap)
+    {
+        switch (hint) {
+        case 0: return by_uncap<U, 0>(uncap);
+        case 1: return by_uncap<U, 1>(uncap);
+        case 2: return by_uncap<U, 2>(uncap);
+        default: return NULL;
+        }
+    }
+    static fn get(int unroll, int hint, int uncap)
+    {
+        if constexpr (!FLAT) hint = 0, uncap = 0; /* one row kernel per unroll */
         switch (unroll) {
-        case 1: return one<1>();
-        case 2: return one<2>();
-        case 4: return one<4>();
-        case 8: return one<8>();
+        case 1: return by_hint<1>(hint, uncap);
+        case 2: return by_hint<2>(hint, uncap);
+        case 4: return by_hint<4>(hint, uncap);
+        case 8: return by_hint<8>(hint, uncap);
         default: return NULL;
         }
     }
@@ -322,10 +362,13 @@ static kb_status launch(const char *who, const kb_glu_cfg *c, int sms,
                         ptrs<T, OP::NIN, OP::NOUT> p, int64_t ldi, int64_t ldo, int64_t M,
                         int64_t H, cudaStream_t s, kb_err *e)
 {
-    typename kernel_of<T, OP, false>::fn k = kernel_of<T, OP, false>::get(c->unroll);
-    if (!k || c->threads < 32 || c->threads > 1024 || c->threads % 32 || c->occ < 0)
-        return KB_FAIL(e, KB_ERR_ARG, "%s: bad configuration threads=%d,unroll=%d,occ=%d",
-                       who, c->threads, c->unroll, c->occ);
+    typename kernel_of<T, OP, false>::fn k = kernel_of<T, OP, false>::get(c->unroll, 0, 0);
+    typename kernel_of<T, OP, true>::fn kf =
+        kernel_of<T, OP, true>::get(c->unroll, c->hint, c->uncap);
+    if (!k || !kf || c->threads < 32 || c->threads > 1024 || c->threads % 32 || c->occ < 0)
+        return KB_FAIL(e, KB_ERR_ARG,
+                       "%s: bad configuration threads=%d,unroll=%d,occ=%d,hint=%d,uncap=%d", who,
+                       c->threads, c->unroll, c->occ, c->hint, c->uncap);
     constexpr int V = kb_vec<T>::n;
     unsigned mis = 0;
     const bool dense = ldi == H && ldo == H;
@@ -336,8 +379,7 @@ static kb_status launch(const char *who, const kb_glu_cfg *c, int sms,
         const int64_t nvec = (n - head) / V;
         int64_t bx = 0;
         KB_TRY(grid_of(c, sms, nvec, &bx, e));
-        kernel_of<T, OP, true>::get(c->unroll)<<<(unsigned)bx, c->threads, 0, s>>>(p, head, nvec,
-                                                                                   n);
+        kf<<<(unsigned)bx, c->threads, 0, s>>>(p, head, nvec, n);
         return glu_launched(who, M, H, e);
     }
     if (dense) {
@@ -356,11 +398,11 @@ static kb_status launch(const char *who, const kb_glu_cfg *c, int sms,
 }
 
 /* ---- the kb_impls: tuner spaces --------------------------------------------- */
-enum { P_THREADS, P_UNROLL, P_OCC };
+enum { P_THREADS, P_UNROLL, P_OCC, P_HINT, P_UNCAP };
 
 static kb_glu_cfg cfg_of(const kb_tune_cfg *c)
 {
-    return {c->v[P_THREADS], c->v[P_UNROLL], c->v[P_OCC]};
+    return {c->v[P_THREADS], c->v[P_UNROLL], c->v[P_OCC], c->v[P_HINT], c->v[P_UNCAP]};
 }
 
 template <int BWD>
@@ -372,6 +414,8 @@ static void heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg 
     c.v[P_THREADS] = g.threads;
     c.v[P_UNROLL] = g.unroll;
     c.v[P_OCC] = g.occ;
+    c.v[P_HINT] = g.hint;
+    c.v[P_UNCAP] = g.uncap;
     *out = c;
 }
 
@@ -383,10 +427,12 @@ static int valid(const kb_problem *p, const kb_setup_ctx *, const kb_tune_cfg *c
     cudaError_t rc = cudaErrorInvalidValue;
     KB_DISPATCH(p->dtype, T, {
         if (BWD) {
-            auto k = kernel_of<T, bwd_op<ACT, sizeof(T) < 4>, true>::get(c->v[P_UNROLL]);
+            auto k = kernel_of<T, bwd_op<ACT, sizeof(T) < 4>, true>::get(
+                c->v[P_UNROLL], c->v[P_HINT], c->v[P_UNCAP]);
             if (k) rc = cudaFuncGetAttributes(&fa, k);
         } else {
-            auto k = kernel_of<T, fwd_op<ACT, sizeof(T) < 4>, true>::get(c->v[P_UNROLL]);
+            auto k = kernel_of<T, fwd_op<ACT, sizeof(T) < 4>, true>::get(
+                c->v[P_UNROLL], c->v[P_HINT], c->v[P_UNCAP]);
             if (k) rc = cudaFuncGetAttributes(&fa, k);
         }
     });
@@ -416,9 +462,11 @@ static kb_status bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_t
                             (char *)t->out + plane, p->M, p->N, s, e);
 }
 
+/* Cache entries written before hint and uncap existed (three keys) parse
+ * with the heuristic's hint=0,uncap=0: the kernel they were timed with. */
 #define GLU_SPACE(name, BWD, ACT)                                             \
-    {name, 3, {"threads", "unroll", "occ"}, {4, 4, 6},                     \
-     {{128, 256, 512, 1024}, {1, 2, 4, 8}, {0, 1, 2, 4, 8, 16}},             \
+    {name, 5, {"threads", "unroll", "occ", "hint", "uncap"}, {4, 4, 6, 3, 2}, \
+     {{128, 256, 512, 1024}, {1, 2, 4, 8}, {0, 1, 2, 4, 8, 16}, {0, 1, 2}, {0, 1}}, \
      heuristic<BWD>, valid<BWD, ACT>, NULL,                                        \
      BWD ? bwd_launch<ACT> : fwd_launch<ACT>, NULL}
 
@@ -439,8 +487,14 @@ extern "C" kb_glu_cfg kb_glu_tuned_heuristic(kb_dtype dt, int backward, int64_t 
      * register caps (bf16 forward: 32 registers, 2048 threads x 64 B), what
      * the H200 needs to cover HBM latency. One pass, no persistent loop: an
      * elementwise op has no per-CTA setup to amortise. */
-    kb_glu_cfg c = {256, dt == KB_FP32 && !backward ? 4 : 2, 0};
+    kb_glu_cfg c = {256, dt == KB_FP32 && !backward ? 4 : 2, 0, 0, 0};
     return c;
+}
+
+extern "C" const struct kb_tune_space *kb_glu_tune_space(int backward, kb_glu_act act)
+{
+    if (act == KB_ACT_GELU_TANH) return backward ? &geglu_bwd_space : &geglu_fwd_space;
+    return backward ? &swiglu_bwd_space : &swiglu_fwd_space;
 }
 
 extern "C" kb_status kb_glu_tuned_fwd(const kb_glu_cfg *c, int sm_count, kb_dtype dt,

@@ -133,6 +133,9 @@ START_TEST(tuned_configs)
     ck_assert_int_eq(o.ncustom, 2);
     ck_assert_str_eq(o.custom[0].name, "wide");
     ck_assert_str_eq(o.custom[0].text, "threads=512,rows=1");
+    /* the GLU kernels' cache-operator and register-cap keys */
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--tuned-config", "plain:threads=256,hint=2,uncap=1"),
+                     KB_OK);
     ck_assert_int_eq(PARSE(&o, &e, "--all", "--tuned-config", "noconfig"), KB_ERR_ARG);
     ck_assert_int_eq(PARSE(&o, &e, "--all", "--tuned-config", ":threads=1"), KB_ERR_ARG);
     ck_assert_int_eq(PARSE(&o, &e, "--all", "--tuned-config", "a b:threads=1"), KB_ERR_ARG);

@@ -13,6 +13,7 @@
 #include "half.h"
 #include "reference.h"
 #include "tolerance.h"
+#include "tuner.h"
 #include "unit.h"
 
 START_TEST(glu_bad_arguments)
@@ -39,10 +40,59 @@ START_TEST(glu_bad_arguments)
     ck_assert_int_eq(kb_glu_tuned_fwd(&bad, 132, KB_BF16, KB_ACT_SILU, b, b, 4, b, 2, 4, 0, &e),
                      KB_ERR_ARG);
     ck_assert_msg(strstr(e.msg, "threads=100,unroll=3"), "%s", e.msg);
+    const kb_glu_cfg badhint = {256, 2, 0, 3, 0}, baduncap = {256, 2, 0, 0, 2};
+    ck_assert_int_eq(kb_glu_tuned_fwd(&badhint, 132, KB_BF16, KB_ACT_SILU, b, b, 4, b, 2, 4, 0, &e),
+                     KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "hint=3,uncap=0"), "%s", e.msg);
+    ck_assert_int_eq(kb_glu_tuned_bwd(&baduncap, 132, KB_BF16, KB_ACT_SILU, b, b, b, 4, b, b, 2, 4,
+                                      0, &e),
+                     KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "hint=0,uncap=2"), "%s", e.msg);
     const kb_glu_cfg h = kb_glu_tuned_heuristic(KB_BF16, 0, 8192, 3072, 132);
     ck_assert(h.threads >= 128 && h.threads <= 1024 && h.threads % 32 == 0);
     ck_assert(h.unroll == 1 || h.unroll == 2 || h.unroll == 4 || h.unroll == 8);
     ck_assert_int_ge(h.occ, 0);
+    /* the kernel the H200 baselines were recorded with */
+    ck_assert_int_eq(h.hint, 0);
+    ck_assert_int_eq(h.uncap, 0);
+}
+END_TEST
+
+/* The tuner spaces: hint and uncap are searchable; a cache entry written
+ * before they existed (threads, unroll, occ) still parses, as the kernel it
+ * was timed with (hint=0, uncap=0); every option is one kernel per launch. */
+START_TEST(glu_tune_spaces)
+{
+    for (int bwd = 0; bwd < 2; bwd++)
+        for (int act = 0; act < 2; act++) {
+            const kb_tune_space *sp = kb_glu_tune_space(bwd, (kb_glu_act)act);
+            ck_assert_ptr_nonnull(sp);
+            ck_assert_int_eq(sp->nparams, 5);
+            ck_assert_ptr_null(sp->kernels);
+            const kb_problem p = {bwd ? (act ? KB_SWIGLU_BWD : KB_GEGLU_BWD)
+                                      : (act ? KB_SWIGLU_FWD : KB_GEGLU_FWD),
+                                  KB_BF16, 8192, 3072};
+            static const char *const names[2][2] = {{"geglu_forward", "swiglu_forward"},
+                                                    {"geglu_backward", "swiglu_backward"}};
+            ck_assert_str_eq(sp->op, names[bwd][act]);
+            kb_tune_cfg base, c;
+            char buf[256];
+            kb_err e = {{0}};
+            sp->heuristic(&p, NULL, &base);
+            kb_tune_format(sp, &base, buf, sizeof buf);
+            ck_assert_str_eq(buf, "threads=256,unroll=2,occ=0,hint=0,uncap=0");
+            ck_assert_int_eq(kb_tune_parse(sp, "threads=128,unroll=4,occ=2", &base, &c, &e), KB_OK);
+            kb_tune_format(sp, &c, buf, sizeof buf);
+            ck_assert_str_eq(buf, "threads=128,unroll=4,occ=2,hint=0,uncap=0");
+            ck_assert_int_eq(kb_tune_parse(sp, "threads=1024,unroll=1,occ=16,hint=2,uncap=1", NULL,
+                                           &c, &e),
+                             KB_OK);
+            kb_tune_format(sp, &c, buf, sizeof buf);
+            ck_assert_str_eq(buf, "threads=1024,unroll=1,occ=16,hint=2,uncap=1");
+            ck_assert_int_eq(kb_tune_parse(sp, "hint=3", &base, &c, &e), KB_ERR_ARG);
+            ck_assert_msg(strstr(e.msg, "hint=3 is not one of 0|1|2"), "%s", e.msg);
+            ck_assert_int_eq(kb_tune_parse(sp, "uncap=2", &base, &c, &e), KB_ERR_ARG);
+        }
 }
 END_TEST
 
@@ -76,7 +126,7 @@ static void *dev_copy(const void *h, size_t bytes)
  * and up interleaved in one [M, 2H] buffer; off: elements every base pointer
  * is moved by (1: off the 16-byte grid). */
 static void check_one(const char *backend, kb_dtype d, kb_glu_act act, int bwd, int inter,
-                      int64_t M, int64_t H, int64_t off)
+                      int64_t M, int64_t H, int64_t off, const kb_glu_cfg *cfg)
 {
     const size_t es = kb_dtype_size(d);
     const int64_t ld = inter ? 2 * H : H, n_in = off + M * ld, n_out = off + M * H;
@@ -99,7 +149,12 @@ static void check_one(const char *backend, kb_dtype d, kb_glu_act act, int bwd, 
     const void *gate = dg + off * es, *up = du + (off + (inter ? H : 0)) * es;
     kb_err e = {{0}};
     kb_status st;
-    if (!bwd && strcmp(backend, "eager") == 0)
+    if (cfg && !bwd)
+        st = kb_glu_tuned_fwd(cfg, 0, d, act, gate, up, ld, dout + off * es, M, H, 0, &e);
+    else if (cfg)
+        st = kb_glu_tuned_bwd(cfg, 0, d, act, gate, up, dd + off * es, ld, dout + off * es,
+                              dout2 + off * es, M, H, 0, &e);
+    else if (!bwd && strcmp(backend, "eager") == 0)
         st = kb_glu_eager_launch(d, act, gate, up, ld, da + off * es, dout + off * es, M, H, 0, &e);
     else if (!bwd)
         st = kb_glu_fwd_launch(backend, d, act, gate, up, ld, dout + off * es, M, H, 0, &e);
@@ -157,7 +212,28 @@ START_TEST(glu_launchers_on_gpu)
                         for (int64_t off = 0; off < 2; off++)
                             for (int bwd = 0; bwd < (be ? 2 : 1); bwd++)
                                 check_one(backends[be], dts[di], (kb_glu_act)act, bwd, inter,
-                                          shapes[k][0], shapes[k][1], off);
+                                          shapes[k][0], shapes[k][1], off, NULL);
+}
+END_TEST
+
+/* Every tuned flat-kernel instantiation (unroll x hint x uncap) computes the
+ * same values: dense tensors on and off the 16-byte grid. */
+START_TEST(glu_tuned_options_on_gpu)
+{
+    if (!have_gpu()) return;
+    static const kb_dtype dts[] = {KB_BF16, KB_FP16, KB_FP32};
+    static const int unrolls[] = {1, 2, 4, 8};
+    for (int di = 0; di < 3; di++)
+        for (int act = 0; act < 2; act++)
+            for (int bwd = 0; bwd < 2; bwd++)
+                for (int u = 0; u < 4; u++)
+                    for (int hint = 0; hint < 3; hint++)
+                        for (int uncap = 0; uncap < 2; uncap++)
+                            for (int64_t off = 0; off < 2; off++) {
+                                const kb_glu_cfg c = {128, unrolls[u], 0, hint, uncap};
+                                check_one("tuned", dts[di], (kb_glu_act)act, bwd, 0, 3, 1031,
+                                          off, &c);
+                            }
 }
 END_TEST
 
@@ -167,7 +243,9 @@ Suite *kb_suite_glu(void)
     TCase *tc = tcase_create("launchers");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, glu_bad_arguments);
+    tcase_add_test(tc, glu_tune_spaces);
     tcase_add_test(tc, glu_launchers_on_gpu);
+    tcase_add_test(tc, glu_tuned_options_on_gpu);
     suite_add_tcase(s, tc);
     return s;
 }
