@@ -98,11 +98,11 @@ __device__ __forceinline__ void lanes_sum(float acc, bool ok, float *dst)
 }
 
 /* out[chunk, col] = sum over rows [chunk*rows_per_chunk, +rows_per_chunk) of
- * a[row, col]; grid (cdiv(N, 32), chunks), chunks <= CHUNKS_MAX. */
-template <typename A> /* float; a template so that files without it compile none */
+ * term(row, col); grid (cdiv(N, 32), chunks), block (32, 8), chunks <=
+ * CHUNKS_MAX. */
+template <typename F>
 __global__ void __launch_bounds__(256)
-colsum(const A *__restrict__ a, float *__restrict__ out, int64_t rows, int64_t N,
-       int64_t rows_per_chunk)
+colsum(F term, float *__restrict__ out, int64_t rows, int64_t N, int64_t rows_per_chunk)
 {
     const int64_t col = (int64_t)blockIdx.x * 32 + threadIdx.x;
     const int64_t r0 = (int64_t)blockIdx.y * rows_per_chunk;
@@ -110,10 +110,17 @@ colsum(const A *__restrict__ a, float *__restrict__ out, int64_t rows, int64_t N
     float acc = 0.f;
     if (col < N) {
 #pragma unroll 4
-        for (int64_t r = r0 + threadIdx.y; r < r1; r += 8) acc += a[r * N + col];
+        for (int64_t r = r0 + threadIdx.y; r < r1; r += 8) acc += term(r, col);
     }
     lanes_sum(acc, col < N, &out[(int64_t)blockIdx.y * N + col]);
 }
+
+/* colsum's term: a[row, col]. */
+struct Elem {
+    const float *__restrict__ a;
+    int64_t N;
+    __device__ float operator()(int64_t r, int64_t col) const { return a[r * N + col]; }
+};
 
 /* Block size of a one-block-per-row reduction: 32..512, ~4 elements a thread. */
 inline unsigned row_threads(int64_t N)

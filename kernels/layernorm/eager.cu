@@ -16,7 +16,7 @@
  *   ln_bwd_dx     one block per row (layer_norm_grad_input_kernel): pass 1
  *                 block sums of g = dy*w and g*xh, pass 2
  *                 dx32 = rstd * (g - mean(g) - xh*mean(g*xh)).
- *   ln_dgamma_partial + colsum   GammaBetaBackwardCUDAKernel's two stages:
+ *   colsum<DgammaTerm> + colsum   GammaBetaBackwardCUDAKernel's two stages:
  *                 [chunks, N] fp32 partials of dy*xh over row chunks (block =
  *                 32 columns x 8 row lanes, ordered sum of the lanes), then the
  *                 same block shape sums the chunks -> dw [N]. Deterministic,
@@ -129,24 +129,15 @@ ln_bwd_dx(const float *__restrict__ dy, const float *__restrict__ x, const float
     }
 }
 
-/* part[chunk, col] = sum over the chunk's rows of dy * (x - mean) * rstd;
- * grid (cdiv(N, 32), chunks), block (32, 8). */
-__global__ void __launch_bounds__(256)
-ln_dgamma_partial(const float *__restrict__ dy, const float *__restrict__ x,
-                  const float *__restrict__ mean, const float *__restrict__ rstd,
-                  float *__restrict__ part, int64_t M, int64_t N, int64_t rows_per_chunk)
-{
-    const int64_t col = (int64_t)blockIdx.x * 32 + threadIdx.x;
-    const int64_t r0 = (int64_t)blockIdx.y * rows_per_chunk;
-    const int64_t r1 = r0 + rows_per_chunk < M ? r0 + rows_per_chunk : M;
-    float acc = 0.f;
-    if (col < N) {
-#pragma unroll 4
-        for (int64_t r = r0 + threadIdx.y; r < r1; r += 8)
-            acc += dy[r * N + col] * ((x[r * N + col] - mean[r]) * rstd[r]);
+/* colsum's term of dw: dy * (x - mean) * rstd. */
+struct DgammaTerm {
+    const float *__restrict__ dy, *__restrict__ x, *__restrict__ mean, *__restrict__ rstd;
+    int64_t N;
+    __device__ float operator()(int64_t r, int64_t col) const
+    {
+        return dy[r * N + col] * ((x[r * N + col] - mean[r]) * rstd[r]);
     }
-    lanes_sum(acc, col < N, &part[(int64_t)blockIdx.y * N + col]);
-}
+};
 
 
 /* ---- host ----------------------------------------------------------------------- */
@@ -176,10 +167,10 @@ static kb_status bwd(const kb_problem *p, const kb_tensors *t, cudaStream_t s, k
     KB_TRY(ew(x32, M * N, Load<T>{(const T *)t->x}, s, e));
     ln_bwd_dx<<<grid_for(M), row_threads(N), 0, s>>>(dy32, x32, t->w, t->mean, t->rstd, dx32, M, N);
     KB_LAUNCHED(e);
-    ln_dgamma_partial<<<dim3(cols, (unsigned)L.chunks), dim3(32, 8), 0, s>>>(
-        dy32, x32, t->mean, t->rstd, part, M, N, L.chunk_rows);
+    colsum<<<dim3(cols, (unsigned)L.chunks), dim3(32, 8), 0, s>>>(
+        DgammaTerm{dy32, x32, t->mean, t->rstd, N}, part, M, N, L.chunk_rows);
     KB_LAUNCHED(e);
-    colsum<<<cols, dim3(32, 8), 0, s>>>(part, t->dw, L.chunks, N, L.chunks);
+    colsum<<<cols, dim3(32, 8), 0, s>>>(Elem{part, N}, t->dw, L.chunks, N, L.chunks);
     KB_LAUNCHED(e);
     return ew((T *)t->out, M * N, Load<float>{dx32}, s, e);
 }

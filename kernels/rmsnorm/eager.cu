@@ -147,9 +147,9 @@ static kb_status bwd(const kb_problem *p, const kb_tensors *t, cudaStream_t s, k
     KB_TRY(ew(b2, MN, Load<T>{(const T *)t->dy}, s, e)); /* g32 */
     /* dw = sum_rows g32 * xh */
     KB_TRY(ew(b3, MN, Mul{b2, b1}, s, e));
-    colsum<<<dim3(cs_cols, (unsigned)L.chunks), cs_block, 0, s>>>(b3, part, M, N, L.chunk_rows);
+    colsum<<<dim3(cs_cols, (unsigned)L.chunks), cs_block, 0, s>>>(Elem{b3, N}, part, M, N, L.chunk_rows);
     KB_LAUNCHED(e);
-    colsum<<<dim3(cs_cols, 1), cs_block, 0, s>>>(part, t->dw, L.chunks, N, L.chunks);
+    colsum<<<dim3(cs_cols, 1), cs_block, 0, s>>>(Elem{part, N}, t->dw, L.chunks, N, L.chunks);
     KB_LAUNCHED(e);
     KB_TRY(ew(b1, MN, MulCol{b2, t->w, row}, s, e)); /* gxh (xh is dead) */
     KB_TRY(ew(b2, MN, Mul{b1, x32}, s, e));          /* gxh * x32 (g32 is dead) */
