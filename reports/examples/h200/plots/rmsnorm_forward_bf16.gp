@@ -20,14 +20,10 @@ plot \
   'rmsnorm_forward_bf16.dat' index 1 using 1:6 with points pt 6 ps 1.5 lw 2 lc rgb '#2ca02c' notitle, \
   'rmsnorm_forward_bf16.dat' index 0 using 1:7 with linespoints lw 2 pt 7 ps 1 dt 1 lc rgb '#8c564b' title 'cudnn', \
   'rmsnorm_forward_bf16.dat' index 1 using 1:7 with points pt 6 ps 1.5 lw 2 lc rgb '#8c564b' notitle, \
-  'rmsnorm_forward_bf16.dat' index 0 using 1:8 with linespoints lw 2 pt 7 ps 1 dt 2 lc rgb '#6baed6' title 'torch_eager', \
-  'rmsnorm_forward_bf16.dat' index 1 using 1:8 with points pt 6 ps 1.5 lw 2 lc rgb '#6baed6' notitle, \
-  'rmsnorm_forward_bf16.dat' index 0 using 1:9 with linespoints lw 2 pt 7 ps 1 dt 2 lc rgb '#ff7f0e' title 'torch_compile', \
-  'rmsnorm_forward_bf16.dat' index 1 using 1:9 with points pt 6 ps 1.5 lw 2 lc rgb '#ff7f0e' notitle, \
-  'rmsnorm_forward_bf16.dat' index 0 using 1:10 with linespoints lw 2 pt 7 ps 1 dt 2 lc rgb '#d62728' title 'liger', \
-  'rmsnorm_forward_bf16.dat' index 1 using 1:10 with points pt 6 ps 1.5 lw 2 lc rgb '#d62728' notitle, \
+  'rmsnorm_forward_bf16.dat' index 0 using 1:8 with linespoints lw 2 pt 7 ps 1 dt 2 lc rgb '#d62728' title 'liger', \
+  'rmsnorm_forward_bf16.dat' index 1 using 1:8 with points pt 6 ps 1.5 lw 2 lc rgb '#d62728' notitle, \
   'rmsnorm_forward_bf16.dat' index 1 using 1:3:2 with labels offset 0,1 font ',8' notitle, \
-  4199.3 with lines dt 3 lw 2 lc rgb '#000000' title 'SOL (measured device copy) 4199 GB/s'
+  4225.7 with lines dt 3 lw 2 lc rgb '#000000' title 'SOL (measured device copy) 4226 GB/s'
 set terminal svg noenhanced size 1280,720 dynamic font 'sans,11'
 set output 'rmsnorm_forward_bf16.svg'
 replot
