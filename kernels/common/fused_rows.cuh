@@ -130,7 +130,9 @@ static __device__ __forceinline__ void fused_ld(const T *p, float (&f)[W])
     }
 }
 
-template <typename T, int W>
+/* Stores stream (evict-first) unless STREAM is false: the GLU kernels keep
+ * their outputs in L2 with plain stores, as Liger's tl.store does. */
+template <typename T, int W, bool STREAM = true>
 static __device__ __forceinline__ void fused_st(T *p, const float (&f)[W])
 {
     if constexpr (W == 1) {
@@ -139,7 +141,10 @@ static __device__ __forceinline__ void fused_st(T *p, const float (&f)[W])
         kb_vec<T> v;
 #pragma unroll
         for (int i = 0; i < W; i++) v.v[i] = kb_from_float<T>(f[i]);
-        kb_store_vec_stream(p, v);
+        if constexpr (STREAM)
+            kb_store_vec_stream(p, v);
+        else
+            kb_store_vec(p, v);
     }
 }
 

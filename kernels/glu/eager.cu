@@ -83,14 +83,13 @@ extern "C" kb_status kb_glu_eager_launch(kb_dtype dt, kb_glu_act act, const void
                                          int64_t M, int64_t H, cudaStream_t s, kb_err *e)
 {
     static const char who[] = "eager glu forward";
-    KB_TRY(glu_check(who, dt, act, ld_in, M, H, e));
     kb_status st = KB_OK;
-    KB_DISPATCH(dt, T, KB_ACT_DISPATCH(act, A, {
+    KB_GLU_DISPATCH(who, dt, act, ld_in, M, H, e, T, A, {
         const act_f<T, A> fa = {operand<T>(gate, ld_in, H)};
         st = launch<T>(a, M, H, fa, s, e);
         const mul_f<T> fm = {operand<T>(a, H, H), operand<T>(up, ld_in, H)};
         if (st == KB_OK) st = launch<T>(out, M, H, fm, s, e);
-    }));
+    });
     return st;
 }
 
@@ -100,9 +99,8 @@ static kb_status eager_bwd(kb_dtype dt, kb_glu_act act, const void *gate, const 
                            void *dup, int64_t M, int64_t H, cudaStream_t s, kb_err *e)
 {
     static const char who[] = "eager glu backward";
-    KB_TRY(glu_check(who, dt, act, ld_in, M, H, e));
     kb_status st = KB_OK;
-    KB_DISPATCH(dt, T, KB_ACT_DISPATCH(act, A, {
+    KB_GLU_DISPATCH(who, dt, act, ld_in, M, H, e, T, A, {
         const strided<T> g = operand<T>(gate, ld_in, H), d = operand<T>(dy, ld_in, H);
         const act_f<T, A> fa = {g};
         st = launch<T>(a, M, H, fa, s, e);
@@ -111,7 +109,7 @@ static kb_status eager_bwd(kb_dtype dt, kb_glu_act act, const void *gate, const 
         if (st == KB_OK) st = launch<T>(da, M, H, fda, s, e);
         const act_bwd_f<T, A> fdg = {operand<T>(da, H, H), g};
         if (st == KB_OK) st = launch<T>(dgate, M, H, fdg, s, e);
-    }));
+    });
     return st;
 }
 
@@ -151,15 +149,13 @@ static kb_status eager_bwd_run(const kb_problem *p, const kb_tensors *t, void *s
                      s, e);
 }
 
-extern "C" const kb_impl kb_geglu_eager_fwd = {"eager", KB_GEGLU_FWD, eager_setup<0>,
-                                               eager_fwd_run<KB_ACT_GELU_TANH>, NULL, NULL,
-                                               kb_kernels_fixed<2>};
-extern "C" const kb_impl kb_geglu_eager_bwd = {"eager", KB_GEGLU_BWD, eager_setup<1>,
-                                               eager_bwd_run<KB_ACT_GELU_TANH>, NULL, NULL,
-                                               kb_kernels_fixed<4>};
-extern "C" const kb_impl kb_swiglu_eager_fwd = {"eager", KB_SWIGLU_FWD, eager_setup<0>,
-                                                eager_fwd_run<KB_ACT_SILU>, NULL, NULL,
-                                                kb_kernels_fixed<2>};
-extern "C" const kb_impl kb_swiglu_eager_bwd = {"eager", KB_SWIGLU_BWD, eager_setup<1>,
-                                                eager_bwd_run<KB_ACT_SILU>, NULL, NULL,
-                                                kb_kernels_fixed<4>};
+#define EAGER_IMPL(sym, id, setup, run, kernels)                              \
+    extern "C" const kb_impl sym = {"eager", id, setup, run, NULL, NULL, kernels};
+EAGER_IMPL(kb_geglu_eager_fwd, KB_GEGLU_FWD, eager_setup<0>, eager_fwd_run<KB_ACT_GELU_TANH>,
+           kb_kernels_fixed<2>)
+EAGER_IMPL(kb_geglu_eager_bwd, KB_GEGLU_BWD, eager_setup<1>, eager_bwd_run<KB_ACT_GELU_TANH>,
+           kb_kernels_fixed<4>)
+EAGER_IMPL(kb_swiglu_eager_fwd, KB_SWIGLU_FWD, eager_setup<0>, eager_fwd_run<KB_ACT_SILU>,
+           kb_kernels_fixed<2>)
+EAGER_IMPL(kb_swiglu_eager_bwd, KB_SWIGLU_BWD, eager_setup<1>, eager_bwd_run<KB_ACT_SILU>,
+           kb_kernels_fixed<4>)

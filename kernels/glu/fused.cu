@@ -20,51 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "fused_rows.cuh"
 #include "glu_math.cuh"
 
 namespace {
-
-#define FUSED_MAX_BLOCK 65536
-#define FUSED_MAX_GRID 2147483647LL
-
-struct settings {
-    int64_t block;
-    int threads;
-};
-
-/* Liger's calculate_settings. */
-static settings settings_of(int64_t H)
-{
-    settings c;
-    c.block = 1;
-    while (c.block < H && c.block < FUSED_MAX_BLOCK) c.block <<= 1;
-    const int warps = c.block >= 32768 ? 32 : c.block >= 8192 ? 16 : c.block >= 2048 ? 8 : 4;
-    c.threads = warps * 32;
-    return c;
-}
-
-template <typename T, int W> __device__ __forceinline__ void ld(const T *p, float (&f)[W])
-{
-    if constexpr (W == 1) {
-        f[0] = kb_to_float(*p);
-    } else {
-        const kb_vec<T> v = kb_load_vec(p);
-#pragma unroll
-        for (int i = 0; i < W; i++) f[i] = kb_to_float(v.v[i]);
-    }
-}
-
-template <typename T, int W> __device__ __forceinline__ void st(T *p, const float (&f)[W])
-{
-    if constexpr (W == 1) {
-        *p = kb_from_float<T>(f[0]);
-    } else {
-        kb_vec<T> v;
-#pragma unroll
-        for (int i = 0; i < W; i++) v.v[i] = kb_from_float<T>(f[i]);
-        kb_store_vec(p, v);
-    }
-}
 
 /* One CTA per row; W elements per access (1 or a 16-byte vector). */
 template <typename T, int ACT, int W>
@@ -77,11 +36,11 @@ glu_fused_fwd(const T *__restrict__ g, const T *__restrict__ u, int64_t ldi, T *
         T *orow = o + row * H;
         for (int64_t col = (int64_t)threadIdx.x * W; col < H; col += (int64_t)blockDim.x * W) {
             float a[W], b[W], y[W];
-            ld<T, W>(gr + col, a);
-            ld<T, W>(ur + col, b);
+            fused_ld<T, W, false>(gr + col, a);
+            fused_ld<T, W, false>(ur + col, b);
 #pragma unroll
             for (int i = 0; i < W; i++) y[i] = glu_torch_act<ACT>(a[i]) * b[i];
-            st<T, W>(orow + col, y);
+            fused_st<T, W, false>(orow + col, y);
         }
     }
 }
@@ -95,16 +54,16 @@ glu_fused_bwd(const T *__restrict__ g, const T *__restrict__ u, const T *__restr
         const int64_t ri = row * ldi, ro = row * H;
         for (int64_t col = (int64_t)threadIdx.x * W; col < H; col += (int64_t)blockDim.x * W) {
             float a[W], b[W], d[W], y0[W], y1[W];
-            ld<T, W>(g + ri + col, a);
-            ld<T, W>(u + ri + col, b);
-            ld<T, W>(dy + ri + col, d);
+            fused_ld<T, W, false>(g + ri + col, a);
+            fused_ld<T, W, false>(u + ri + col, b);
+            fused_ld<T, W, false>(dy + ri + col, d);
 #pragma unroll
             for (int i = 0; i < W; i++) {
                 y0[i] = d[i] * b[i] * glu_torch_dact<ACT>(a[i]);
                 y1[i] = d[i] * glu_torch_act<ACT>(a[i]);
             }
-            st<T, W>(dg + ro + col, y0);
-            st<T, W>(du + ro + col, y1);
+            fused_st<T, W, false>(dg + ro + col, y0);
+            fused_st<T, W, false>(du + ro + col, y1);
         }
     }
 }
@@ -122,8 +81,6 @@ static bool rows_aligned(int64_t ldi, int64_t H, std::initializer_list<const voi
     return true;
 }
 
-static unsigned grid_of(int64_t M) { return (unsigned)(M < FUSED_MAX_GRID ? M : FUSED_MAX_GRID); }
-
 } /* namespace */
 
 extern "C" kb_status kb_glu_fused_fwd(kb_dtype dt, kb_glu_act act, const void *gate,
@@ -131,17 +88,16 @@ extern "C" kb_status kb_glu_fused_fwd(kb_dtype dt, kb_glu_act act, const void *g
                                       int64_t H, cudaStream_t s, kb_err *e)
 {
     static const char who[] = "fused glu forward";
-    KB_TRY(glu_check(who, dt, act, ld_in, M, H, e));
-    const settings c = settings_of(H);
-    KB_DISPATCH(dt, T, KB_ACT_DISPATCH(act, A, {
+    const fused_cfg c = fused_pick(H); /* Liger's calculate_settings */
+    KB_GLU_DISPATCH(who, dt, act, ld_in, M, H, e, T, A, {
         constexpr int V = kb_vec<T>::n;
         const T *g = (const T *)gate, *u = (const T *)up;
         T *o = (T *)out;
         if (rows_aligned<T>(ld_in, H, {gate, up, out}))
-            glu_fused_fwd<T, A, V><<<grid_of(M), c.threads, 0, s>>>(g, u, ld_in, o, M, H);
+            glu_fused_fwd<T, A, V><<<fused_grid(M), c.threads, 0, s>>>(g, u, ld_in, o, M, H);
         else
-            glu_fused_fwd<T, A, 1><<<grid_of(M), c.threads, 0, s>>>(g, u, ld_in, o, M, H);
-    }));
+            glu_fused_fwd<T, A, 1><<<fused_grid(M), c.threads, 0, s>>>(g, u, ld_in, o, M, H);
+    });
     return glu_launched(who, M, H, e);
 }
 
@@ -150,40 +106,32 @@ extern "C" kb_status kb_glu_fused_bwd(kb_dtype dt, kb_glu_act act, const void *g
                                       void *dup, int64_t M, int64_t H, cudaStream_t s, kb_err *e)
 {
     static const char who[] = "fused glu backward";
-    KB_TRY(glu_check(who, dt, act, ld_in, M, H, e));
-    const settings c = settings_of(H);
-    KB_DISPATCH(dt, T, KB_ACT_DISPATCH(act, A, {
+    const fused_cfg c = fused_pick(H); /* Liger's calculate_settings */
+    KB_GLU_DISPATCH(who, dt, act, ld_in, M, H, e, T, A, {
         constexpr int V = kb_vec<T>::n;
         const T *g = (const T *)gate, *u = (const T *)up, *d = (const T *)dy;
         T *dg = (T *)dgate, *du = (T *)dup;
         if (rows_aligned<T>(ld_in, H, {gate, up, dy, dgate, dup}))
-            glu_fused_bwd<T, A, V><<<grid_of(M), c.threads, 0, s>>>(g, u, d, ld_in, dg, du, M, H);
+            glu_fused_bwd<T, A, V><<<fused_grid(M), c.threads, 0, s>>>(g, u, d, ld_in, dg, du, M, H);
         else
-            glu_fused_bwd<T, A, 1><<<grid_of(M), c.threads, 0, s>>>(g, u, d, ld_in, dg, du, M, H);
-    }));
+            glu_fused_bwd<T, A, 1><<<fused_grid(M), c.threads, 0, s>>>(g, u, d, ld_in, dg, du, M, H);
+    });
     return glu_launched(who, M, H, e);
 }
 
 /* ---- the kb_impls --------------------------------------------------------- */
-static kb_status fused_setup(const kb_problem *p, const kb_setup_ctx *ctx, void **state,
-                             size_t *workspace_bytes, kb_err *e)
+/* glu_check's message names the activation and ld_in; the rest is the
+ * fused backend's setup (state: fused_pick of the row width). */
+static kb_status glu_fused_setup(const kb_problem *p, const kb_setup_ctx *ctx, void **state,
+                                 size_t *workspace_bytes, kb_err *e)
 {
     KB_TRY(glu_check("fused glu", p->dtype, KB_ACT_GELU_TANH, p->N, p->M, p->N, e));
-    settings *c = (settings *)malloc(sizeof *c);
-    if (!c) return KB_FAIL(e, KB_ERR_NOMEM, "fused glu: out of host memory");
-    *c = settings_of(p->N);
+    fused_cfg *c = NULL;
+    KB_TRY(fused_new(p, "glu", &c, e));
     *state = c;
     *workspace_bytes = 0;
     return KB_OK;
 }
-
-static void fused_describe(const void *state, char *buf, size_t len)
-{
-    const settings *c = (const settings *)state;
-    snprintf(buf, len, "block=%lld threads=%d", (long long)c->block, c->threads);
-}
-
-static void fused_teardown(void *state) { free(state); }
 
 template <int ACT>
 static kb_status fused_fwd_run(const kb_problem *p, const kb_tensors *t, void *state,
@@ -203,7 +151,7 @@ static kb_status fused_bwd_run(const kb_problem *p, const kb_tensors *t, void *s
 }
 
 #define FUSED_IMPL(sym, id, run)                                              \
-    extern "C" const kb_impl sym = {"fused", id, fused_setup, run, fused_describe, \
+    extern "C" const kb_impl sym = {"fused", id, glu_fused_setup, run, fused_describe, \
                                     fused_teardown, kb_kernels_fixed<1>};
 FUSED_IMPL(kb_geglu_fused_fwd, KB_GEGLU_FWD, fused_fwd_run<KB_ACT_GELU_TANH>)
 FUSED_IMPL(kb_geglu_fused_bwd, KB_GEGLU_BWD, fused_bwd_run<KB_ACT_GELU_TANH>)

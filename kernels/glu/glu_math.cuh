@@ -119,4 +119,11 @@ static inline kb_status glu_launched(const char *who, int64_t M, int64_t H, kb_e
         }                                                                     \
     } while (0)
 
+/* KB_GLU_DISPATCH(who, dt, act, ld_in, M, H, e, T, A, body): every launcher's
+ * frame: glu_check's verdict (returned on failure), then body with storage
+ * type T and constexpr int A = the activation. */
+#define KB_GLU_DISPATCH(who, dt, act, ld_in, M, H, e, T, A, ...)              \
+    KB_TRY(glu_check(who, dt, act, ld_in, M, H, e));                          \
+    KB_DISPATCH(dt, T, KB_ACT_DISPATCH(act, A, __VA_ARGS__))
+
 #endif

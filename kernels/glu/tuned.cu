@@ -503,12 +503,11 @@ extern "C" kb_status kb_glu_tuned_fwd(const kb_glu_cfg *c, int sm_count, kb_dtyp
                                       cudaStream_t s, kb_err *e)
 {
     static const char who[] = "tuned glu forward";
-    KB_TRY(glu_check(who, dt, act, ld_in, M, H, e));
     kb_status st = KB_OK;
-    KB_DISPATCH(dt, T, KB_ACT_DISPATCH(act, A, {
+    KB_GLU_DISPATCH(who, dt, act, ld_in, M, H, e, T, A, {
         const ptrs<T, 2, 1> p = {{(const T *)gate, (const T *)up}, {(T *)out}};
         st = launch<T, fwd_op<A, sizeof(T) < 4>>(who, c, sm_count, p, ld_in, H, M, H, s, e);
-    }));
+    });
     return st;
 }
 
@@ -518,13 +517,12 @@ extern "C" kb_status kb_glu_tuned_bwd(const kb_glu_cfg *c, int sm_count, kb_dtyp
                                       int64_t M, int64_t H, cudaStream_t s, kb_err *e)
 {
     static const char who[] = "tuned glu backward";
-    KB_TRY(glu_check(who, dt, act, ld_in, M, H, e));
     kb_status st = KB_OK;
-    KB_DISPATCH(dt, T, KB_ACT_DISPATCH(act, A, {
+    KB_GLU_DISPATCH(who, dt, act, ld_in, M, H, e, T, A, {
         const ptrs<T, 3, 2> p = {{(const T *)gate, (const T *)up, (const T *)dy},
                                  {(T *)dgate, (T *)dup}};
         st = launch<T, bwd_op<A, sizeof(T) < 4>>(who, c, sm_count, p, ld_in, H, M, H, s, e);
-    }));
+    });
     return st;
 }
 
