@@ -87,41 +87,39 @@ constexpr int kBwdNV[] = {1, 2, 3, 4, 6, 8};
 
 /* ---- kernel tables ------------------------------------------------------------------ */
 
+/* NT_EACH_NV(X): X(NV) for the NVs of kFwdDbNV and kBwdNV, the register
+ * kernels every table instantiates (the single-buffered forward adds 12, 16). */
+#define NT_EACH_NV(X) X(1) X(2) X(3) X(4) X(6) X(8)
+
 template <typename T, bool LN, bool AL> fwd_fn fwd_reg_for(int nv, bool db)
 {
+#define NT_FWD_DB(NV)                                                                      \
+    case NV: return fwd_reg<T, LN, NV, AL, true>();
+#define NT_FWD(NV)                                                                         \
+    case NV: return fwd_reg<T, LN, NV, AL, false>();
     if (db) switch (nv) {
-        case 1: return fwd_reg<T, LN, 1, AL, true>();
-        case 2: return fwd_reg<T, LN, 2, AL, true>();
-        case 3: return fwd_reg<T, LN, 3, AL, true>();
-        case 4: return fwd_reg<T, LN, 4, AL, true>();
-        case 6: return fwd_reg<T, LN, 6, AL, true>();
-        case 8: return fwd_reg<T, LN, 8, AL, true>();
+        NT_EACH_NV(NT_FWD_DB)
         default: return nullptr;
         }
     switch (nv) {
-    case 1: return fwd_reg<T, LN, 1, AL, false>();
-    case 2: return fwd_reg<T, LN, 2, AL, false>();
-    case 3: return fwd_reg<T, LN, 3, AL, false>();
-    case 4: return fwd_reg<T, LN, 4, AL, false>();
-    case 6: return fwd_reg<T, LN, 6, AL, false>();
-    case 8: return fwd_reg<T, LN, 8, AL, false>();
-    case 12: return fwd_reg<T, LN, 12, AL, false>();
-    case 16: return fwd_reg<T, LN, 16, AL, false>();
+    NT_EACH_NV(NT_FWD)
+    NT_FWD(12)
+    NT_FWD(16)
     default: return nullptr;
     }
+#undef NT_FWD_DB
+#undef NT_FWD
 }
 
 template <typename T, bool LN, bool AL, bool SACC> bwd_fn bwd_reg_for(int nv)
 {
+#define NT_BWD(NV)                                                                         \
+    case NV: return bwd_reg<T, LN, NV, AL, SACC>();
     switch (nv) {
-    case 1: return bwd_reg<T, LN, 1, AL, SACC>();
-    case 2: return bwd_reg<T, LN, 2, AL, SACC>();
-    case 3: return bwd_reg<T, LN, 3, AL, SACC>();
-    case 4: return bwd_reg<T, LN, 4, AL, SACC>();
-    case 6: return bwd_reg<T, LN, 6, AL, SACC>();
-    case 8: return bwd_reg<T, LN, 8, AL, SACC>();
+    NT_EACH_NV(NT_BWD)
     default: return nullptr;
     }
+#undef NT_BWD
 }
 
 /* vec: N % VEC == 0 (aligned packs), else shifted slots. */
