@@ -19,13 +19,15 @@ static kb_status dump_one(const char *dir, const char *name, const void *dev, ch
     size_t n = 1;
     for (int i = 0; i < ndim; i++) n *= (size_t)shape[i];
     const size_t es = kind == 'd' ? kb_dtype_size(dtype) : kind == 'f' ? 4 : 8;
-    void *host = malloc(n * es);
-    if (!host) return KB_FAIL(e, KB_ERR_IO, "--dump: no host memory for %s (%zu bytes)", name, n * es);
-    kb_status st = KB_OK;
-    cudaError_t rc = cudaMemcpy(host, dev, n * es, cudaMemcpyDeviceToHost);
-    if (rc != cudaSuccess) st = KB_FAIL(e, KB_ERR_CUDA, "--dump %s: %s", name, cudaGetErrorString(rc));
+    /* The messages name the file (it names the case and the tensor). */
     char path[1200];
     snprintf(path, sizeof path, "%s/%s.npy", dir, name);
+    void *host = malloc(n * es);
+    if (!host)
+        return KB_FAIL(e, KB_ERR_NOMEM, "--dump %s: no host memory for %zu bytes", path, n * es);
+    kb_status st = KB_OK;
+    cudaError_t rc = cudaMemcpy(host, dev, n * es, cudaMemcpyDeviceToHost);
+    if (rc != cudaSuccess) st = KB_FAIL(e, KB_ERR_CUDA, "--dump %s: %s", path, cudaGetErrorString(rc));
     if (st == KB_OK) {
         if (kind == 'd') st = kb_npy_write(path, dtype, host, ndim, shape, e);
         else if (kind == 'f') st = kb_npy_write_f32(path, (const float *)host, ndim, shape, e);
