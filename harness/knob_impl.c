@@ -88,10 +88,12 @@ kb_status kb_knobbed_open(const kb_knobs *k, kb_impl_use use, const kb_impl *inn
     if (slow) KB_TRY(extra_time_ns(w, timer, e));
     if (extra) {
         w->extra_bytes = (size_t)(k->extra_fraction * kb_bytes_moved(&b->p));
-        if (cudaMalloc(&w->extra, w->extra_bytes) != cudaSuccess) {
+        const cudaError_t rc = cudaMalloc(&w->extra, w->extra_bytes);
+        if (rc != cudaSuccess) {
             w->extra = NULL;
-            return KB_FAIL(e, KB_ERR_CUDA, "KBENCH_TEST_EXTRA_BYTES: cannot allocate %zu bytes",
-                           w->extra_bytes);
+            return KB_FAIL(e, KB_ERR_CUDA, "%s: KBENCH_TEST_EXTRA_BYTES: cannot allocate %zu bytes: %s",
+                           timer ? timer->case_name : kb_bench_info_get(b->p.bench)->name,
+                           w->extra_bytes, cudaGetErrorString(rc));
         }
     }
     return KB_OK;
