@@ -436,6 +436,25 @@ kb_status kb_cli_parse(int argc, char **argv, kb_options *o, kb_err *e)
         for (int b = 0; b < KB_NUM_BENCH; b++) o->bench[b] = 1;
     if (o->mode == KB_MODE_RUN && !all && !any_bench)
         return KB_FAIL(e, KB_ERR_ARG, "no benchmark given: name one, or use --all (see --list)");
+    /* A --shape no selected benchmark takes (MxN for mlp_forward alone) would
+     * be passed over by every benchmark: a run of nothing, found only after
+     * the GPU is opened. Refuse it here, like any bad value. */
+    for (int i = 0; o->mode == KB_MODE_RUN && i < o->nshapes; i++) {
+        int takes = 0, nsel = 0;
+        kb_err first = {{0}};
+        for (int b = 0; b < KB_NUM_BENCH && !takes; b++) {
+            if (!o->bench[b]) continue;
+            kb_err why;
+            if (kb_shape_check((kb_bench_id)b, &o->shapes[i], &why) == KB_OK) takes = 1;
+            else if (nsel++ == 0) first = why;
+        }
+        if (takes) continue;
+        if (nsel == 1) return KB_FAIL(e, KB_ERR_ARG, "--shape: %s", first.msg);
+        char buf[72];
+        kb_shape_format(buf, sizeof buf, o->shapes[i].M, o->shapes[i].N, o->shapes[i].K);
+        return KB_FAIL(e, KB_ERR_ARG, "--shape %s: no selected benchmark takes %s sizes", buf,
+                       o->shapes[i].K ? "three" : "two");
+    }
     if (o->ncustom && !o->backend[kb_backend_index("tuned")]) {
         int any = 0;
         for (int b = 0; b < KB_NUM_BACKENDS; b++) any |= o->backend[b];

@@ -55,6 +55,29 @@ START_TEST(benchmarks_and_all)
 }
 END_TEST
 
+/* A --shape that no selected benchmark takes is a usage error before any GPU
+ * work; one that some selected benchmark takes passes the others over. */
+START_TEST(shape_dims_checked_against_selection)
+{
+    kb_options o;
+    kb_err e;
+    ck_assert_int_eq(PARSE(&o, &e, "mlp_forward", "--shape", "3x4"), KB_ERR_ARG);
+    ck_assert_str_eq(e.msg, "--shape: mlp_forward takes three sizes MxNxK, got '3x4'");
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "--shape", "3x4x5"), KB_ERR_ARG);
+    ck_assert_str_eq(e.msg, "--shape: softmax_forward takes two sizes MxN, got '3x4x5'");
+    ck_assert_int_eq(PARSE(&o, &e, "mlp_forward", "mlp_swiglu_forward", "--shape", "8x8"),
+                     KB_ERR_ARG);
+    ck_assert_str_eq(e.msg, "--shape 8x8: no selected benchmark takes two sizes");
+    /* the second shape is the bad one */
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "--shape", "4x4", "--shape", "4x4x4"),
+                     KB_ERR_ARG);
+    ck_assert_str_eq(e.msg, "--shape: softmax_forward takes two sizes MxN, got '4x4x4'");
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--shape", "4x4"), KB_OK);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--shape", "4x4x4"), KB_OK);
+    ck_assert_int_eq(PARSE(&o, &e, "mlp_forward", "softmax_forward", "--shape", "4x4x4"), KB_OK);
+}
+END_TEST
+
 START_TEST(parity_flags)
 {
     kb_options o;
@@ -463,6 +486,7 @@ Suite *kb_suite_cli(void)
     tcase_add_test(t, compile_mode);
     tcase_add_test(t, custom_compile_maps_to_tuned_config);
     tcase_add_test(t, json_config);
+    tcase_add_test(t, shape_dims_checked_against_selection);
     tcase_add_test(t, output_paths_checked_up_front);
     tcase_add_test(t, env_banner_text);
     suite_add_tcase(s, t);
