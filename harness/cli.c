@@ -398,6 +398,50 @@ static kb_status getopt_error(int c, int argc, char **argv, kb_err *e)
     return KB_FAIL(e, KB_ERR_ARG, "unknown or ambiguous option '%s'", a);
 }
 
+/* What a run selects must run something: checked before any GPU work. */
+static kb_status check_selection(const kb_options *o, kb_err *e)
+{
+    /* A --backend that no selected benchmark has (softmax_forward --backend
+     * cublaslt_epilogue) would run nothing and pass: refuse it, as --list
+     * would show. */
+    int runnable = 0;
+    for (int b = 0; b < KB_NUM_BENCH && !runnable; b++)
+        for (int be = 0; be < KB_NUM_BACKENDS && !runnable; be++)
+            runnable = o->bench[b] && o->backend[be] && kb_impl_get((kb_bench_id)b, kb_backend_name(be));
+    int any_backend = 0;
+    for (int be = 0; be < KB_NUM_BACKENDS; be++) any_backend |= o->backend[be];
+    if (any_backend && !runnable) {
+        char names[128] = "";
+        for (int be = 0; be < KB_NUM_BACKENDS; be++)
+            if (o->backend[be])
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                         names[0] ? "," : "", kb_backend_name(be));
+        return KB_FAIL(e, KB_ERR_ARG,
+                       "--backend %s: no selected benchmark has it (--list shows each one's backends)",
+                       names);
+    }
+    /* A --shape no selected benchmark takes (MxN for mlp_forward alone) would
+     * be passed over by every benchmark: a run of nothing, found only after
+     * the GPU is opened. Refuse it here, like any bad value. */
+    for (int i = 0; i < o->nshapes; i++) {
+        int takes = 0, nsel = 0;
+        kb_err first = {{0}};
+        for (int b = 0; b < KB_NUM_BENCH && !takes; b++) {
+            if (!o->bench[b]) continue;
+            kb_err why;
+            if (kb_shape_check((kb_bench_id)b, &o->shapes[i], &why) == KB_OK) takes = 1;
+            else if (nsel++ == 0) first = why;
+        }
+        if (takes) continue;
+        if (nsel == 1) return KB_FAIL(e, KB_ERR_ARG, "--shape: %s", first.msg);
+        char buf[72];
+        kb_shape_format(buf, sizeof buf, o->shapes[i].M, o->shapes[i].N, o->shapes[i].K);
+        return KB_FAIL(e, KB_ERR_ARG, "--shape %s: no selected benchmark takes %s sizes", buf,
+                       o->shapes[i].K ? "three" : "two");
+    }
+    return KB_OK;
+}
+
 kb_status kb_cli_parse(int argc, char **argv, kb_options *o, kb_err *e)
 {
     memset(o, 0, sizeof *o);
@@ -436,30 +480,12 @@ kb_status kb_cli_parse(int argc, char **argv, kb_options *o, kb_err *e)
         for (int b = 0; b < KB_NUM_BENCH; b++) o->bench[b] = 1;
     if (o->mode == KB_MODE_RUN && !all && !any_bench)
         return KB_FAIL(e, KB_ERR_ARG, "no benchmark given: name one, or use --all (see --list)");
-    /* A --shape no selected benchmark takes (MxN for mlp_forward alone) would
-     * be passed over by every benchmark: a run of nothing, found only after
-     * the GPU is opened. Refuse it here, like any bad value. */
-    for (int i = 0; o->mode == KB_MODE_RUN && i < o->nshapes; i++) {
-        int takes = 0, nsel = 0;
-        kb_err first = {{0}};
-        for (int b = 0; b < KB_NUM_BENCH && !takes; b++) {
-            if (!o->bench[b]) continue;
-            kb_err why;
-            if (kb_shape_check((kb_bench_id)b, &o->shapes[i], &why) == KB_OK) takes = 1;
-            else if (nsel++ == 0) first = why;
-        }
-        if (takes) continue;
-        if (nsel == 1) return KB_FAIL(e, KB_ERR_ARG, "--shape: %s", first.msg);
-        char buf[72];
-        kb_shape_format(buf, sizeof buf, o->shapes[i].M, o->shapes[i].N, o->shapes[i].K);
-        return KB_FAIL(e, KB_ERR_ARG, "--shape %s: no selected benchmark takes %s sizes", buf,
-                       o->shapes[i].K ? "three" : "two");
-    }
     if (o->ncustom && !o->backend[kb_backend_index("tuned")]) {
         int any = 0;
         for (int b = 0; b < KB_NUM_BACKENDS; b++) any |= o->backend[b];
         if (any) o->backend[kb_backend_index("tuned")] = 1; /* custom configs are tuned runs */
     }
+    if (o->mode == KB_MODE_RUN) KB_TRY(check_selection(o, e));
     return KB_OK;
 }
 

@@ -78,6 +78,31 @@ START_TEST(shape_dims_checked_against_selection)
 }
 END_TEST
 
+/* A --backend that no selected benchmark has is a usage error, not a run of
+ * nothing; one that some selected benchmark has runs those. */
+START_TEST(backend_checked_against_selection)
+{
+    kb_options o;
+    kb_err e;
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "--backend", "cublaslt_epilogue"), KB_ERR_ARG);
+    ck_assert_str_eq(e.msg, "--backend cublaslt_epilogue: no selected benchmark has it (--list "
+                            "shows each one's backends)");
+    ck_assert_int_eq(PARSE(&o, &e, "cross_entropy_forward", "geglu_forward", "--backend",
+                           "cudnn,cublaslt_epilogue"),
+                     KB_ERR_ARG);
+    ck_assert_str_eq(e.msg, "--backend cudnn,cublaslt_epilogue: no selected benchmark has it "
+                            "(--list shows each one's backends)");
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "mlp_forward", "--backend", "cublaslt_epilogue"),
+                     KB_OK);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--backend", "cudnn"), KB_OK);
+    ck_assert_int_eq(PARSE(&o, &e, "cross_entropy_forward"), KB_OK);
+    /* a named tuned configuration adds the tuned backend first */
+    ck_assert_int_eq(PARSE(&o, &e, "cross_entropy_forward", "--backend", "cudnn", "--tuned-config",
+                           "a:threads=128"),
+                     KB_OK);
+}
+END_TEST
+
 START_TEST(parity_flags)
 {
     kb_options o;
@@ -487,6 +512,7 @@ Suite *kb_suite_cli(void)
     tcase_add_test(t, custom_compile_maps_to_tuned_config);
     tcase_add_test(t, json_config);
     tcase_add_test(t, shape_dims_checked_against_selection);
+    tcase_add_test(t, backend_checked_against_selection);
     tcase_add_test(t, output_paths_checked_up_front);
     tcase_add_test(t, env_banner_text);
     suite_add_tcase(s, t);
