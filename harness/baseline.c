@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "csvio.h"
+#include "registry.h"
 
 enum { C_BENCH, C_BACKEND, C_DTYPE, C_M, C_N, C_MEDIAN, C_GBPS, C_NOISE,
        C_SAMPLES, C_Q1, C_Q3, C_DATE, C_VERSION, C_KERNELS, C_KNAMES, C_K, NCOLS };
@@ -178,10 +179,11 @@ static kb_status on_row(void *ctx, size_t row, char *const *f, size_t n, long li
     const char *why = row_problem(&r);
     if (why) return BAD("%s:%ld: %s", c->path, line, why);
     ptrdiff_t dup = find_index(&c->b, &r);
+    char shape[72];
+    kb_shape_format(shape, sizeof shape, r.M, r.N, r.K); /* MxN for the 2-D ops */
     if (dup >= 0)
-        return BAD("%s:%ld: duplicate row for %s %s %s %lldx%lldx%lld (first on line %ld)",
-                   c->path, line, r.benchmark, r.backend, r.dtype, (long long)r.M,
-                   (long long)r.N, (long long)r.K, c->lines[dup]);
+        return BAD("%s:%ld: duplicate row for %s %s %s %s (first on line %ld)", c->path, line,
+                   r.benchmark, r.backend, r.dtype, shape, c->lines[dup]);
 
     size_t cap = c->b.cap;
     KB_TRY(push(&c->b, &r, e));
@@ -323,10 +325,12 @@ kb_status kb_baseline_write(const char *path, const kb_baseline *b, kb_err *e)
     }
     kb_status st = KB_OK;
     for (size_t i = 1; i < b->n && st == KB_OK; i++)
-        if (key_cmp(&sorted[i - 1], &sorted[i]) == 0)
-            st = KB_FAIL(e, KB_ERR_ARG, "%s: duplicate key %s %s %s %lldx%lldx%lld (nothing written)",
-                         path, sorted[i].benchmark, sorted[i].backend, sorted[i].dtype,
-                         (long long)sorted[i].M, (long long)sorted[i].N, (long long)sorted[i].K);
+        if (key_cmp(&sorted[i - 1], &sorted[i]) == 0) {
+            char shape[72];
+            kb_shape_format(shape, sizeof shape, sorted[i].M, sorted[i].N, sorted[i].K);
+            st = KB_FAIL(e, KB_ERR_ARG, "%s: duplicate key %s %s %s %s (nothing written)", path,
+                         sorted[i].benchmark, sorted[i].backend, sorted[i].dtype, shape);
+        }
     if (st == KB_OK) {
         write_ctx w = {sorted, b->n};
         st = kb_atomic_write(path, write_rows, &w, e);

@@ -144,6 +144,9 @@ END_TEST
 START_TEST(read_duplicate_key)
 {
     expect_parse_error(FIX("duplicate.csv"), "duplicate.csv:4:", "first on line 2");
+    /* a 2-D row's shape is MxN, not MxNx0 */
+    expect_parse_error(FIX("duplicate.csv"), "duplicate.csv:4:",
+                       "duplicate row for softmax_forward eager bf16 1x2 (first");
 }
 END_TEST
 
