@@ -499,8 +499,10 @@ void kb_report_case_name(const kb_result *x, char *buf, size_t len)
 {
     const char *kind;
     const int n = (int)inputs_of(x, &kind);
-    snprintf(buf, len, "%s.%s.%s.%" PRId64 "x%" PRId64 "%s%.*s", x->benchmark, x->backend,
-             x->dtype, x->M, x->N, n ? "." : "", n, kind);
+    char shape[72];
+    kb_shape_format(shape, sizeof shape, x->M, x->N, x->K); /* MxNxK for the 3-D ops */
+    snprintf(buf, len, "%s.%s.%s.%s%s%.*s", x->benchmark, x->backend, x->dtype, shape,
+             n ? "." : "", n, kind);
 }
 
 kb_status kb_report_judge_all(const kb_report_model *m, const kb_baseline *bl,

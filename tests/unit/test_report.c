@@ -578,6 +578,13 @@ START_TEST(test_dedup_and_fill)
     char name[160];
     kb_report_case_name(&d.v[1], name, sizeof name);
     ck_assert_str_eq(name, "softmax_forward.eager.bf16.4096x1000.wide");
+    /* a 3-D op's case is named with its K, as CTest names it */
+    kb_result mlp = d.v[1];
+    snprintf(mlp.benchmark, sizeof mlp.benchmark, "mlp_forward");
+    mlp.config[0] = '\0';
+    mlp.M = 8192, mlp.N = 4096, mlp.K = 11008;
+    kb_report_case_name(&mlp, name, sizeof name);
+    ck_assert_str_eq(name, "mlp_forward.eager.bf16.8192x4096x11008");
     kb_results_free(&d);
     kb_results_free(&r);
 
