@@ -248,10 +248,12 @@ const kb_baseline_row *kb_baseline_find(const kb_baseline *b, const char *benchm
 kb_status kb_baseline_upsert(kb_baseline *b, const kb_baseline_row *row, kb_err *e)
 {
     const char *why = row_problem(row);
-    if (why)
-        return KB_FAIL(e, KB_ERR_ARG, "baseline row %.47s %.47s %.7s %lldx%lld: %s",
-                       row->benchmark, row->backend, row->dtype, (long long)row->M,
-                       (long long)row->N, why);
+    if (why) {
+        char shape[72];
+        kb_shape_format(shape, sizeof shape, row->M, row->N, row->K);
+        return KB_FAIL(e, KB_ERR_ARG, "baseline row %.47s %.47s %.7s %s: %s", row->benchmark,
+                       row->backend, row->dtype, shape, why);
+    }
     ptrdiff_t i = find_index(b, row);
     if (i >= 0) {
         b->v[i] = *row;

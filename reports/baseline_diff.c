@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "registry.h"
 #include "report.h"
 
 typedef struct {
@@ -30,7 +31,7 @@ kb_status kb_baseline_diff(FILE *f, const char *old_path, const char *new_path, 
     st = kb_baseline_read(old_path, &o, e);
     if (st == KB_OK) st = kb_baseline_read(new_path, &n, e);
     moved *m = st == KB_OK ? calloc(n.n + 1, sizeof *m) : NULL;
-    if (st == KB_OK && !m) st = KB_FAIL(e, KB_ERR_IO, "out of memory");
+    if (st == KB_OK && !m) st = KB_FAIL(e, KB_ERR_NOMEM, "baseline diff of %s: out of host memory", new_path);
     if (st != KB_OK) {
         kb_baseline_free(&o);
         kb_baseline_free(&n);
@@ -59,10 +60,12 @@ kb_status kb_baseline_diff(FILE *f, const char *old_path, const char *new_path, 
     fprintf(f, "  changed GB/s: %zu under 2%%, %zu 2-5%%, %zu 5-10%%, %zu 10%% or more\n", bins[0],
             bins[1], bins[2], bins[3]);
     qsort(m, nm, sizeof *m, by_size);
-    for (size_t i = 0; i < nm && i < 10 && fabs(m[i].change) >= 0.02; i++)
-        fprintf(f, "  %+6.1f%%  %s %s %s %" PRId64 "x%" PRId64 "\n", 100 * m[i].change,
-                m[i].row->benchmark, m[i].row->backend, m[i].row->dtype, m[i].row->M,
-                m[i].row->N);
+    for (size_t i = 0; i < nm && i < 10 && fabs(m[i].change) >= 0.02; i++) {
+        char shape[72]; /* MxNxK for the 3-D ops: two mlp rows differ only in K */
+        kb_shape_format(shape, sizeof shape, m[i].row->M, m[i].row->N, m[i].row->K);
+        fprintf(f, "  %+6.1f%%  %s %s %s %s\n", 100 * m[i].change, m[i].row->benchmark,
+                m[i].row->backend, m[i].row->dtype, shape);
+    }
     free(m);
     kb_baseline_free(&o);
     kb_baseline_free(&n);

@@ -943,6 +943,44 @@ START_TEST(test_plots_drawn)
 }
 END_TEST
 
+/* kbench-report --baseline-diff: moved rows named like cases (MxN, and
+ * MxNxK where two mlp rows differ only in K). */
+START_TEST(test_baseline_diff_names_shapes)
+{
+    char dir[4096], a[4200], b[4200], out[4200];
+    kbt_tmpdir(dir);
+    snprintf(a, sizeof a, "%s/old.csv", dir);
+    snprintf(b, sizeof b, "%s/new.csv", dir);
+    snprintf(out, sizeof out, "%s/diff.txt", dir);
+    const char *head = "benchmark,backend,dtype,M,N,median_ms,gbps,noise,samples,q1_ms,q3_ms,date,"
+                       "version,kernels,kernel_names,K\n";
+    char text[1024];
+    snprintf(text, sizeof text,
+             "%ssoftmax_forward,eager,bf16,1,2,0.5,100,0.01,,,,,,,,\n"
+             "mlp_forward,eager,bf16,8192,4096,1,100,0.01,,,,,,,,11008\n"
+             "mlp_forward,eager,bf16,8192,4096,1,100,0.01,,,,,,,,14336\n",
+             head);
+    kbt_write(a, text);
+    snprintf(text, sizeof text,
+             "%ssoftmax_forward,eager,bf16,1,2,0.5,110,0.01,,,,,,,,\n"
+             "mlp_forward,eager,bf16,8192,4096,1,120,0.01,,,,,,,,11008\n"
+             "mlp_forward,eager,bf16,8192,4096,1,100,0.01,,,,,,,,14336\n",
+             head);
+    kbt_write(b, text);
+    FILE *f = fopen(out, "w");
+    ck_assert_ptr_nonnull(f);
+    kb_err e = {{0}};
+    ck_assert_int_eq(kb_baseline_diff(f, a, b, &e), KB_OK);
+    fclose(f);
+    char *txt = kbt_read(out, NULL);
+    ck_assert_msg(strstr(txt, "+20.0%  mlp_forward eager bf16 8192x4096x11008\n") != NULL, "%s", txt);
+    ck_assert_msg(strstr(txt, "+10.0%  softmax_forward eager bf16 1x2\n") != NULL, "%s", txt);
+    ck_assert_msg(strstr(txt, "x14336") == NULL, "%s", txt); /* unchanged: not listed */
+    free(txt);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 Suite *kb_suite_report(void)
 {
     Suite *s = suite_create("report");
@@ -974,6 +1012,7 @@ Suite *kb_suite_report(void)
     tcase_add_test(t, test_plot_sweeps_and_points);
     tcase_add_test(t, test_fold_and_image_base);
     tcase_add_test(t, test_html_self_contained);
+    tcase_add_test(t, test_baseline_diff_names_shapes);
     suite_add_tcase(s, t);
     return s;
 }
