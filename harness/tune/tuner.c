@@ -799,15 +799,11 @@ static kb_status run_search(const kb_tune_space *sp, const kb_problem *p,
 
     kb_status st = KB_OK;
     double ms = INFINITY;
-    if (cudaStreamCreateWithFlags(&ta.s, cudaStreamNonBlocking) != cudaSuccess) {
-        st = KB_FAIL(e, KB_ERR_CUDA, "cudaStreamCreate failed");
-        ta.s = NULL;
-    }
-    if (st == KB_OK) st = kb_flusher_init(&fl, e);
-    if (st == KB_OK) st = kb_buffers_prepare(&b, 1234, ta.s, e);
+    /* The environment's values first: a bad one fails before the search,
+     * and an unwritable log before the search it would have recorded. */
     int max_evals = SEARCH_MAX_EVALS;
     const char *env = getenv("KBENCH_TUNE_EVALS");
-    if (st == KB_OK && env && *env) {
+    if (env && *env) {
         char *end;
         errno = 0;
         const long v = strtol(env, &end, 10);
@@ -816,25 +812,37 @@ static kb_status run_search(const kb_tune_space *sp, const kb_problem *p,
         else
             max_evals = (int)v;
     }
+    const char *log_path = getenv("KBENCH_TUNE_LOG");
+    FILE *lf = NULL;
+    if (st == KB_OK && log_path && *log_path && !(lf = fopen(log_path, "a")))
+        st = KB_FAIL(e, KB_ERR_IO, "KBENCH_TUNE_LOG '%s': cannot open for appending: %s", log_path,
+                     strerror(errno));
+    const cudaError_t crc = st == KB_OK ? cudaStreamCreateWithFlags(&ta.s, cudaStreamNonBlocking)
+                                        : cudaSuccess;
+    if (crc != cudaSuccess) {
+        st = KB_FAIL(e, KB_ERR_CUDA, "%s: cudaStreamCreate: %s", sp->op, cudaGetErrorString(crc));
+        ta.s = NULL;
+    }
+    if (st == KB_OK) st = kb_flusher_init(&fl, e);
+    if (st == KB_OK) st = kb_buffers_prepare(&b, 1234, ta.s, e);
     int evals = 0;
     const double t0 = kb_mono_s();
     if (st == KB_OK)
         st = kb_tune_search(sp, p, ctx, start, time_candidate, &ta, max_evals, best, &ms, &evals,
                             e);
-    if (st == KB_OK && getenv("KBENCH_TUNE_LOG")) {
+    if (st == KB_OK && lf) {
         /* ci/tune's record of what each search cost (its run-time estimate). */
         char cfg[256], bucket[64];
         kb_tune_format(sp, best, cfg, sizeof cfg);
         kb_tune_bucket(p->dtype, p->M, p->N, bucket, sizeof bucket);
-        FILE *lf = fopen(getenv("KBENCH_TUNE_LOG"), "a");
-        if (lf) {
-            /* benchmark,dtype,M,N,bucket,evals,search_s,best_ms,config */
-            fprintf(lf, "%s,%s,%lld,%lld,\"%s\",%d,%.3f,%.4f,\"%s\"\n", sp->op,
-                    kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, bucket, evals,
-                    kb_mono_s() - t0, ms, cfg);
-            fclose(lf);
-        }
+        /* benchmark,dtype,M,N,bucket,evals,search_s,best_ms,config */
+        fprintf(lf, "%s,%s,%lld,%lld,\"%s\",%d,%.3f,%.4f,\"%s\"\n", sp->op,
+                kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, bucket, evals,
+                kb_mono_s() - t0, ms, cfg);
     }
+    if (lf && fclose(lf) != 0 && st == KB_OK)
+        st = KB_FAIL(e, KB_ERR_IO, "KBENCH_TUNE_LOG '%s': write failed: %s", log_path,
+                     strerror(errno));
     if (st == KB_OK && !isfinite(ms))
         st = KB_FAIL(e, KB_ERR_CUDA, "%s %lldx%lld: no candidate configuration ran", sp->op,
                      (long long)p->M, (long long)p->N);
