@@ -32,7 +32,7 @@ kb_status kb_lt_open(kb_lt *lt, kb_err *e)
 #endif
         "libcublasLt.so"};
     memset(lt, 0, sizeof *lt);
-    const char *why = "";
+    const char *why = NULL; /* dlerror's text of the last attempt */
     for (size_t i = 0; i < sizeof names / sizeof names[0] && !lt->lib; i++) {
         lt->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
         if (!lt->lib) why = dlerror();
