@@ -745,6 +745,12 @@ def main(argv=None):
             return kb.default_shapes(bench)[:2] if three else QUICK
         return kb.default_shapes(bench)
 
+    # --shapes of the wrong kind for every benchmark (MxN for mlp_forward
+    # alone) would select nothing: an empty CSV and exit 0.
+    if a.shapes and not any(shapes_of(bench) for bench in benchmarks):
+        p.error("--shapes: no selected benchmark takes shapes with %s sizes (mlp blocks take "
+                "MxNxK, the others MxN)" % " or ".join(sorted({"3" if s[2] else "2"
+                                                             for s in a.shapes})))
     if a.list:
         print("benchmark,dtype,M,N,K,bytes")
         for bench in benchmarks:
