@@ -59,6 +59,7 @@ void kb_cli_usage(FILE *f)
           "  --budget-ms MS             wall-clock timing budget per case (default 1500)\n"
           "  --no-timing                check accuracy (and kernels) only\n"
           "  --case NAME                run one CTest case <bench>.<backend>.<dtype>.<M>x<N>[.<inputs>]\n"
+          "                             (<M>x<N>x<K> for mlp_forward, mlp_swiglu_forward)\n"
           "  --list-cases               print every CTest case with its labels\n"
           "  --describe                 print the benchmarks' tensors, byte models, shapes,\n"
           "                             dtypes and backends as JSON (no GPU needed)\n"
