@@ -578,7 +578,7 @@ kb_status kb_tune_search(const kb_tune_space *sp, const kb_problem *p, const kb_
     if (!m.seen || !diag) {
         free(m.seen);
         free(diag);
-        return KB_FAIL(e, KB_ERR_NOMEM, "out of host memory");
+        return KB_FAIL(e, KB_ERR_NOMEM, "%s: tuning search: out of host memory", sp->op);
     }
     kb_tune_cfg cur = *start;
     double cur_cost = INFINITY;
