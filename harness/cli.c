@@ -399,18 +399,64 @@ static kb_status getopt_error(int c, int argc, char **argv, kb_err *e)
     return KB_FAIL(e, KB_ERR_ARG, "unknown or ambiguous option '%s'", a);
 }
 
+/* Does benchmark b have one of the selected backends (any, when none is given)? */
+static int has_backend(const kb_options *o, int any_backend, int b)
+{
+    for (int be = 0; be < KB_NUM_BACKENDS; be++)
+        if ((!any_backend || o->backend[be]) && kb_impl_get((kb_bench_id)b, kb_backend_name(be)))
+            return 1;
+    return 0;
+}
+
+/* Does benchmark b take one of the --shape sizes (any, when none is given)?
+ * If not, why names the first refusal. */
+static int takes_shape(const kb_options *o, int b, kb_err *why)
+{
+    if (!o->nshapes) return 1;
+    for (int i = 0; i < o->nshapes; i++) {
+        kb_err w;
+        if (kb_shape_check((kb_bench_id)b, &o->shapes[i], &w) == KB_OK) return 1;
+        if (i == 0) *why = w;
+    }
+    return 0;
+}
+
+/* Each of --backend and --shape may be taken by some selected benchmark while
+ * no benchmark takes both (softmax_forward mlp_forward --backend
+ * cublaslt_epilogue --shape 4x4): every benchmark then drops one or the other
+ * and the run is of nothing. A benchmark that takes only one is passed over,
+ * as --all --shape MxN passes over the MxNxK benchmarks. */
+static kb_status check_together(const kb_options *o, int any_backend, kb_err *e)
+{
+    int first = -1;
+    kb_err why = {{0}};
+    for (int b = 0; b < KB_NUM_BENCH; b++) {
+        if (!o->bench[b] || !has_backend(o, any_backend, b)) continue;
+        kb_err w = {{0}};
+        if (takes_shape(o, b, &w)) return KB_OK;
+        if (first < 0) {
+            first = b;
+            why = w;
+        }
+    }
+    if (first < 0) return KB_OK; /* no backend at all: the checks above said so */
+    return KB_FAIL(e, KB_ERR_ARG,
+                   "--backend and --shape select no case together: %s, and no selected "
+                   "benchmark that takes the shape has the backend (--list shows each one's "
+                   "backends)",
+                   why.msg);
+}
+
 /* What a run selects must run something: checked before any GPU work. */
 static kb_status check_selection(const kb_options *o, kb_err *e)
 {
     /* A --backend that no selected benchmark has (softmax_forward --backend
      * cublaslt_epilogue) would run nothing and pass: refuse it, as --list
      * would show. */
-    int runnable = 0;
-    for (int b = 0; b < KB_NUM_BENCH && !runnable; b++)
-        for (int be = 0; be < KB_NUM_BACKENDS && !runnable; be++)
-            runnable = o->bench[b] && o->backend[be] && kb_impl_get((kb_bench_id)b, kb_backend_name(be));
-    int any_backend = 0;
+    int any_backend = 0, runnable = 0;
     for (int be = 0; be < KB_NUM_BACKENDS; be++) any_backend |= o->backend[be];
+    for (int b = 0; b < KB_NUM_BENCH && !runnable; b++)
+        runnable = o->bench[b] && has_backend(o, any_backend, b);
     if (any_backend && !runnable) {
         char names[128] = "";
         for (int be = 0; be < KB_NUM_BACKENDS; be++)
@@ -440,7 +486,7 @@ static kb_status check_selection(const kb_options *o, kb_err *e)
         return KB_FAIL(e, KB_ERR_ARG, "--shape %s: no selected benchmark takes %s sizes", buf,
                        o->shapes[i].K ? "three" : "two");
     }
-    return KB_OK;
+    return check_together(o, any_backend, e);
 }
 
 kb_status kb_cli_parse(int argc, char **argv, kb_options *o, kb_err *e)

@@ -96,6 +96,22 @@ START_TEST(backend_checked_against_selection)
                      KB_OK);
     ck_assert_int_eq(PARSE(&o, &e, "--all", "--backend", "cudnn"), KB_OK);
     ck_assert_int_eq(PARSE(&o, &e, "cross_entropy_forward"), KB_OK);
+    /* each is taken by some benchmark, but none takes both: a run of nothing */
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "mlp_forward", "--backend",
+                           "cublaslt_epilogue", "--shape", "4x4"),
+                     KB_ERR_ARG);
+    ck_assert_str_eq(e.msg, "--backend and --shape select no case together: mlp_forward takes "
+                            "three sizes MxNxK, got '4x4', and no selected benchmark that takes "
+                            "the shape has the backend (--list shows each one's backends)");
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--backend", "cublaslt_epilogue", "--shape", "4x4"),
+                     KB_ERR_ARG);
+    /* one benchmark taking both is enough; the others are passed over */
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "mlp_forward", "--backend",
+                           "cublaslt_epilogue", "--shape", "4x4", "--shape", "4x4x4"),
+                     KB_OK);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--backend", "eager", "--shape", "4x4"), KB_OK);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--backend", "cublaslt_epilogue", "--shape", "4x4x4"),
+                     KB_OK);
     /* a named tuned configuration adds the tuned backend first */
     ck_assert_int_eq(PARSE(&o, &e, "cross_entropy_forward", "--backend", "cudnn", "--tuned-config",
                            "a:threads=128"),
