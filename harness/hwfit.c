@@ -3,7 +3,7 @@
 
 kb_launch_need kb_launch_need_init(int block, int cluster, size_t dyn_smem)
 {
-    kb_launch_need n = {block, cluster, dyn_smem, 0, 0, 0, 0, -1, -1};
+    kb_launch_need n = {block, cluster, dyn_smem, -1, 0, 0, 0, -1, -1};
     return n;
 }
 
@@ -11,7 +11,7 @@ const char *kb_launch_fits(const kb_launch_need *n)
 {
     if (n->block < 1) return "no threads in the block";
     /* maxThreadsPerBlock shrinks with the registers a thread uses. */
-    if (n->block > n->max_threads) return "block larger than the kernel's registers allow";
+    if (n->max_threads >= 0 && n->block > n->max_threads) return "block larger than the kernel's registers allow";
     /* A kernel that spills is never what a tuned configuration means. */
     if (n->local_bytes > 0) return "kernel spills registers to local memory";
     if (n->smem_optin && n->static_smem + n->dyn_smem > n->smem_optin)

@@ -18,7 +18,7 @@ typedef struct {
     int block;           /* threads per CTA                                      */
     int cluster;         /* CTAs per cluster; <= 1: no cluster                   */
     size_t dyn_smem;     /* dynamic shared memory per CTA (bytes)                */
-    int max_threads;     /* cudaFuncAttributes.maxThreadsPerBlock (register-bound) */
+    int max_threads;     /* cudaFuncAttributes.maxThreadsPerBlock; < 0: not asked */
     size_t local_bytes;  /* cudaFuncAttributes.localSizeBytes: > 0 = spills      */
     size_t static_smem;  /* cudaFuncAttributes.sharedSizeBytes                   */
     size_t smem_optin;   /* device's opt-in limit per CTA; 0: not checked        */
@@ -26,7 +26,9 @@ typedef struct {
     int active_clusters; /* occupancy API's co-resident clusters; < 0: not asked */
 } kb_launch_need;
 
-/* A need with nothing measured yet: every query "not asked". */
+/* A need with nothing measured yet: every query "not asked" (max_threads,
+ * blocks_per_sm, active_clusters < 0; smem_optin 0), no spill and no static
+ * shared memory, so only block and cluster themselves can refuse it. */
 kb_launch_need kb_launch_need_init(int block, int cluster, size_t dyn_smem);
 
 /* NULL when n can run; else why not (a static string for logs). */

@@ -521,6 +521,11 @@ END_TEST
 START_TEST(launch_fits_decides_from_queries)
 {
     kb_launch_need n = kb_launch_need_init(256, 1, 0);
+    /* nothing asked yet: nothing refused but the block itself */
+    ck_assert_ptr_null(kb_launch_fits(&n));
+    n.block = 0;
+    ck_assert_ptr_nonnull(strstr(kb_launch_fits(&n), "no threads"));
+    n.block = 256;
     n.max_threads = 1024;
     ck_assert_ptr_null(kb_launch_fits(&n));
     /* registers: the kernel's maxThreadsPerBlock is below the block */
