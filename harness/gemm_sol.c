@@ -33,6 +33,9 @@ kb_status kb_gemm_sol(const kb_device *d, const char *cache_dir, cudaStream_t s,
     KB_TRY(kb_gemm_peak_measure(s, tflops, algo, sizeof algo, e));
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, d->ordinal);
+    /* Silent, as the copy-SOL cache in device.c: the measurement is used
+     * either way, and a read-only or full cache directory only costs the
+     * next run a re-measure (about a second), not a wrong number. */
     f = fopen(tmp, "w");
     if (!f) return KB_OK;
     int bad = fprintf(f,
