@@ -10,6 +10,7 @@
  * of two) while still separating vector-aligned from unaligned widths, whose
  * kernels behave differently. */
 #include "tuner.h"
+#include "csvio.h"
 #include "files.h"
 
 #include <errno.h>
@@ -345,6 +346,20 @@ static kb_status merge_into(FILE *src, FILE *dst, const char *path, const kb_tun
     return KB_OK;
 }
 
+/* The cache with k's entry replaced (or appended), for kb_atomic_write. */
+typedef struct {
+    FILE *src; /* the current cache, NULL when there is none */
+    const char *path;
+    const kb_tune_key *k;
+    const char *line;
+} merge_ctx;
+
+static kb_status write_merged(FILE *dst, void *ctx, kb_err *e)
+{
+    const merge_ctx *m = ctx;
+    return merge_into(m->src, dst, m->path, m->k, m->line, e);
+}
+
 kb_status kb_tune_cache_store(const char *path, const kb_tune_key *k, const char *cfg,
                               double gbps, kb_err *e)
 {
@@ -362,9 +377,8 @@ kb_status kb_tune_cache_store(const char *path, const kb_tune_key *k, const char
 
     /* Serialise concurrent writers (parallel ctest runs of --tune) so that no
      * one's entry is lost between read and rename. */
-    char lock_path[4200], tmp_path[4200];
+    char lock_path[4200];
     snprintf(lock_path, sizeof lock_path, "%s.lock", path);
-    snprintf(tmp_path, sizeof tmp_path, "%s.%ld.tmp", path, (long)getpid());
     int lock_fd = open(lock_path, O_RDWR | O_CREAT, 0666);
     if (lock_fd < 0)
         return KB_FAIL(e, KB_ERR_IO, "cannot open %s: %s", lock_path, strerror(errno));
@@ -380,30 +394,13 @@ kb_status kb_tune_cache_store(const char *path, const kb_tune_key *k, const char
         }
     }
 
-    kb_status st = KB_OK;
-    FILE *src = fopen(path, "r");
-    if (!src && errno != ENOENT) {
+    kb_status st;
+    merge_ctx m = {fopen(path, "r"), path, k, new_line};
+    if (!m.src && errno != ENOENT)
         st = KB_FAIL(e, KB_ERR_IO, "cannot read tuning cache %s: %s", path, strerror(errno));
-        goto unlock;
-    }
-    FILE *dst = fopen(tmp_path, "w");
-    if (!dst) {
-        st = KB_FAIL(e, KB_ERR_IO, "cannot create %s: %s", tmp_path, strerror(errno));
-        if (src) fclose(src);
-        goto unlock;
-    }
-    st = merge_into(src, dst, path, k, new_line, e);
-    if (src) fclose(src);
-    if (fflush(dst) != 0 || fsync(fileno(dst)) != 0) {
-        if (st == KB_OK)
-            st = KB_FAIL(e, KB_ERR_IO, "cannot write %s: %s", tmp_path, strerror(errno));
-    }
-    if (fclose(dst) != 0 && st == KB_OK)
-        st = KB_FAIL(e, KB_ERR_IO, "cannot write %s: %s", tmp_path, strerror(errno));
-    if (st == KB_OK && rename(tmp_path, path) != 0)
-        st = KB_FAIL(e, KB_ERR_IO, "cannot rename %s to %s: %s", tmp_path, path, strerror(errno));
-    if (st != KB_OK) remove(tmp_path);
-unlock:
+    else /* the merged file replaces the cache as the baselines do: temp, fsync, rename */
+        st = kb_atomic_write(path, write_merged, &m, e);
+    if (m.src) fclose(m.src);
     close(lock_fd); /* releases the lock */
     return st;
 }
