@@ -31,6 +31,12 @@ kb_status kb_verdict_parse(const char *s, kb_verdict *v, kb_err *e)
     return KB_FAIL(e, KB_ERR_PARSE, "unknown verdict '%s'", s);
 }
 
+double kb_best_change(const kb_perf *now, double change)
+{
+    if (!(now->min_ms > 0) || !(now->median_ms > 0)) return -INFINITY;
+    return (1.0 + change) * now->median_ms / now->min_ms - 1.0;
+}
+
 kb_verdict kb_verdict_decide(const kb_gate_opts *o, const kb_perf *base, const kb_perf *now,
                              double *change, double *band)
 {
@@ -47,7 +53,9 @@ kb_verdict kb_verdict_decide(const kb_gate_opts *o, const kb_perf *base, const k
         fabs(now->median_ms - base->median_ms) <= o->floor_ms)
         return KB_VERDICT_SAME;
     if (nn > o->noise_limit) return KB_VERDICT_NOISY;
-    if (*change < -*band) return KB_VERDICT_SLOWER;
+    if (*change < -*band)
+        return kb_best_change(now, *change) >= -o->tolerance ? KB_VERDICT_NOISY
+                                                             : KB_VERDICT_SLOWER;
     if (*change > *band) return KB_VERDICT_FASTER;
     return KB_VERDICT_SAME;
 }
@@ -73,7 +81,15 @@ static void judge_message(const kb_judge_base *base, const kb_judge_round *m, in
 {
     const size_t len = sizeof j->message;
     j->message[0] = '\0';
-    if (v == KB_VERDICT_SLOWER || v == KB_VERDICT_FASTER || v == KB_VERDICT_NOISY)
+    const double best = kb_best_change(&m->now, j->change);
+    if (v == KB_VERDICT_NOISY && j->change < -j->band && best >= -j->tolerance)
+        snprintf(j->message, len,
+                 "NOISY: median %.1f GB/s vs baseline %.1f GB/s (%+.1f%%, band +-%.1f%%), but the "
+                 "fastest sample is %+.1f%% (%.4f ms against a median of %.4f ms): part of the "
+                 "samples ran in a slow state of the machine; slower code would slow them all",
+                 m->now.gbps, base->gbps, 100 * j->change, 100 * j->band, 100 * best,
+                 m->now.min_ms, m->now.median_ms);
+    else if (v == KB_VERDICT_SLOWER || v == KB_VERDICT_FASTER || v == KB_VERDICT_NOISY)
         snprintf(j->message, len,
                  "%s: %.1f GB/s vs baseline %.1f GB/s (%+.1f%%, band +-%.1f%%, noise %.1f%% now, "
                  "%.1f%% baseline)",
@@ -104,7 +120,8 @@ void kb_judge(const kb_gate_opts *g, const kb_judge_base *base, const kb_judge_r
     kb_gate_opts o = *g;
     o.floor_ms *= kernels;
     out->floor_ms = o.floor_ms;
-    const kb_perf b = {base->gbps, base->noise, base->median_ms};
+    out->tolerance = o.tolerance;
+    const kb_perf b = {base->gbps, base->noise, base->median_ms, NAN};
     const kb_verdict v = kb_verdict_decide(&o, &b, &m->now, &out->change, &out->band);
     judge_message(base, m, kernels, baseline_path, out, v);
     out->remeasure = round == 0 && kb_policy_remeasure(v, out->throttled);

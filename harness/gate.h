@@ -9,10 +9,22 @@
  *     |median_now - median_base| <= floor_ms -> SAME  (launch jitter explains it)
  *     noise_now > noise_limit (default 5 %)  -> NOISY  (re-measured once with a
  *                                              longer budget by the runner)
- *     change < -band                         -> SLOWER (the case fails)
+ *     change < -band, and the fastest sample also more than tolerance below
+ *       the baseline                         -> SLOWER (the case fails)
+ *     change < -band, the fastest sample within tolerance
+ *                                            -> NOISY  (re-measured once; see below)
  *     change > +band                         -> FASTER (passes; refresh candidate)
  *     otherwise                              -> SAME
  * No baseline row -> NO_BASELINE (passes; accuracy is still checked).
+ *
+ * The fastest-sample condition: slower code slows every sample, the fastest
+ * too; a state of the machine (a bimodal GEMM case on the H200 whose
+ * samples sat at two levels 13 % apart while the SM clock stayed at its
+ * peak, the bandwidth lost while the driver scrubs freed memory) slows the
+ * samples taken in it and leaves the fastest at the code's speed. Such a
+ * case is NOISY, with a message that says so, never SLOWER; a +10 % time
+ * regression moves the fastest sample by 10 % and stays SLOWER (LNT, LLVM's
+ * performance tracker, judges on the minimum sample for the same reason).
  *
  * The floor is an absolute time: cases of a few microseconds move by a
  * microsecond of launch jitter, which is 15 % of their GB/s. It is derived
@@ -49,14 +61,19 @@ typedef struct {
 } kb_gate_opts;
 
 /* One measurement as the verdict sees it. NaN noise counts as 0; NaN
- * median_ms disables the floor for this comparison. */
+ * median_ms disables the floor for this comparison; min_ms (the fastest
+ * sample) NaN or <= 0 disables the fastest-sample condition. */
 typedef struct {
-    double gbps, noise, median_ms;
+    double gbps, noise, median_ms, min_ms;
 } kb_perf;
 
 void kb_gate_defaults(kb_gate_opts *o);
 const char *kb_verdict_name(kb_verdict v);
 kb_status kb_verdict_parse(const char *s, kb_verdict *v, kb_err *e);
+
+/* The GB/s change of now's fastest sample, given the median's change:
+ * (1 + change) * median_ms / min_ms - 1; -inf when now has no min_ms. */
+double kb_best_change(const kb_perf *now, double change);
 
 /* base->gbps <= 0 or NaN: NO_BASELINE. *change gets the relative GB/s
  * change (NaN without baseline), *band the band used. */
@@ -103,7 +120,7 @@ typedef struct {
     kb_verdict verdict; /* this round's verdict; the final one when !remeasure */
     int throttled;
     int fails;          /* the case fails (only when !remeasure) */
-    double change, band, floor_ms; /* as kb_verdict_decide used them */
+    double change, band, floor_ms, tolerance; /* as kb_verdict_decide used them */
     char message[512];  /* what this round says; "": nothing (an earlier message stands) */
 } kb_judgement;
 

@@ -402,11 +402,11 @@ static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg
     kb_judgement j;
     for (int round = 0;; round++) { /* the policy is kb_judge's (gate.h) */
         kb_timing t;
-        kb_judge_round m = {{0, 0, 0}, 0, 0};
+        kb_judge_round m = {{0, 0, 0, 0}, 0, 0};
         if (measure_round(s, arg, round ? 4.0 : 1.0, &t, &m, e) != KB_OK) return KB_CASE_FAIL;
         record_timing(s, &c->p, &t, r);
         r->baseline_gbps = base.gbps;
-        m.now = (kb_perf){r->gbps, r->noise, r->median_ms};
+        m.now = (kb_perf){r->gbps, r->noise, r->median_ms, r->min_ms};
         kb_judge(&s->gate, &base, &m, round, s->baseline_path, &j);
         snprintf(r->verdict, sizeof r->verdict, "%s", kb_verdict_name(j.verdict));
         if (j.message[0]) snprintf(r->message, sizeof r->message, "%s", j.message);

@@ -121,7 +121,7 @@ const char *kb_report_judge(double now_gbps, double now_noise, double base_gbps,
     kb_gate_defaults(&g);
     g.tolerance = tol;
     double c, band;
-    kb_perf base = {base_gbps, base_noise, NAN}, now = {now_gbps, now_noise, NAN};
+    kb_perf base = {base_gbps, base_noise, NAN, NAN}, now = {now_gbps, now_noise, NAN, NAN};
     kb_verdict v = kb_verdict_decide(&g, &base, &now, &c, &band);
     if (change) *change = c;
     return v == KB_VERDICT_NONE ? NULL : kb_verdict_name(v);

@@ -14,7 +14,7 @@ static kb_verdict decide(double base, double base_noise, double now, double now_
     kb_gate_opts o;
     kb_gate_defaults(&o);
     double change, band;
-    kb_perf b = {base, base_noise, NAN}, n = {now, now_noise, NAN};
+    kb_perf b = {base, base_noise, NAN, NAN}, n = {now, now_noise, NAN, NAN};
     return kb_verdict_decide(&o, &b, &n, &change, &band);
 }
 
@@ -44,7 +44,7 @@ START_TEST(ten_percent_beyond_band)
     kb_gate_defaults(&o);
     o.tolerance = 0.05;
     double c, b;
-    kb_perf pb = {3000, 0.002, NAN}, pn = {2730, 0.002, NAN};
+    kb_perf pb = {3000, 0.002, NAN, NAN}, pn = {2730, 0.002, NAN, NAN};
     ck_assert_int_eq(kb_verdict_decide(&o, &pb, &pn, &c, &b), KB_VERDICT_SLOWER);
     ck_assert_double_eq_tol(c, -0.09, 1e-12);
     ck_assert_double_eq_tol(b, 0.05 + 2 * sqrt(2) * 0.002, 1e-12);
@@ -83,8 +83,8 @@ START_TEST(time_floor_for_launch_bound_cases)
     o.floor_ms = 0.0012;
     double c, b;
     const double bytes = 40e3; /* 40 KB: 8 GB/s at 5 us */
-    kb_perf base = {bytes / 5e-6 / 1e9, 0.01, 0.005};
-    kb_perf now = {bytes / 6e-6 / 1e9, 0.01, 0.006};
+    kb_perf base = {bytes / 5e-6 / 1e9, 0.01, 0.005, NAN};
+    kb_perf now = {bytes / 6e-6 / 1e9, 0.01, 0.006, NAN};
     ck_assert_int_eq(kb_verdict_decide(&o, &base, &now, &c, &b), KB_VERDICT_SAME);
     ck_assert(c < -0.16);
     /* Exactly at the floor is still SAME; beyond it the GB/s rule decides. */
@@ -98,7 +98,7 @@ START_TEST(time_floor_for_launch_bound_cases)
     now.gbps = bytes / 4e-6 / 1e9;
     ck_assert_int_eq(kb_verdict_decide(&o, &base, &now, &c, &b), KB_VERDICT_SAME);
     /* A long case is judged on GB/s alone: 10 % of 2 ms is far above it. */
-    kb_perf big_b = {3000, 0.002, 2.0}, big_n = {2700, 0.002, 2.2};
+    kb_perf big_b = {3000, 0.002, 2.0, NAN}, big_n = {2700, 0.002, 2.2, NAN};
     ck_assert_int_eq(kb_verdict_decide(&o, &big_b, &big_n, &c, &b), KB_VERDICT_SLOWER);
     /* Floor 0 (not measured) or an unknown time: the GB/s rule alone. */
     o.floor_ms = 0;
@@ -108,6 +108,74 @@ START_TEST(time_floor_for_launch_bound_cases)
     o.floor_ms = 0.0012;
     now.median_ms = NAN;
     ck_assert_int_eq(kb_verdict_decide(&o, &base, &now, &c, &b), KB_VERDICT_SLOWER);
+}
+END_TEST
+
+/* The fastest-sample condition: a bimodal case (most samples in a slow state
+ * of the machine, the fastest at the baseline's speed) is NOISY, not SLOWER;
+ * code 10 % slower moves the fastest sample too and stays SLOWER. */
+START_TEST(fastest_sample_decides_slower)
+{
+    kb_gate_opts o;
+    kb_gate_defaults(&o);
+    o.tolerance = 0.05;
+    double c, b;
+    /* the H200 case: baseline 3.79 ms; now median 4.35 ms, fastest 3.84 ms */
+    const double flops_bytes = 486e6;
+    kb_perf base = {flops_bytes / 3.79e-3 / 1e9, 0.002, 3.79, NAN};
+    kb_perf now = {flops_bytes / 4.35e-3 / 1e9, 0.006, 4.35, 3.84};
+    ck_assert_int_eq(kb_verdict_decide(&o, &base, &now, &c, &b), KB_VERDICT_NOISY);
+    ck_assert_double_eq_tol(kb_best_change(&now, c), 3.79 / 3.84 - 1, 1e-9);
+    /* +10 % time on every sample: the fastest is 9 % below too */
+    now = (kb_perf){flops_bytes / 4.169e-3 / 1e9, 0.002, 4.169, 4.15};
+    ck_assert_int_eq(kb_verdict_decide(&o, &base, &now, &c, &b), KB_VERDICT_SLOWER);
+    ck_assert(kb_best_change(&now, c) < -0.05);
+    /* exactly at the tolerance: NOISY; just beyond: SLOWER */
+    now.min_ms = 3.79 / 0.95;
+    ck_assert_int_eq(kb_verdict_decide(&o, &base, &now, &c, &b), KB_VERDICT_NOISY);
+    now.min_ms = 3.79 / 0.949;
+    ck_assert_int_eq(kb_verdict_decide(&o, &base, &now, &c, &b), KB_VERDICT_SLOWER);
+    /* no fastest sample known (a results row from elsewhere): the median decides */
+    now.min_ms = NAN;
+    ck_assert_int_eq(kb_verdict_decide(&o, &base, &now, &c, &b), KB_VERDICT_SLOWER);
+    ck_assert(isinf(kb_best_change(&now, c)));
+    now.min_ms = 0;
+    ck_assert_int_eq(kb_verdict_decide(&o, &base, &now, &c, &b), KB_VERDICT_SLOWER);
+    /* it never turns SAME or FASTER into anything else */
+    now = (kb_perf){base.gbps, 0.002, 3.79, 2.0};
+    ck_assert_int_eq(kb_verdict_decide(&o, &base, &now, &c, &b), KB_VERDICT_SAME);
+    now = (kb_perf){base.gbps * 1.2, 0.002, 3.79 / 1.2, 3.0};
+    ck_assert_int_eq(kb_verdict_decide(&o, &base, &now, &c, &b), KB_VERDICT_FASTER);
+}
+END_TEST
+
+/* kb_judge: the bimodal round is measured again and says why; a second
+ * bimodal round is final NOISY and passes. */
+START_TEST(judge_bimodal_message)
+{
+    kb_gate_opts o;
+    kb_gate_defaults(&o);
+    o.tolerance = 0.05;
+    const kb_judge_base b = {128.4, 0.0018, 3.79, 3};
+    kb_judge_round m = {{128.4 * 3.79 / 4.35, 0.006, 4.35, 3.84}, 1980, 1980};
+    kb_judgement j;
+    kb_judge(&o, &b, &m, 0, "b.csv", &j);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_NOISY);
+    ck_assert(j.remeasure && !j.fails);
+    ck_assert_msg(strstr(j.message, "NOISY: median 111.9 GB/s vs baseline 128.4 GB/s (-12.9%") &&
+                      strstr(j.message, "fastest sample is -1.3% (3.8400 ms against a median of "
+                                        "4.3500 ms)") &&
+                      strstr(j.message, "slower code would slow them all"),
+                  "%s", j.message);
+    kb_judge(&o, &b, &m, 1, "b.csv", &j);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_NOISY);
+    ck_assert(!j.remeasure && !j.fails);
+    /* the same median with a slow fastest sample: SLOWER, fails */
+    m.now.min_ms = 4.30;
+    kb_judge(&o, &b, &m, 0, "b.csv", &j);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_SLOWER);
+    ck_assert(j.fails && !j.remeasure);
+    ck_assert_ptr_nonnull(strstr(j.message, "SLOWER: 111.9 GB/s"));
 }
 END_TEST
 
@@ -143,7 +211,7 @@ static kb_judgement judge(const kb_judge_base *b, double gbps, double noise, dou
 {
     kb_gate_opts o;
     kb_gate_defaults(&o);
-    kb_judge_round m = {{gbps, noise, median_ms}, mhz, max_mhz};
+    kb_judge_round m = {{gbps, noise, median_ms, NAN}, mhz, max_mhz};
     kb_judgement j;
     kb_judge(&o, b, &m, round, "baselines/x.csv", &j);
     return j;
@@ -240,7 +308,7 @@ START_TEST(judge_floor_per_kernel)
     o.floor_ms = 0.0012;
     const double bytes = 40e3;
     kb_judge_base b = {bytes / 5e-6 / 1e9, 0.01, 0.005, 0};
-    kb_judge_round m = {{bytes / 7e-6 / 1e9, 0.01, 0.007}, 1980, 1980}; /* 2 us slower */
+    kb_judge_round m = {{bytes / 7e-6 / 1e9, 0.01, 0.007, NAN}, 1980, 1980}; /* 2 us slower */
     kb_judgement j;
     kb_judge(&o, &b, &m, 0, "b.csv", &j);
     ck_assert_int_eq(j.verdict, KB_VERDICT_SLOWER); /* one kernel: beyond 1.2 us */
@@ -274,14 +342,16 @@ START_TEST(judge_matches_rule_and_policy)
                 for (size_t k = 0; k < 3; k++)
                     for (int round = 0; round < 2; round++) {
                         kb_judge_base b = {a == 0 ? NAN : 3000, 0.01, 0.01, kernels[k]};
-                        kb_judge_round m = {{gb[a == 0 ? 4 : a], noise[n], 0.01 * 3000 /
-                                             gb[a == 0 ? 4 : a]}, mhz[c], 1980};
+                        const double med = 0.01 * 3000 / gb[a == 0 ? 4 : a];
+                        kb_judge_round m = {{gb[a == 0 ? 4 : a], noise[n], med,
+                                             med * (a == 2 ? 0.9 : 0.99)},
+                                            mhz[c], 1980};
                         kb_judgement j;
                         kb_judge(&o, &b, &m, round, "b.csv", &j);
                         kb_gate_opts g = o;
                         g.floor_ms *= kernels[k] > 0 ? kernels[k] : 1;
                         double ch, bd;
-                        kb_perf pb = {b.gbps, b.noise, b.median_ms};
+                        kb_perf pb = {b.gbps, b.noise, b.median_ms, NAN};
                         const kb_verdict v = kb_verdict_decide(&g, &pb, &m.now, &ch, &bd);
                         const int th = mhz[c] < 0.75 * 1980;
                         ck_assert_int_eq(j.throttled, th);
@@ -616,6 +686,8 @@ Suite *kb_suite_gate(void)
     tcase_add_test(t, bimodal_is_noisy);
     tcase_add_test(t, missing_baseline);
     tcase_add_test(t, time_floor_for_launch_bound_cases);
+    tcase_add_test(t, fastest_sample_decides_slower);
+    tcase_add_test(t, judge_bimodal_message);
     tcase_add_test(t, remeasure_throttle_policy);
     tcase_add_test(t, judge_quiet_verdicts);
     tcase_add_test(t, judge_noisy_measured_again);
