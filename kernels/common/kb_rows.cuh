@@ -253,15 +253,26 @@ __device__ __forceinline__ kb_raw<T, V> kb_ld_raw(const T *p, uint64_t pol)
     return r;
 }
 
-/* Written once: streaming store. */
-template <typename T, int V> __device__ __forceinline__ void kb_st_raw(T *p, const kb_raw<T, V> &r)
+/* Written once. STREAM: evict-first (.cs), which keeps the L2 for rows a
+ * kernel re-reads (softmax's two-pass loop, the norms' reload kernels);
+ * otherwise a plain write-back store, cheaper in a single-pass kernel
+ * (kernels/README.md, "Store cache operators": both measured on the H200). */
+template <bool STREAM, typename W> __device__ __forceinline__ void kb_st_op(W *p, W v)
+{
+    if constexpr (STREAM)
+        __stcs(p, v);
+    else
+        __stwb(p, v);
+}
+template <typename T, int V, bool STREAM = true>
+__device__ __forceinline__ void kb_st_raw(T *p, const kb_raw<T, V> &r)
 {
     if constexpr (V * sizeof(T) == 16) {
-        __stcs(reinterpret_cast<uint4 *>(p), make_uint4(r.w[0], r.w[1], r.w[2], r.w[3]));
+        kb_st_op<STREAM>(reinterpret_cast<uint4 *>(p), make_uint4(r.w[0], r.w[1], r.w[2], r.w[3]));
     } else if constexpr (sizeof(T) == 4) {
-        __stcs(reinterpret_cast<unsigned *>(p), r.w[0]);
+        kb_st_op<STREAM>(reinterpret_cast<unsigned *>(p), r.w[0]);
     } else {
-        __stcs(reinterpret_cast<unsigned short *>(p), (unsigned short)r.w[0]);
+        kb_st_op<STREAM>(reinterpret_cast<unsigned short *>(p), (unsigned short)r.w[0]);
     }
 }
 
@@ -288,10 +299,10 @@ __device__ __forceinline__ float kb_edge_load(const T *__restrict__ base, const 
               : fill;
 }
 
-template <typename T>
+template <typename T, bool STREAM = true>
 __device__ __forceinline__ void kb_edge_store(T *__restrict__ base, const kb_rowgeo &g, int i, float v)
 {
-    __stcs(base + g.start + kb_edge_elem(g, i), kb_from_float<T>(v));
+    kb_st_op<STREAM>(base + g.start + kb_edge_elem(g, i), kb_from_float<T>(v));
 }
 
 /* Ties r to v, the result of a reduction: r.w += isnan(v), so that nothing

@@ -11,7 +11,8 @@
  *   rows to fill the GPU a thread-block cluster of `cluster` CTAs splits each
  *   row, combining (max, sum) through distributed shared memory.
  * Backward: dx = dloss * (exp(x - lse) - onehot(target)) is elementwise given
- *   the saved lse: one pass, 128-bit loads and stores, per-row scalars read
+ *   the saved lse: one pass, 128-bit loads and plain (write-back) stores
+ *   (nothing is re-read, so evict-first stores only cost), per-row scalars read
  *   once per thread, the onehot term applied in the one slot that holds the
  *   target (its index computed once per row). Rows (not the flat M*N range)
  *   are walked so that the row of an element is known without a division;
@@ -112,14 +113,14 @@ ce_bwd(const T *__restrict__ x, const int64_t *__restrict__ target,
                 if (k == dd) p -= 1.f;
                 f[k] = p * dl;
             }
-            kb_st_raw<T, V>(db + ju * V, kb_raw_of<T, V>(f));
+            kb_st_raw<T, V, false>(db + ju * V, kb_raw_of<T, V>(f));
         }
     }
     if (c.rank == 0)
         for (int i = c.t; i < geo.nedge; i += c.tpr) {
             float p = ce_prob<T>(kb_edge_load<T, KB_LD_STREAM>(x, geo, i, true, 0.f), l, lL);
             if (kb_edge_elem(geo, i) == tgt) p -= 1.f;
-            kb_edge_store(dx, geo, i, p * dl);
+            kb_edge_store<T, false>(dx, geo, i, p * dl);
         }
 }
 
