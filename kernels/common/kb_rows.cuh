@@ -1,6 +1,7 @@
 /* Row machinery of the tuned kernels: how a row is cut into 16-byte slots,
- * slot loads/stores that stay correct for any N, group / CTA / cluster
- * reductions, and the cluster launch.
+ * slot loads/stores that stay correct for any N, group / CTA reductions
+ * and the payloads of the cluster reduction (kb_cluster.cuh), and the
+ * cluster launch.
  *
  * Slots and edges. A row of N elements starting at flat index row*N is cut
  * into "interior" slots: 16-byte aligned runs of V = 16/sizeof(T) elements,
@@ -22,27 +23,24 @@
  * Groups. tpr threads (a power of two, 4..1024) work on one row; a CTA holds
  * rows such groups; a cluster of cs CTAs splits each of its rows into cs
  * contiguous chunks, and partial results are exchanged through distributed
- * shared memory (each CTA pushes its partial into every peer's shared
- * memory, then one cluster barrier): a row too long for one CTA's
- * registers is still read from HBM once, and a streaming CTA's chunk stays
- * small enough for its second pass to find it in L2. */
+ * shared memory (kb_cluster.cuh: st.async pushes counted on an mbarrier):
+ * a row too long for one CTA's registers is still read from HBM once, and a
+ * streaming CTA's chunk stays small enough for its second pass to find it
+ * in L2. */
 #ifndef KB_ROWS_CUH
 #define KB_ROWS_CUH
 
-#include <cooperative_groups.h>
 #include <string.h>
 
 #include <type_traits>
 
 #include "hwfit.h"
+#include "kb_cluster.cuh"
 #include "kb_launch.cuh"
 
 #define KB_LOG2E 1.4426950408889634f
 #define KB_MAX_TPR 1024
 #define KB_MAX_ROWS 32
-#define KB_MAX_CLUSTER 16
-/* rows x cluster partials a CTA keeps for the cluster reduction. */
-#define KB_MAX_PARTS 64
 
 /* Slots [begin, end) of a row's interior handled by one CTA of a split. */
 struct kb_chunk {
@@ -359,6 +357,24 @@ __device__ __forceinline__ kb_ms kb_combine(kb_ms a, kb_ms b)
     return kb_ms{m, a.s * kb_rescale(a.m, m) + b.s * kb_rescale(b.m, m)};
 }
 
+/* The payloads of kb_cluster_reduce (kb_cluster.cuh). */
+template <> struct kb_payload<float> {
+    static constexpr int W = 1;
+    static __device__ __forceinline__ void to_words(float v, float (&w)[1]) { w[0] = v; }
+    static __device__ __forceinline__ float of_words(const float *s) { return s[0]; }
+    static __device__ __forceinline__ float combine(float a, float b) { return kb_combine(a, b); }
+};
+template <> struct kb_payload<kb_ms> {
+    static constexpr int W = 2;
+    static __device__ __forceinline__ void to_words(kb_ms v, float (&w)[2])
+    {
+        w[0] = v.m;
+        w[1] = v.s;
+    }
+    static __device__ __forceinline__ kb_ms of_words(const float *s) { return kb_ms{s[0], s[1]}; }
+    static __device__ __forceinline__ kb_ms combine(kb_ms a, kb_ms b) { return kb_combine(a, b); }
+};
+
 __device__ __forceinline__ float kb_shfl_xor(float v, int o)
 {
     return __shfl_xor_sync(0xffffffffu, v, o);
@@ -429,42 +445,6 @@ __device__ __forceinline__ kb_ms kb_max_sumexp(const T *__restrict__ x, const kb
         for (int i = c.t; i < geo.nedge; i += c.tpr)
             acc = kb_ms_add(acc, kb_edge_load<T, CE>(x, geo, i, true, 0.f));
     return acc;
-}
-
-/* ---- clusters ------------------------------------------------------------- */
-/* Split arrive/wait: a CTA arrives as it starts and waits just before its
- * first remote store, which is when every peer must be running; the loads
- * in between hide the barrier. Not .aligned: callers reach them after
- * divergent edge loops and must not depend on reconvergence. */
-__device__ __forceinline__ void kb_cluster_arrive_relaxed()
-{
-    asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory");
-}
-__device__ __forceinline__ void kb_cluster_arrive_release()
-{
-    asm volatile("barrier.cluster.arrive.release;\n" ::: "memory");
-}
-__device__ __forceinline__ void kb_cluster_wait()
-{
-    asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
-}
-
-/* Combine v over the cs CTAs of the cluster for row group g. part: shared,
- * KB_MAX_PARTS entries (rows * cs <= KB_MAX_PARTS). The caller did
- * kb_cluster_arrive_relaxed() at kernel start; every thread of every CTA
- * must call this exactly once. No remote access follows the final wait, so
- * CTAs may exit right after. */
-template <typename P>
-__device__ __forceinline__ P kb_cluster_reduce(P v, int cs, int rank, int g, int t, int tpr, P *part)
-{
-    cooperative_groups::cluster_group cl = cooperative_groups::this_cluster();
-    kb_cluster_wait();
-    for (int peer = t; peer < cs; peer += tpr) *cl.map_shared_rank(&part[g * cs + rank], peer) = v;
-    kb_cluster_arrive_release();
-    kb_cluster_wait();
-    P r = part[g * cs];
-    for (int i = 1; i < cs; i++) r = kb_combine(r, part[g * cs + i]);
-    return r;
 }
 
 /* ---- launch ---------------------------------------------------------------- */

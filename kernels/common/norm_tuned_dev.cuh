@@ -1,23 +1,18 @@
 /* Device helpers of the tuned RMSNorm / LayerNorm kernels (norm_tuned.cuh):
  * 16-byte packs of a row in registers, fp32 conversion, the row reduction
- * (shuffles, shared memory across warps, distributed shared memory across
- * a thread-block cluster) and the thread -> columns map.
+ * (shuffles, shared memory across warps, and across a thread-block cluster
+ * the exchange of kb_cluster.cuh) and the thread -> columns map.
  *
- * Cluster exchange (sm_90): no cluster-wide barrier per reduction round.
- * Each CTA's lanes 0..cl-1 of warp 0 push the CTA's partial into slot
- * [rank] of every peer's (and their own) buffer with st.async, which also
- * counts the bytes on the receiver's mbarrier; each CTA then waits on its
- * own mbarrier for cl partials and sums the slots in rank order, so every
- * CTA ends with the same bits. No fence and no L1 invalidation: only the
- * pushed words are ordered, by the mbarrier's transaction count.
- * Buffers and mbarriers alternate by round parity. Slot p is rewritten for
- * round r+2 only by a peer that has received our round r+1 partial, which
- * warp 0 sends after a point every thread of this CTA reaches only once it
- * has read round r's slots (the __syncthreads of round r+1 with more than
- * one warp, the shuffles of round r with one), so no partial overwrites one
- * still unread and no round's bytes are counted on another's phase. The
- * mbarriers are initialised, and made visible to the cluster, once per
- * kernel; the kernel ends with a relaxed cluster barrier. */
+ * Cluster rounds (kb_cluster.cuh: st.async pushes counted on per-parity
+ * mbarriers, no cluster-wide barrier per round): lanes 0..cl-1 of warp 0
+ * push the CTA's partial into slot [rank] of every peer's buffer; every warp
+ * sums the cl slots with one butterfly. The parities alternate by round, and
+ * round r+2 of a parity is safe because warp 0 pushes round r+1 only after a
+ * point every thread of this CTA reaches only once it has read round r's
+ * slots (the __syncthreads of round r+1 with more than one warp, the
+ * shuffles of round r with one). The mbarriers are initialised, and made
+ * visible to the cluster, once per kernel; the kernel ends with a relaxed
+ * cluster barrier. */
 #ifndef KB_NORM_TUNED_DEV_CUH
 #define KB_NORM_TUNED_DEV_CUH
 
@@ -27,12 +22,13 @@
 
 #include <type_traits>
 
+#include "kb_cluster.cuh"
 #include "kb_cuda.cuh"
 
 namespace {
 namespace cg = cooperative_groups;
 
-constexpr int kMaxCluster = 16;
+constexpr int kMaxCluster = KB_MAX_CLUSTER;
 
 template <typename T> constexpr int vec_of() { return (int)(16 / sizeof(T)); }
 
@@ -173,81 +169,10 @@ __device__ __forceinline__ void pdl_trigger()
 #endif
 }
 
-/* Last barrier of a cluster kernel: no CTA may exit while peers may still
- * touch its shared memory. A relaxed arrive suffices (a release one would
- * first wait for all our outstanding global stores). */
-__device__ __forceinline__ void cluster_exit_sync()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("barrier.cluster.arrive.relaxed;\n\tbarrier.cluster.wait;" ::: "memory");
-#endif
-}
-
 __device__ __forceinline__ float butterfly(float v, int width)
 {
     for (int o = width >> 1; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
     return v;
-}
-
-/* ---- mbarrier / st.async (sm_90) ------------------------------------------ */
-__device__ __forceinline__ uint32_t smem_addr(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-/* The address of the same shared variable in cluster CTA `rank`. */
-__device__ __forceinline__ uint32_t peer_addr(uint32_t a, int rank)
-{
-    uint32_t r = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(rank));
-#endif
-    return r;
-}
-
-__device__ __forceinline__ void mbar_init(uint64_t *bar, unsigned count)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count)
-                 : "memory");
-#endif
-}
-
-__device__ __forceinline__ void mbar_arrive_expect(uint64_t *bar, unsigned bytes)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
-                 "r"(bytes)
-                 : "memory");
-#endif
-}
-
-__device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned phase)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    const uint32_t a = smem_addr(bar);
-    uint32_t done = 0;
-    do {
-        asm volatile("{\n\t.reg .pred p;\n\t"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                     "selp.u32 %0, 1, 0, p;\n\t}"
-                     : "=r"(done)
-                     : "r"(a), "r"(phase)
-                     : "memory");
-    } while (!done);
-#endif
-}
-
-/* One float into a peer's shared memory (address from peer_addr), counted
- * as 4 bytes on that peer's mbarrier. */
-__device__ __forceinline__ void st_async_f32(uint32_t dst, float v, uint32_t peer_bar)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(
-                     dst),
-                 "r"(__float_as_uint(v)), "r"(peer_bar)
-                 : "memory");
-#endif
 }
 
 /* ---- row reduction ----------------------------------------------------------- */
@@ -266,19 +191,13 @@ template <int V> struct red_smem {
 template <int V> struct row_reducer {
     red_smem<V> &sm;
     int tpr, cl, parity;
-    unsigned phase; /* bit p: the phase of bar[p] to wait for */
+    unsigned phase; /* bit p: the phase of parity p to wait for */
 
     __device__ __forceinline__ row_reducer(red_smem<V> &s, int tpr_, int cl_)
         : sm(s), tpr(tpr_), cl(cl_), parity(0), phase(0)
     {
         if (cl > 1) {
-            if (threadIdx.x == 0 && threadIdx.y == 0) {
-                mbar_init(&sm.bar[0], 1);
-                mbar_init(&sm.bar[1], 1);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-                asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-#endif
-            }
+            kb_cluster_init(sm.bar);
             cg::this_cluster().sync(); /* peers' mbarriers exist before any push */
         }
     }
@@ -303,17 +222,13 @@ template <int V> struct row_reducer {
             uint64_t *bar = &sm.bar[parity];
             float *slot = sm.slot[parity];
             if (lin < 32) {
-                if (lin == 0) mbar_arrive_expect(bar, (unsigned)(cl * V * 4));
+                if (lin == 0) kb_cluster_expect<V>(bar, cl);
                 if (lin < cl) {
                     const int rank = (int)cg::this_cluster().block_rank();
-                    const uint32_t pb = peer_addr(smem_addr(bar), lin);
-#pragma unroll
-                    for (int k = 0; k < V; k++)
-                        st_async_f32(peer_addr(smem_addr(slot + rank * V + k), lin), v[k], pb);
+                    kb_cluster_push(bar, slot + rank * V, v, lin);
                 }
             }
-            mbar_wait(bar, (phase >> parity) & 1u);
-            phase ^= 1u << parity;
+            kb_cluster_wait_round(bar, parity, phase);
 #pragma unroll
             for (int k = 0; k < V; k++) v[k] = butterfly(lane < cl ? slot[lane * V + k] : 0.f, 32);
         }
@@ -322,7 +237,7 @@ template <int V> struct row_reducer {
 
     __device__ __forceinline__ void finish()
     {
-        if (cl > 1) cluster_exit_sync();
+        if (cl > 1) kb_cluster_exit_sync();
     }
 };
 

@@ -38,8 +38,8 @@ ce_fwd(const T *__restrict__ x, const int64_t *__restrict__ target, T *__restric
        int64_t M, int64_t N, int tpr_shift, int rows, int cs)
 {
     __shared__ kb_ms red[32];
-    __shared__ kb_ms part[KB_MAX_PARTS];
-    if (cs > 1) kb_cluster_arrive_relaxed();
+    __shared__ kb_rows_buf<kb_ms> part;
+    if (cs > 1) kb_cluster_begin(part);
     const kb_coords c = kb_coords_of(M, tpr_shift, rows, cs);
     const kb_rowgeo geo = kb_row_geo<V>(c.row, N, c.live);
     const kb_chunk ch = kb_split(geo.nfull, cs, c.rank, c.tpr);
@@ -56,7 +56,7 @@ ce_fwd(const T *__restrict__ x, const int64_t *__restrict__ target, T *__restric
     const kb_ms acc =
         kb_max_sumexp<T, V, U, KB_LD_STREAM, KB_LD_STREAM>(x, geo, c, xb, n, step, 0);
     kb_ms r = kb_group_reduce(acc, c.tpr, c.g, red);
-    if (cs > 1) r = kb_cluster_reduce(r, cs, c.rank, c.g, c.t, c.tpr, part);
+    if (cs > 1) r = kb_cluster_reduce(r, cs, rows, c.rank, c.g, c.t, c.tpr, part);
     if (writer) loss[c.row] = kb_from_float<T>(tgt_ok ? r.m + logf(r.s) - xt : NAN);
 }
 

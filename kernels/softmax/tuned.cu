@@ -81,8 +81,8 @@ sm_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
 {
     constexpr int V = 16 / sizeof(T), E = AL ? 0 : KB_EDGE_PER_THREAD;
     __shared__ kb_ms red[32];
-    __shared__ kb_ms part[KB_MAX_PARTS];
-    if (cs > 1) kb_cluster_arrive_relaxed();
+    __shared__ kb_rows_buf<kb_ms> part;
+    if (cs > 1) kb_cluster_begin(part);
     const kb_coords c = kb_coords_of(M, tpr_shift, rows, cs);
     const kb_rowgeo geo = reg_geo<V, AL>(c, N);
     /* Slot j of this thread: row slot j0 + j * tpr, j0 = rank*tpr*NV + t;
@@ -131,7 +131,7 @@ sm_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
         sum += ev[q];
     }
     kb_ms rs = kb_group_reduce(kb_ms{m, sum}, c.tpr, c.g, red);
-    if (cs > 1) rs = kb_cluster_reduce(rs, cs, c.rank, c.g, c.t, c.tpr, part);
+    if (cs > 1) rs = kb_cluster_reduce(rs, cs, rows, c.rank, c.g, c.t, c.tpr, part);
     const float inv = 1.f / rs.s;
     const float scale = kb_rescale(m, rs.m) * inv; /* for exps relative to m */
     const float ML = rs.m == -INFINITY ? 0.f : rs.m * KB_LOG2E;
@@ -172,8 +172,8 @@ sm_bwd_reg(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ dx
 {
     constexpr int V = 16 / sizeof(T), E = AL ? 0 : KB_EDGE_PER_THREAD;
     __shared__ float red[32];
-    __shared__ float part[KB_MAX_PARTS];
-    if (cs > 1) kb_cluster_arrive_relaxed();
+    __shared__ kb_rows_buf<float> part;
+    if (cs > 1) kb_cluster_begin(part);
     const kb_coords c = kb_coords_of(M, tpr_shift, rows, cs);
     const kb_rowgeo geo = reg_geo<V, AL>(c, N);
     const int j0 = c.rank * c.tpr * NV + c.t, nrem = (int)geo.nfull - j0;
@@ -203,7 +203,7 @@ sm_bwd_reg(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ dx
 #pragma unroll
     for (int q = 0; q < E; q++) dot = fmaf(ey[q], ed[q], dot);
     dot = kb_group_reduce(dot, c.tpr, c.g, red);
-    if (cs > 1) dot = kb_cluster_reduce(dot, cs, c.rank, c.g, c.t, c.tpr, part);
+    if (cs > 1) dot = kb_cluster_reduce(dot, cs, rows, c.rank, c.g, c.t, c.tpr, part);
 #pragma unroll
     for (int j = 0; j < NV; j++) {
         kb_tie(py[j], dot);
@@ -237,8 +237,8 @@ sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
 {
     constexpr kb_cache FIRST = first_pass<T, V>();
     __shared__ kb_ms red[32];
-    __shared__ kb_ms part[KB_MAX_PARTS];
-    if (cs > 1) kb_cluster_arrive_relaxed();
+    __shared__ kb_rows_buf<kb_ms> part;
+    if (cs > 1) kb_cluster_begin(part);
     const kb_coords c = kb_coords_of(M, tpr_shift, rows, cs);
     const kb_rowgeo geo = kb_row_geo<V>(c.row, N, c.live);
     const kb_chunk ch = kb_split(geo.nfull, cs, c.rank, c.tpr);
@@ -252,7 +252,7 @@ sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
 
     const kb_ms acc = kb_max_sumexp<T, V, U, FIRST, KB_LD_KEEP>(x, geo, c, xb, n, step, pol);
     kb_ms rs = kb_group_reduce(acc, c.tpr, c.g, red);
-    if (cs > 1) rs = kb_cluster_reduce(rs, cs, c.rank, c.g, c.t, c.tpr, part);
+    if (cs > 1) rs = kb_cluster_reduce(rs, cs, rows, c.rank, c.g, c.t, c.tpr, part);
     const float ML = rs.m == -INFINITY ? 0.f : rs.m * KB_LOG2E;
     const float inv = 1.f / rs.s;
 #pragma unroll 1
@@ -288,8 +288,8 @@ sm_bwd_loop(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ d
 {
     constexpr kb_cache FIRST = first_pass<T, V>();
     __shared__ float red[32];
-    __shared__ float part[KB_MAX_PARTS];
-    if (cs > 1) kb_cluster_arrive_relaxed();
+    __shared__ kb_rows_buf<float> part;
+    if (cs > 1) kb_cluster_begin(part);
     const kb_coords c = kb_coords_of(M, tpr_shift, rows, cs);
     const kb_rowgeo geo = kb_row_geo<V>(c.row, N, c.live);
     const kb_chunk ch = kb_split(geo.nfull, cs, c.rank, c.tpr);
@@ -325,7 +325,7 @@ sm_bwd_loop(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ d
             dot = fmaf(kb_edge_load<T, KB_LD_KEEP>(y, geo, i, true, 0.f),
                        kb_edge_load<T, KB_LD_KEEP>(dy, geo, i, true, 0.f), dot);
     dot = kb_group_reduce(dot, c.tpr, c.g, red);
-    if (cs > 1) dot = kb_cluster_reduce(dot, cs, c.rank, c.g, c.t, c.tpr, part);
+    if (cs > 1) dot = kb_cluster_reduce(dot, cs, rows, c.rank, c.g, c.t, c.tpr, part);
 #pragma unroll 1
     for (I j = c.t; j < n; j += step) {
         kb_raw<T, V> py[U], pd[U];
