@@ -41,6 +41,13 @@
 
 #include <stdint.h>
 
+/* Inline PTX that exists from sm_90 on: emitted for such targets only. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define KB_SM90(...) __VA_ARGS__
+#else
+#define KB_SM90(...)
+#endif
+
 /* CTAs of a cluster (16 is a non-portable size; kb_launch opts in). */
 #define KB_MAX_CLUSTER 16
 /* Row-group x cluster partials a CTA of the row kernels keeps
@@ -57,9 +64,7 @@ __device__ __forceinline__ uint32_t kb_smem_addr(const void *p)
 __device__ __forceinline__ uint32_t kb_peer_addr(uint32_t a, int rank)
 {
     uint32_t r = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(rank));
-#endif
+    KB_SM90(asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(rank)));
     return r;
 }
 
@@ -67,15 +72,11 @@ __device__ __forceinline__ uint32_t kb_peer_addr(uint32_t a, int rank)
  * loops and must not depend on reconvergence. */
 __device__ __forceinline__ void kb_cluster_arrive_relaxed()
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory");
-#endif
+    KB_SM90(asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory"));
 }
 __device__ __forceinline__ void kb_cluster_wait()
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
-#endif
+    KB_SM90(asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory"));
 }
 
 /* Last barrier of a kernel whose peers may still touch this CTA's shared
@@ -83,35 +84,29 @@ __device__ __forceinline__ void kb_cluster_wait()
  * our outstanding global stores). */
 __device__ __forceinline__ void kb_cluster_exit_sync()
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("barrier.cluster.arrive.relaxed;\n\tbarrier.cluster.wait;" ::: "memory");
-#endif
+    KB_SM90(asm volatile("barrier.cluster.arrive.relaxed;\n\tbarrier.cluster.wait;" ::: "memory"));
 }
 
 __device__ __forceinline__ void kb_mbar_init(uint64_t *bar, unsigned count)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(kb_smem_addr(bar)), "r"(count)
-                 : "memory");
-#endif
+    KB_SM90(asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(kb_smem_addr(bar)),
+                         "r"(count)
+                         : "memory"));
 }
 
 /* Makes this thread's mbarrier inits visible to the cluster's async
  * proxy; a cluster barrier must follow before any peer pushes. */
 __device__ __forceinline__ void kb_mbar_init_fence()
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-#endif
+    KB_SM90(asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"));
 }
 
 __device__ __forceinline__ void kb_mbar_arrive_expect(uint64_t *bar, unsigned bytes)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(kb_smem_addr(bar)),
-                 "r"(bytes)
-                 : "memory");
-#endif
+    KB_SM90(asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
+                             kb_smem_addr(bar)),
+                         "r"(bytes)
+                         : "memory"));
 }
 
 __device__ __forceinline__ void kb_mbar_wait(uint64_t *bar, unsigned phase)
@@ -134,12 +129,10 @@ __device__ __forceinline__ void kb_mbar_wait(uint64_t *bar, unsigned phase)
  * counted as 4 bytes on that peer's mbarrier. */
 __device__ __forceinline__ void kb_st_async(uint32_t dst, float v, uint32_t peer_bar)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(
-                     dst),
-                 "r"(__float_as_uint(v)), "r"(peer_bar)
-                 : "memory");
-#endif
+    KB_SM90(asm volatile(
+        "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(dst),
+        "r"(__float_as_uint(v)), "r"(peer_bar)
+        : "memory"));
 }
 
 /* ---- the exchange ------------------------------------------------------------

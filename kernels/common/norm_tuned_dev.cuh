@@ -157,16 +157,12 @@ __device__ __forceinline__ void ld_w_at(const float *w, int c0, int N, bool w16,
 
 __device__ __forceinline__ void pdl_wait()
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
+    KB_SM90(asm volatile("griddepcontrol.wait;" ::: "memory"));
 }
 
 __device__ __forceinline__ void pdl_trigger()
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
+    KB_SM90(asm volatile("griddepcontrol.launch_dependents;" ::: "memory"));
 }
 
 __device__ __forceinline__ float butterfly(float v, int width)
