@@ -48,13 +48,22 @@ typedef struct {
     double sol_gbps, floor_ms, overhead_ms, read_gbps, write_gbps;
 } kb_gpu_limits;
 
+/* 1 when a CUDA tool is injected into this process (compute-sanitizer, ncu,
+ * nsys: CUDA_INJECTION64_PATH, or their LD_PRELOAD libraries). Under one,
+ * kernels run many times slower: what is measured then (SOL, launch jitter,
+ * GEMM peak) must not be cached, or every later run on the GPU would judge
+ * against it (a 9x time floor made launch-bound regressions SAME). */
+int kb_under_cuda_tool(void);
+
 /* Reads the cache; 1 when it holds every field, else 0 (missing, old or
  * unreadable: measure). A cache written before the read/write streams were
  * measured lacks them: 0, and kb_gpu_limits_measure adds them, keeping the
  * fields it has. */
 int kb_gpu_limits_cached(const kb_device *d, const char *cache_dir, kb_gpu_limits *l);
 /* Measures what the cache lacks (the GPU must be idle: take the GPU lock
- * first) and writes the cache. flusher/stream: those cases are timed with. */
+ * first) and writes the cache, except under a CUDA tool (kb_under_cuda_tool:
+ * the numbers serve this run only). flusher/stream: those cases are timed
+ * with. */
 kb_status kb_gpu_limits_measure(const kb_device *d, const char *cache_dir, kb_flusher *flusher,
                                 cudaStream_t s, kb_gpu_limits *l, kb_err *e);
 
@@ -63,7 +72,10 @@ kb_status kb_sol_streams_measure(const kb_device *d, kb_flusher *f, cudaStream_t
                                  double *read_gbps, double *write_gbps, kb_err *e);
 
 /* Parses a cache file's text into l; returns which fields it held
- * (KB_LIMITS_* bits). Pure: unit tested. */
+ * (KB_LIMITS_* bits). A one-way stream below half the copy bandwidth is
+ * not a measurement of an idle GPU (one-way streams run faster than a copy;
+ * the cache written under compute-sanitizer held 6 %): it counts as
+ * missing, and is measured again. Pure: unit tested. */
 enum {
     KB_LIMITS_COPY = 1, KB_LIMITS_FLOOR = 2, KB_LIMITS_OVERHEAD = 4, KB_LIMITS_READ = 8,
     KB_LIMITS_WRITE = 16, KB_LIMITS_ALL = 31

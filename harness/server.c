@@ -63,15 +63,6 @@ static uint64_t fnv(uint64_t h, const void *data, size_t n)
 
 /* ---- client ---------------------------------------------------------------- */
 
-/* A CUDA tool injected into this process must see the case's GPU work. */
-static int under_cuda_tool(void)
-{
-    const char *inj = getenv("CUDA_INJECTION64_PATH");
-    const char *pre = getenv("LD_PRELOAD");
-    return (inj && *inj) || (pre && (strstr(pre, "sanitizer") || strstr(pre, "nsys") ||
-                                     strstr(pre, "ncu") || strstr(pre, "Nsight")));
-}
-
 int kb_server_socket_path(const char *exe, int ordinal, char *buf, size_t len)
 {
     struct stat st;
@@ -197,7 +188,8 @@ static int send_request(int fd, int argc, char **argv)
 int kb_server_client(int argc, char **argv, int ordinal, int *rc)
 {
     const char *use = getenv("KBENCH_SERVER");
-    if ((use && strcmp(use, "0") == 0) || under_cuda_tool()) return 0;
+    /* A CUDA tool injected into this process must see the case's GPU work. */
+    if ((use && strcmp(use, "0") == 0) || kb_under_cuda_tool()) return 0;
     kb_err e;
     if (kb_device_ordinal(ordinal, &ordinal, &e) != KB_OK)
         return 0; /* the in-process run reports the malformed allocation */
