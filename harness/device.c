@@ -200,14 +200,18 @@ int kb_gpu_limits_parse(const char *text, kb_gpu_limits *l)
         line = strchr(line, '\n');
         if (line) line++;
     }
-    /* Plausibility against the copy: see device.h. */
-    if ((have & KB_LIMITS_COPY) && (have & KB_LIMITS_READ) && l->read_gbps < 0.5 * l->sol_gbps) {
-        l->read_gbps = 0;
-        have &= ~KB_LIMITS_READ;
-    }
-    if ((have & KB_LIMITS_COPY) && (have & KB_LIMITS_WRITE) && l->write_gbps < 0.5 * l->sol_gbps) {
-        l->write_gbps = 0;
-        have &= ~KB_LIMITS_WRITE;
+    /* Plausibility against the copy: see device.h. The floor and overhead
+     * go with the streams: they were timed by the same kbench, under the
+     * same tool (9x on the H200). */
+    const int slow_read =
+        (have & KB_LIMITS_COPY) && (have & KB_LIMITS_READ) && l->read_gbps < 0.5 * l->sol_gbps;
+    const int slow_write =
+        (have & KB_LIMITS_COPY) && (have & KB_LIMITS_WRITE) && l->write_gbps < 0.5 * l->sol_gbps;
+    if (slow_read || slow_write) {
+        l->read_gbps = l->write_gbps = 0;
+        l->floor_ms = -1;
+        l->overhead_ms = 0;
+        have &= ~(KB_LIMITS_READ | KB_LIMITS_WRITE | KB_LIMITS_FLOOR | KB_LIMITS_OVERHEAD);
     }
     return have;
 }

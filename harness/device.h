@@ -74,8 +74,10 @@ kb_status kb_sol_streams_measure(const kb_device *d, kb_flusher *f, cudaStream_t
 /* Parses a cache file's text into l; returns which fields it held
  * (KB_LIMITS_* bits). A one-way stream below half the copy bandwidth is
  * not a measurement of an idle GPU (one-way streams run faster than a copy;
- * the cache written under compute-sanitizer held 6 %): it counts as
- * missing, and is measured again. Pure: unit tested. */
+ * the cache written under compute-sanitizer held 6 %): that cache was
+ * written under a CUDA tool, so both streams, the launch-jitter floor and
+ * the overhead count as missing and are measured again (the copy, a
+ * cudaMemcpy, is kept). Pure: unit tested. */
 enum {
     KB_LIMITS_COPY = 1, KB_LIMITS_FLOOR = 2, KB_LIMITS_OVERHEAD = 4, KB_LIMITS_READ = 8,
     KB_LIMITS_WRITE = 16, KB_LIMITS_ALL = 31
