@@ -75,14 +75,16 @@ int kb_policy_fails(kb_verdict v)
     return v == KB_VERDICT_SLOWER || v == KB_VERDICT_FUSION_CHANGED;
 }
 
-/* The message of a round: the verdict's when it has one, else the throttle's. */
+/* The message of a round: the verdict's when it has one, else the throttle's.
+ * noisy: the noise limit alone made the verdict NOISY (then the fastest
+ * sample is not the reason, and the message gives the noise). */
 static void judge_message(const kb_judge_base *base, const kb_judge_round *m, int kernels,
-                          const char *baseline_path, kb_judgement *j, kb_verdict v)
+                          const char *baseline_path, kb_judgement *j, kb_verdict v, int noisy)
 {
     const size_t len = sizeof j->message;
     j->message[0] = '\0';
     const double best = kb_best_change(&m->now, j->change);
-    if (v == KB_VERDICT_NOISY && j->change < -j->band && best >= -j->tolerance)
+    if (v == KB_VERDICT_NOISY && !noisy && j->change < -j->band && best >= -j->tolerance)
         snprintf(j->message, len,
                  "NOISY: median %.1f GB/s vs baseline %.1f GB/s (%+.1f%%, band +-%.1f%%), but the "
                  "fastest sample is %+.1f%% (%.4f ms against a median of %.4f ms): part of the "
@@ -123,7 +125,7 @@ void kb_judge(const kb_gate_opts *g, const kb_judge_base *base, const kb_judge_r
     out->tolerance = o.tolerance;
     const kb_perf b = {base->gbps, base->noise, base->median_ms, NAN};
     const kb_verdict v = kb_verdict_decide(&o, &b, &m->now, &out->change, &out->band);
-    judge_message(base, m, kernels, baseline_path, out, v);
+    judge_message(base, m, kernels, baseline_path, out, v, m->now.noise > o.noise_limit);
     out->remeasure = round == 0 && kb_policy_remeasure(v, out->throttled);
     out->verdict = out->remeasure ? v : kb_policy_final(v, out->throttled);
     out->fails = !out->remeasure && kb_policy_fails(out->verdict);

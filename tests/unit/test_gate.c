@@ -170,6 +170,13 @@ START_TEST(judge_bimodal_message)
     kb_judge(&o, &b, &m, 1, "b.csv", &j);
     ck_assert_int_eq(j.verdict, KB_VERDICT_NOISY);
     ck_assert(!j.remeasure && !j.fails);
+    /* noise above the limit: NOISY for that, and the message gives the noise */
+    m.now.noise = 0.08;
+    kb_judge(&o, &b, &m, 0, "b.csv", &j);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_NOISY);
+    ck_assert_msg(strstr(j.message, "noise 8.0% now") && !strstr(j.message, "fastest sample"),
+                  "%s", j.message);
+    m.now.noise = 0.006;
     /* the same median with a slow fastest sample: SLOWER, fails */
     m.now.min_ms = 4.30;
     kb_judge(&o, &b, &m, 0, "b.csv", &j);
