@@ -19,8 +19,9 @@
  *
  * The fastest-sample condition: slower code slows every sample, the fastest
  * too; a state of the machine (a bimodal GEMM case on the H200 whose
- * samples sat at two levels 13 % apart while the SM clock stayed at its
- * peak, the bandwidth lost while the driver scrubs freed memory) slows the
+ * samples sat at two levels 13 % apart while the power-capped SM clock
+ * stayed above the throttle rule's 75 %, the bandwidth lost while the
+ * driver scrubs freed memory) slows the
  * samples taken in it and leaves the fastest at the code's speed. Such a
  * case is NOISY, with a message that says so, never SLOWER; a +10 % time
  * regression moves the fastest sample by 10 % and stays SLOWER (LNT, LLVM's
