@@ -114,17 +114,30 @@ double kb_report_speedup(const kb_result *rows, size_t n, const char *benchmark,
     return g;
 }
 
-const char *kb_report_judge(double now_gbps, double now_noise, double base_gbps,
-                            double base_noise, double tol, double *change)
+static const char *judge(kb_perf now, double base_gbps, double base_noise, double tol,
+                         double *change)
 {
     kb_gate_opts g;
     kb_gate_defaults(&g);
     g.tolerance = tol;
     double c, band;
-    kb_perf base = {base_gbps, base_noise, NAN, NAN}, now = {now_gbps, now_noise, NAN, NAN};
+    kb_perf base = {base_gbps, base_noise, NAN, NAN};
     kb_verdict v = kb_verdict_decide(&g, &base, &now, &c, &band);
     if (change) *change = c;
     return v == KB_VERDICT_NONE ? NULL : kb_verdict_name(v);
+}
+
+const char *kb_report_judge(double now_gbps, double now_noise, double base_gbps,
+                            double base_noise, double tol, double *change)
+{
+    return judge((kb_perf){now_gbps, now_noise, NAN, NAN}, base_gbps, base_noise, tol, change);
+}
+
+const char *kb_report_judge_row(const kb_result *x, double base_gbps, double base_noise,
+                                double tol, double *change)
+{
+    return judge((kb_perf){x->gbps, x->noise, x->median_ms, x->min_ms}, base_gbps, base_noise,
+                 tol, change);
 }
 
 /* ---- dedup -------------------------------------------------------------- */
@@ -521,8 +534,7 @@ kb_status kb_report_judge_all(const kb_report_model *m, const kb_baseline *bl,
         j[i].noise = x->noise;
         const char *v = NULL;
         if (kb_report_timed(x))
-            v = kb_report_judge(x->gbps, x->noise, base, b ? b->noise : NAN, m->tol,
-                                &j[i].change);
+            v = kb_report_judge_row(x, base, b ? b->noise : NAN, m->tol, &j[i].change);
         else
             j[i].change = NAN;
         /* A recorded verdict stands, except NO_BASELINE: the run had no row,

@@ -111,6 +111,12 @@ double kb_report_speedup(const kb_result *rows, size_t n, const char *benchmark,
  * judge). *change (may be NULL) gets now/base - 1 or NaN. */
 const char *kb_report_judge(double now_gbps, double now_noise, double base_gbps,
                             double base_noise, double tol, double *change);
+/* The same for a results row, with the gate's fastest-sample condition:
+ * x's median_ms and min_ms (NaN: unknown, the condition is off), so a row
+ * whose fastest sample is within tol of the baseline is NOISY, not SLOWER,
+ * as kbench itself would have judged it. */
+const char *kb_report_judge_row(const kb_result *x, double base_gbps, double base_noise,
+                                double tol, double *change);
 
 /* Copy of in with one row per key, the later row winning; gbps filled from
  * the byte model where missing and the benchmark is known. Returns how many

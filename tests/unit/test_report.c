@@ -346,6 +346,20 @@ START_TEST(test_judge)
     ck_assert_str_eq(kb_report_judge(50, 0, NAN, 0, 0.10, &c), "NO_BASELINE");
     ck_assert(isnan(c));
     ck_assert_ptr_null(kb_report_judge(NAN, 0, 100, 0, 0.10, &c));
+    /* A row: the fastest-sample condition as the gate applies it. Median 13 %
+     * slow, fastest sample at the baseline's speed: NOISY; fastest sample 9 %
+     * slow too: SLOWER; min unknown: the median alone. */
+    kb_result x;
+    memset(&x, 0, sizeof x);
+    x.gbps = 100.0 * 3.79 / 4.35;
+    x.noise = 0.006;
+    x.median_ms = 4.35;
+    x.min_ms = 3.84;
+    ck_assert_str_eq(kb_report_judge_row(&x, 100, 0.002, 0.05, &c), "NOISY");
+    x.min_ms = 4.17;
+    ck_assert_str_eq(kb_report_judge_row(&x, 100, 0.002, 0.05, &c), "SLOWER");
+    x.min_ms = NAN;
+    ck_assert_str_eq(kb_report_judge_row(&x, 100, 0.002, 0.05, &c), "SLOWER");
 }
 END_TEST
 
