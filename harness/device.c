@@ -114,7 +114,7 @@ int kb_under_cuda_tool(void)
     const char *inj = getenv("CUDA_INJECTION64_PATH");
     const char *pre = getenv("LD_PRELOAD");
     return (inj && *inj) || (pre && (strstr(pre, "sanitizer") || strstr(pre, "nsys") ||
-                                     strstr(pre, "ncu") || strstr(pre, "Nsight")));
+                                     strstr(pre, "nsight-compute") || strstr(pre, "Nsight")));
 }
 
 static void sol_cache_path(const kb_device *d, const char *dir, char *buf, size_t len)

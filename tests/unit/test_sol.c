@@ -190,6 +190,8 @@ START_TEST(cuda_tool_detection)
     ck_assert_int_eq(kb_under_cuda_tool(), 0);
     setenv("LD_PRELOAD", "/usr/lib/libfoo.so", 1);
     ck_assert_int_eq(kb_under_cuda_tool(), 0);
+    setenv("LD_PRELOAD", "/usr/lib/x86_64-linux-gnu/libncursesw.so.6", 1); /* not ncu */
+    ck_assert_int_eq(kb_under_cuda_tool(), 0);
     setenv("LD_PRELOAD", "/opt/cuda/compute-sanitizer/libsanitizer-collection.so", 1);
     ck_assert_int_eq(kb_under_cuda_tool(), 1);
     unsetenv("LD_PRELOAD");
