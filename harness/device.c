@@ -1,5 +1,6 @@
 /* Device selection, properties and the speed-of-light measurement. */
 #include "device.h"
+#include "csvio.h"
 #include "files.h"
 
 #include <dlfcn.h>
@@ -236,6 +237,27 @@ int kb_gpu_limits_cached(const kb_device *d, const char *cache_dir, kb_gpu_limit
     return read_cache(path, l) == KB_LIMITS_ALL;
 }
 
+typedef struct {
+    const kb_gpu_limits *l;
+    const char *gpu;
+} limits_text;
+
+static kb_status write_limits(FILE *f, void *ctx, kb_err *e)
+{
+    const limits_text *t = ctx;
+    const kb_gpu_limits *l = t->l;
+    if (fprintf(f,
+                "%.1f\nlaunch_floor_ms %.6f\nlaunch_overhead_ms %.6f\nread_gbps %.1f\n"
+                "write_gbps %.1f\n"
+                "# device-to-device copy GB/s (read+write); the p99-p1 spread and the median "
+                "of an empty kernel timed as cases are (ms); read-only and write-only "
+                "streams (GB/s); %s\n",
+                l->sol_gbps, l->floor_ms, l->overhead_ms, l->read_gbps, l->write_gbps,
+                t->gpu) < 0)
+        return KB_FAIL(e, KB_ERR_IO, "cannot write the SOL cache");
+    return KB_OK;
+}
+
 kb_status kb_gpu_limits_measure(const kb_device *d, const char *cache_dir, kb_flusher *flusher,
                                 cudaStream_t s, kb_gpu_limits *l, kb_err *e)
 {
@@ -253,19 +275,9 @@ kb_status kb_gpu_limits_measure(const kb_device *d, const char *cache_dir, kb_fl
         l->floor_ms = spread;
     }
     if (kb_under_cuda_tool()) return KB_OK; /* this run's numbers only: device.h */
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, d->ordinal);
-    FILE *f = fopen(tmp, "w");
-    if (!f) return KB_OK; /* a read-only build tree only costs a re-measure */
-    int bad = fprintf(f,
-                      "%.1f\nlaunch_floor_ms %.6f\nlaunch_overhead_ms %.6f\nread_gbps %.1f\n"
-                      "write_gbps %.1f\n"
-                      "# device-to-device copy GB/s (read+write); the p99-p1 spread and the median "
-                      "of an empty kernel timed as cases are (ms); read-only and write-only "
-                      "streams (GB/s); %s\n",
-                      l->sol_gbps, l->floor_ms, l->overhead_ms, l->read_gbps, l->write_gbps,
-                      d->name) < 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) remove(tmp);
+    /* Silent on failure: a read-only build tree only costs a re-measure. */
+    const limits_text t = {l, d->name};
+    kb_err ignored = {{0}};
+    (void)kb_atomic_write(path, write_limits, (void *)&t, &ignored);
     return KB_OK;
 }

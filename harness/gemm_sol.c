@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "csvio.h"
 #include "files.h"
 
 int kb_gemm_sol_parse(const char *text, double *tflops)
@@ -13,6 +14,22 @@ int kb_gemm_sol_parse(const char *text, double *tflops)
     if (end == text || !(v > 0) || v > 1e6 || (*end != '\n' && *end != '\0')) return 0;
     *tflops = v;
     return 1;
+}
+
+typedef struct {
+    double tflops;
+    const char *algo, *gpu;
+} peak_text;
+
+static kb_status write_peak(FILE *f, void *ctx, kb_err *e)
+{
+    const peak_text *t = ctx;
+    if (fprintf(f,
+                "%.1f\n# bf16 GEMM 8192x8192x8192 (TN, fp32 accumulation), cuBLASLt's "
+                "first heuristic algorithm, median of 20 runs; %s; %s\n",
+                t->tflops, t->algo, t->gpu) < 0)
+        return KB_FAIL(e, KB_ERR_IO, "cannot write the GEMM peak cache");
+    return KB_OK;
 }
 
 kb_status kb_gemm_sol(const kb_device *d, const char *cache_dir, cudaStream_t s, double *tflops,
@@ -32,18 +49,11 @@ kb_status kb_gemm_sol(const kb_device *d, const char *cache_dir, cudaStream_t s,
     char algo[128];
     KB_TRY(kb_gemm_peak_measure(s, tflops, algo, sizeof algo, e));
     if (kb_under_cuda_tool()) return KB_OK; /* not cached: see device.h */
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, d->ordinal);
     /* Silent, as the copy-SOL cache in device.c: the measurement is used
      * either way, and a read-only or full cache directory only costs the
      * next run a re-measure (about a second), not a wrong number. */
-    f = fopen(tmp, "w");
-    if (!f) return KB_OK;
-    int bad = fprintf(f,
-                      "%.1f\n# bf16 GEMM 8192x8192x8192 (TN, fp32 accumulation), cuBLASLt's "
-                      "first heuristic algorithm, median of 20 runs; %s; %s\n",
-                      *tflops, algo, d->name) < 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) remove(tmp);
+    const peak_text t = {*tflops, algo, d->name};
+    kb_err ignored = {{0}};
+    (void)kb_atomic_write(path, write_peak, (void *)&t, &ignored);
     return KB_OK;
 }
