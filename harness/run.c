@@ -481,7 +481,7 @@ static kb_outcome run_locked(kb_session *s, const kb_case *c, const kb_custom_co
                         s->dev.name,
                         /* --compile-mode heuristic: no cache, the heuristic decides */
                         s->o->compile_mode == KB_COMPILE_HEURISTIC ? NULL : s->tune_cache,
-                        custom ? custom->text : NULL, s->o->tune};
+                        custom ? custom->text : NULL, s->o->tune, KBENCH_STATE_DIR};
     void *state = NULL;
     size_t ws = 0;
     kb_status st = c->impl->setup ? c->impl->setup(&c->p, &ctx, &state, &ws, &e) : KB_OK;

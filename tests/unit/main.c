@@ -18,6 +18,7 @@ static const struct {
     {"tuner", kb_suite_tuner}, {"resources", kb_suite_resources},
     {"accuracy", kb_suite_accuracy}, {"inputs", kb_suite_inputs},
     {"gpulock", kb_suite_gpulock}, {"gpuspec", kb_suite_gpuspec},
+    {"plancache", kb_suite_plancache},
     {"server", kb_suite_server},
     {"kernels", kb_suite_kernels}, {"descriptor", kb_suite_descriptor},
     {"describe", kb_suite_describe}, {"sol", kb_suite_sol},

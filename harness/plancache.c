@@ -1,0 +1,114 @@
+/* On-disk plan cache; see plancache.h. */
+#include "plancache.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csvio.h"
+#include "files.h"
+#include "registry.h"
+
+#define MAGIC "kbench-plan 1 bytes="
+/* A serialised cuDNN norm plan is tens of KB; anything claiming more than
+ * this is a damaged file, not a plan. */
+#define MAX_PAYLOAD ((size_t)256 << 20)
+
+kb_status kb_plan_cache_path(const char *dir, const char *gpu_name, const char *lib,
+                             const kb_problem *p, char *buf, size_t len, kb_err *e)
+{
+    char gpu[256];
+    kb_gpu_file_name(gpu_name, gpu, sizeof gpu);
+    const kb_bench_info *b = kb_bench_info_get(p->bench);
+    int n = snprintf(buf, len, "%s/plans/%s/%s-%s-%s-%" PRId64 "x%" PRId64 ".plan", dir, gpu, lib,
+                     b ? b->name : "unknown", kb_dtype_name(p->dtype), p->M, p->N);
+    if (n < 0 || (size_t)n >= len)
+        return KB_FAIL(e, KB_ERR_ARG, "plan cache path under %s does not fit in %zu bytes", dir,
+                       len);
+    return KB_OK;
+}
+
+static void say(char *why, size_t why_len, const char *path, const char *what)
+{
+    if (why && why_len) snprintf(why, why_len, "%s: %s", path, what);
+}
+
+kb_status kb_plan_cache_read(const char *path, char *meta, size_t meta_len, char **payload,
+                             size_t *payload_len, int *found, char *why, size_t why_len,
+                             kb_err *e)
+{
+    *found = 0;
+    *payload = NULL;
+    *payload_len = 0;
+    if (meta_len) meta[0] = '\0';
+    if (why && why_len) why[0] = '\0';
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (errno != ENOENT) say(why, why_len, path, strerror(errno));
+        return KB_OK;
+    }
+    char line[1024];
+    kb_status rc = KB_OK;
+    if (!fgets(line, sizeof line, f) || strncmp(line, MAGIC, strlen(MAGIC)) != 0 ||
+        !strchr(line, '\n')) {
+        say(why, why_len, path, "not a kbench plan file (bad first line)");
+        goto out;
+    }
+    char *end = NULL;
+    errno = 0;
+    const unsigned long long n = strtoull(line + strlen(MAGIC), &end, 10);
+    if (errno || end == line + strlen(MAGIC) || (*end != ' ' && *end != '\n') || n == 0 ||
+        n > MAX_PAYLOAD) {
+        say(why, why_len, path, "bad payload size on the first line");
+        goto out;
+    }
+    char *m = end + (*end == ' ');
+    m[strcspn(m, "\n")] = '\0';
+    char *buf = malloc((size_t)n + 1);
+    if (!buf) {
+        rc = KB_FAIL(e, KB_ERR_NOMEM, "plan cache %s: %llu bytes: out of host memory", path, n);
+        goto out;
+    }
+    const size_t got = fread(buf, 1, (size_t)n, f);
+    if (got != (size_t)n || fgetc(f) != EOF) {
+        free(buf);
+        say(why, why_len, path, got != (size_t)n ? "truncated" : "longer than its header says");
+        goto out;
+    }
+    buf[n] = '\0';
+    if (meta_len) snprintf(meta, meta_len, "%s", m);
+    *payload = buf;
+    *payload_len = (size_t)n;
+    *found = 1;
+out:
+    fclose(f);
+    return rc;
+}
+
+typedef struct {
+    const char *meta, *payload;
+    size_t len;
+} plan_text;
+
+static kb_status write_plan(FILE *f, void *ctx, kb_err *e)
+{
+    const plan_text *t = ctx;
+    (void)e;
+    fprintf(f, MAGIC "%zu %s\n", t->len, t->meta);
+    fwrite(t->payload, 1, t->len, f);
+    return KB_OK; /* kb_atomic_write checks the stream */
+}
+
+kb_status kb_plan_cache_write(const char *path, const char *meta, const char *payload,
+                              size_t payload_len, kb_err *e)
+{
+    if (strchr(meta, '\n'))
+        return KB_FAIL(e, KB_ERR_ARG, "plan cache %s: metadata must be one line", path);
+    if (!payload_len || payload_len > MAX_PAYLOAD)
+        return KB_FAIL(e, KB_ERR_ARG, "plan cache %s: payload of %zu bytes", path, payload_len);
+    KB_TRY(kb_mkdir_parent(path, e));
+    plan_text t = {meta, payload, payload_len};
+    return kb_atomic_write(path, write_plan, &t, e);
+}
