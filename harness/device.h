@@ -49,11 +49,15 @@ typedef struct {
 } kb_gpu_limits;
 
 /* 1 when a CUDA tool is injected into this process (compute-sanitizer, ncu,
- * nsys: CUDA_INJECTION64_PATH, or their LD_PRELOAD libraries). Under one,
+ * nsys: CUDA_INJECTION64_PATH, their LD_PRELOAD libraries, or one of their
+ * libraries mapped into the process). Under one,
  * kernels run many times slower: what is measured then (SOL, launch jitter,
  * GEMM peak) must not be cached, or every later run on the GPU would judge
  * against it (a 9x time floor made launch-bound regressions SAME). */
 int kb_under_cuda_tool(void);
+/* One line of /proc/self/maps: 1 when it maps a CUDA tool's library (the
+ * tools' launcher may strip the variables above once it is loaded). */
+int kb_tool_in_maps_line(const char *line);
 
 /* Reads the cache; 1 when it holds every field, else 0 (missing, old or
  * unreadable: measure). A cache written before the read/write streams were

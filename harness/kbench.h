@@ -174,8 +174,8 @@ typedef struct {
     const char *tune_cache;     /* tuned backend: cache file path (or NULL) */
     const char *custom_config;  /* tuned backend: "key=val,..." or NULL     */
     int tune;                   /* tuned backend: run the search now        */
-    const char *state_dir;      /* per-GPU caches (build folder), or NULL:
-                                 * where a backend may keep built plans     */
+    const char *plan_dir;       /* where a backend may keep built plans
+                                 * (kb_plan_cache_dir), or NULL: none       */
 } kb_setup_ctx;
 
 /* A backend's implementation of one benchmark.

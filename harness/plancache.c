@@ -30,6 +30,19 @@ kb_status kb_plan_cache_path(const char *dir, const char *gpu_name, const char *
     return KB_OK;
 }
 
+void kb_plan_cache_dir(const char *fallback, char *buf, size_t len)
+{
+    const char *v;
+    if ((v = getenv("KBENCH_CACHE_DIR")) && *v)
+        snprintf(buf, len, "%s", v);
+    else if ((v = getenv("XDG_CACHE_HOME")) && *v)
+        snprintf(buf, len, "%s/kbench", v);
+    else if ((v = getenv("HOME")) && *v)
+        snprintf(buf, len, "%s/.cache/kbench", v);
+    else
+        snprintf(buf, len, "%s", fallback ? fallback : "");
+}
+
 static void say(char *why, size_t why_len, const char *path, const char *what)
 {
     if (why && why_len) snprintf(why, why_len, "%s: %s", path, what);

@@ -25,6 +25,12 @@
 extern "C" {
 #endif
 
+/* The folder plan caches live in: $KBENCH_CACHE_DIR, else
+ * $XDG_CACHE_HOME/kbench, else $HOME/.cache/kbench (a user's cache outlives
+ * build folders, so a fresh clone on the same machine reuses the plans),
+ * else fallback (the build folder). Empty values count as unset. */
+void kb_plan_cache_dir(const char *fallback, char *buf, size_t len);
+
 /* "<dir>/plans/<GPU file name>/<lib>-<bench>-<dtype>-<M>x<N>.plan"; lib
  * names the library and its version (e.g. "cudnn91400"). KB_ERR_ARG when
  * it does not fit. */

@@ -18,6 +18,7 @@
 #include "files.h"
 #include "gemm_sol.h"
 #include "kernel_check.h"
+#include "plancache.h"
 #include "reference.h"
 #include "sol.h"
 
@@ -78,6 +79,7 @@ kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e)
     kb_env_collect(&s->dev, &s->env);
     kb_env_compact(&s->env, s->env_text, sizeof s->env_text);
     kb_gpu_lock_path(NULL, s->dev.pci, s->lock_path, sizeof s->lock_path);
+    kb_plan_cache_dir(KBENCH_STATE_DIR, s->plan_dir, sizeof s->plan_dir);
     char gpu[256];
     kb_gpu_file_name(s->dev.name, gpu, sizeof gpu);
     if (!o->baseline) /* the GPU's own file, known only now */
@@ -481,7 +483,7 @@ static kb_outcome run_locked(kb_session *s, const kb_case *c, const kb_custom_co
                         s->dev.name,
                         /* --compile-mode heuristic: no cache, the heuristic decides */
                         s->o->compile_mode == KB_COMPILE_HEURISTIC ? NULL : s->tune_cache,
-                        custom ? custom->text : NULL, s->o->tune, KBENCH_STATE_DIR};
+                        custom ? custom->text : NULL, s->o->tune, s->plan_dir};
     void *state = NULL;
     size_t ws = 0;
     kb_status st = c->impl->setup ? c->impl->setup(&c->p, &ctx, &state, &ws, &e) : KB_OK;

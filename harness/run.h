@@ -35,6 +35,7 @@ typedef struct {
     kb_gpu_limits limits;
     kb_gpu_lock lock;       /* held while a case uses the GPU (gpulock.h) */
     char lock_path[512];
+    char plan_dir[1024]; /* kb_plan_cache_dir: where backends keep built plans */
     char baseline_path[1024];
     int baseline_missing;   /* no file: every case is NO_BASELINE */
     kb_baseline baseline;

@@ -57,6 +57,10 @@
 #define MAX_DESC 16    /* tensors + op + graph + heuristics             */
 #define MAX_CFG 32     /* heuristic configurations tried per mode       */
 #define MAX_PACK 8
+/* Part of every plan cache file name: bump it whenever the graph built below
+ * changes (tensors, uids, layouts, attributes), so no plan of an older graph
+ * is ever loaded for the new one. */
+#define GRAPH_REV 1
 
 /* Unique ids of the graph's tensors (variant-pack keys). */
 enum { U_X = 1, U_SCALE, U_BIAS, U_EPS, U_Y, U_MEAN, U_INV, U_DY, U_DX, U_DSCALE, U_DBIAS };
@@ -401,11 +405,11 @@ static kb_status build(norm_state *st, const kb_problem *p, const kb_setup_ctx *
     st->ms_handle = 1e3 * (t1 - t0);
 
     char path[1400] = "";
-    if (ctx && ctx->state_dir && ctx->gpu_name) {
-        char lib[32];
+    if (ctx && ctx->plan_dir && ctx->plan_dir[0] && ctx->gpu_name) {
+        char lib[48];
         kb_err ce = {{0}};
-        snprintf(lib, sizeof lib, "cudnn%zu", st->api.version);
-        if (kb_plan_cache_path(ctx->state_dir, ctx->gpu_name, lib, p, path, sizeof path, &ce) !=
+        snprintf(lib, sizeof lib, "cudnn%zu-graph%d", st->api.version, GRAPH_REV);
+        if (kb_plan_cache_path(ctx->plan_dir, ctx->gpu_name, lib, p, path, sizeof path, &ce) !=
             KB_OK)
             path[0] = '\0';
     }

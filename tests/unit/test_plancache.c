@@ -97,6 +97,38 @@ START_TEST(damaged_files_are_misses)
 }
 END_TEST
 
+/* Where the plans live: the user's cache before the build folder. */
+START_TEST(cache_dir_order)
+{
+    static const char *const vars[] = {"KBENCH_CACHE_DIR", "XDG_CACHE_HOME", "HOME"};
+    char *saved[3];
+    for (int i = 0; i < 3; i++) {
+        const char *v = getenv(vars[i]);
+        saved[i] = v ? strdup(v) : NULL;
+        unsetenv(vars[i]);
+    }
+    char buf[512];
+    kb_plan_cache_dir("/build", buf, sizeof buf);
+    ck_assert_str_eq(buf, "/build");
+    setenv("HOME", "/home/u", 1);
+    kb_plan_cache_dir("/build", buf, sizeof buf);
+    ck_assert_str_eq(buf, "/home/u/.cache/kbench");
+    setenv("XDG_CACHE_HOME", "", 1); /* empty: unset */
+    kb_plan_cache_dir("/build", buf, sizeof buf);
+    ck_assert_str_eq(buf, "/home/u/.cache/kbench");
+    setenv("XDG_CACHE_HOME", "/xdg", 1);
+    kb_plan_cache_dir("/build", buf, sizeof buf);
+    ck_assert_str_eq(buf, "/xdg/kbench");
+    setenv("KBENCH_CACHE_DIR", "/mine", 1);
+    kb_plan_cache_dir("/build", buf, sizeof buf);
+    ck_assert_str_eq(buf, "/mine");
+    for (int i = 0; i < 3; i++) {
+        if (saved[i]) setenv(vars[i], saved[i], 1); else unsetenv(vars[i]);
+        free(saved[i]);
+    }
+}
+END_TEST
+
 Suite *kb_suite_plancache(void)
 {
     Suite *s = suite_create("plancache");
@@ -104,6 +136,7 @@ Suite *kb_suite_plancache(void)
     tcase_add_test(t, path_names_gpu_library_case);
     tcase_add_test(t, round_trip_and_rewrite);
     tcase_add_test(t, damaged_files_are_misses);
+    tcase_add_test(t, cache_dir_order);
     suite_add_tcase(s, t);
     return s;
 }

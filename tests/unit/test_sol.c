@@ -203,6 +203,18 @@ START_TEST(cuda_tool_detection)
     if (pre0) setenv("LD_PRELOAD", pre0, 1); else unsetenv("LD_PRELOAD");
     free(inj0);
     free(pre0);
+    /* The mapped-library test, on /proc/self/maps lines. */
+    ck_assert_int_eq(kb_tool_in_maps_line("7f00-7f10 r-xp 00000000 08:01 42 "
+                                          "/opt/cuda/compute-sanitizer/libsanitizer-collection.so"), 1);
+    ck_assert_int_eq(kb_tool_in_maps_line("7f00-7f10 r-xp 00000000 08:01 42 "
+                                          "/opt/cuda/compute-sanitizer/libTreeLauncherTargetInjection.so"), 1);
+    ck_assert_int_eq(kb_tool_in_maps_line("7f00-7f10 r-xp 0 08:01 42 /opt/nsys/libToolsInjection64.so"), 1);
+    ck_assert_int_eq(kb_tool_in_maps_line("7f00-7f10 r-xp 0 08:01 42 /usr/lib/libcupti.so.13"), 0);
+    ck_assert_int_eq(kb_tool_in_maps_line("7f00-7f10 r-xp 0 08:01 42 /home/u/sanitizer-build/kbench"), 0);
+    ck_assert_int_eq(kb_tool_in_maps_line("7f00-7f10 rw-p 00000000 00:00 0 [heap]"), 0);
+    ck_assert_int_eq(kb_tool_in_maps_line("7f00-7f10 rw-p 00000000 00:00 0"), 0);
+    /* This test process itself runs under no tool. */
+    ck_assert_int_eq(kb_under_cuda_tool(), 0);
 }
 END_TEST
 
