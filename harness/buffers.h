@@ -33,6 +33,18 @@ typedef struct {
 } kb_layout;
 void kb_buffers_layout(const kb_problem *p, size_t ws, kb_layout *out);
 
+/* The tensors of the block in allocation order (out, dw and the workspace
+ * between guard bands). */
+enum { KB_SLOT_X, KB_SLOT_UP, KB_SLOT_TARGET, KB_SLOT_DLOSS, KB_SLOT_DY, KB_SLOT_W, KB_SLOT_Y,
+       KB_SLOT_LSE, KB_SLOT_MEAN, KB_SLOT_RSTD, KB_SLOT_OUT, KB_SLOT_DW, KB_SLOT_GOLD,
+       KB_SLOT_GOLD_DW, KB_SLOT_WS, KB_SLOT_WTS, KB_SLOT_GOLD_SCALE, KB_NSLOTS };
+/* Every tensor sits at its offset in the band-free layout modulo this
+ * (buffers.c says why). */
+#define KB_PLACE_PERIOD ((size_t)2 << 20)
+/* Offsets of l's tensors in the block (those of 0 bytes are left unset) and
+ * the block's size. Pure. */
+size_t kb_buffers_place(const kb_layout *l, size_t off[KB_NSLOTS]);
+
 /* Bytes kb_buffers_alloc would take for p with ws bytes of workspace. */
 size_t kb_buffers_bytes(const kb_problem *p, size_t ws);
 /* KB_ERR_DEVMEM (with the sizes in the message: the case SKIPs) when need

@@ -17,7 +17,9 @@ extern "C" {
 /* 4 KiB each side: wider than any vector store or tail overrun a kernel
  * makes, small next to the tensors. A multiple of the 256-byte alignment, so
  * the buffer after a band stays aligned. */
+#ifndef KB_GUARD_BYTES /* -DKB_GUARD_BYTES=0: placement experiments only */
 #define KB_GUARD_BYTES 4096
+#endif
 /* Not 0x00 (a zero store), not 0xff (the NaN poison of outputs). */
 #define KB_GUARD_PATTERN 0xA5
 

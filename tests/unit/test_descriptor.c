@@ -282,6 +282,50 @@ START_TEST(test_mutants)
 }
 END_TEST
 
+/* Placement: every tensor at its band-free offset modulo KB_PLACE_PERIOD,
+ * the guard bands of out/dw/workspace inside the block and clear of every
+ * other tensor, at most a period of padding per tensor. */
+static kb_status placement_case(const kb_case *c, void *arg)
+{
+    (void)arg;
+    const size_t ws_values2[] = {0, 4633408, 1000003};
+    for (size_t w = 0; w < 3; w++) {
+        kb_layout l;
+        kb_buffers_layout(&c->p, ws_values2[w], &l);
+        const size_t sz[KB_NSLOTS] = {l.x, l.up, l.target, l.dloss, l.dy, l.w, l.y, l.lse, l.mean,
+                                      l.rstd, l.out, l.dw, l.gold, l.gold_dw, l.ws, l.wts,
+                                      l.gold_scale};
+        size_t off[KB_NSLOTS];
+        const size_t total = kb_buffers_place(&l, off);
+        size_t plain = 0, lo[KB_NSLOTS], hi[KB_NSLOTS];
+        int n = 0;
+        for (int i = 0; i < KB_NSLOTS; i++) {
+            if (!sz[i]) continue;
+            const int g = i == KB_SLOT_OUT || i == KB_SLOT_DW || i == KB_SLOT_WS;
+            const size_t up = (sz[i] + 255) / 256 * 256, band = g ? KB_GUARD_BYTES : 0;
+            ck_assert_uint_eq(off[i] % 256, 0);
+            ck_assert_msg(off[i] % KB_PLACE_PERIOD == plain % KB_PLACE_PERIOD,
+                          "slot %d: offset %zu, band-free %zu", i, off[i], plain);
+            ck_assert_uint_ge(off[i], band);
+            lo[n] = off[i] - band;
+            hi[n] = off[i] + up + band;
+            ck_assert_uint_le(hi[n], total);
+            for (int j = 0; j < n; j++) ck_assert(hi[j] <= lo[n]); /* in order, apart */
+            n++;
+            plain += up;
+        }
+        ck_assert_uint_le(total, plain + (size_t)n * (KB_PLACE_PERIOD + 2 * KB_GUARD_BYTES));
+        ck_assert_uint_eq(total, kb_buffers_bytes(&c->p, ws_values2[w]));
+    }
+    return KB_OK;
+}
+
+START_TEST(test_placement)
+{
+    ck_assert_int_eq(kb_cases_foreach(placement_case, NULL), KB_OK);
+}
+END_TEST
+
 Suite *kb_suite_descriptor(void)
 {
     Suite *s = suite_create("descriptor");
@@ -290,6 +334,7 @@ Suite *kb_suite_descriptor(void)
     tcase_add_test(tc, test_equivalence);
     tcase_add_test(tc, test_table);
     tcase_add_test(tc, test_mutants);
+    tcase_add_test(tc, test_placement);
     suite_add_tcase(s, tc);
     return s;
 }
