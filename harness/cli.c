@@ -58,6 +58,9 @@ void kb_cli_usage(FILE *f)
           "  --device N                 CUDA device (default: CTest's allocation, else 0)\n"
           "  --budget-ms MS             wall-clock timing budget per case (default 1500)\n"
           "  --no-timing                check accuracy (and kernels) only\n"
+          "  --prepare                  only set each case up and tear it down: builds and\n"
+          "                             caches library plans (cuDNN) without the GPU lock,\n"
+          "                             so several can run side by side before a timed run\n"
           "  --case NAME                run one CTest case <bench>.<backend>.<dtype>.<M>x<N>[.<inputs>]\n"
           "                             (<M>x<N>x<K> for mlp_forward, mlp_swiglu_forward)\n"
           "  --list-cases               print every CTest case with its labels\n"
@@ -244,7 +247,7 @@ enum {
     OPT_HELP = 'h',
     OPT_ALL = 256, OPT_LIST, OPT_LIST_CASES, OPT_SELF_TEST, OPT_CASE, OPT_BACKEND, OPT_DTYPE,
     OPT_SHAPE, OPT_SWEEP, OPT_TOLERANCE, OPT_PERF_TOLERANCE, OPT_BUDGET, OPT_DEVICE, OPT_EXIT_ACC,
-    OPT_PRINT, OPT_UPDATE_BASELINE, OPT_TUNE, OPT_NO_TIMING, OPT_VISUALIZE, OPT_REPORT_DIR,
+    OPT_PRINT, OPT_UPDATE_BASELINE, OPT_TUNE, OPT_NO_TIMING, OPT_PREPARE, OPT_VISUALIZE, OPT_REPORT_DIR,
     OPT_BASELINE, OPT_CSV, OPT_JSON, OPT_DUMP, OPT_TUNE_CACHE, OPT_TUNED_CONFIG, OPT_COMPILE_MODE,
     OPT_CUSTOM_NAME, OPT_CUSTOM_OPTIONS, OPT_INPUTS, OPT_UPDATE_KERNELS, OPT_DESCRIBE, OPT_END
 };
@@ -272,6 +275,7 @@ static const struct option long_opts[] = {
     {"update-baseline-kernels", no_argument, NULL, OPT_UPDATE_KERNELS},
     {"tune", no_argument, NULL, OPT_TUNE},
     {"no-timing", no_argument, NULL, OPT_NO_TIMING},
+    {"prepare", no_argument, NULL, OPT_PREPARE},
     {"visualize", no_argument, NULL, OPT_VISUALIZE},
     {"report-dir", required_argument, NULL, OPT_REPORT_DIR},
     {"baseline", required_argument, NULL, OPT_BASELINE},
@@ -356,6 +360,7 @@ static kb_status one_option(int id, const char *v, kb_options *o, int *mode_opt,
     case OPT_UPDATE_KERNELS: o->update_baseline_kernels = 1; return KB_OK;
     case OPT_TUNE: o->tune = 1; return KB_OK;
     case OPT_NO_TIMING: o->no_timing = 1; return KB_OK;
+    case OPT_PREPARE: o->prepare = 1; return KB_OK;
     case OPT_VISUALIZE: o->visualize = 1; return KB_OK;
     case OPT_REPORT_DIR: o->report_dir = v; return KB_OK;
     case OPT_BASELINE: o->baseline = v; return KB_OK;
@@ -532,6 +537,12 @@ kb_status kb_cli_parse(int argc, char **argv, kb_options *o, kb_err *e)
         for (int b = 0; b < KB_NUM_BACKENDS; b++) any |= o->backend[b];
         if (any) o->backend[kb_backend_index("tuned")] = 1; /* custom configs are tuned runs */
     }
+    if (o->prepare && (o->update_baseline || o->update_baseline_kernels || o->tune || o->csv ||
+                       o->json || o->dump_dir || o->visualize || o->ncustom))
+        return KB_FAIL(e, KB_ERR_ARG,
+                       "--prepare measures nothing: it takes no --update-baseline, "
+                       "--update-baseline-kernels, --tune, --csv, --json, --dump, --visualize or "
+                       "--tuned-config");
     if (o->mode == KB_MODE_RUN) KB_TRY(check_selection(o, e));
     return KB_OK;
 }

@@ -45,6 +45,8 @@ typedef struct {
     int exit_on_accuracy_failure, print_result, update_baseline, tune, no_timing;
     kb_compile_mode compile_mode;     /* tune == (compile_mode == AUTOTUNE) */
     int update_baseline_kernels;      /* only the kernel columns of rows  */
+    int prepare;                      /* set each case up and tear it down
+                                         (plan caches), nothing else      */
     int visualize;                    /* write report + plots after run   */
     const char *report_dir;
     const char *baseline, *csv, *json, *dump_dir, *tune_cache;

@@ -56,6 +56,19 @@ typedef struct {
 
 static void report_case(run_state *rs, const kb_result *r, kb_outcome oc)
 {
+    if (rs->s->o->prepare) { /* no measurement: what was set up, in how long */
+        char shape[72];
+        kb_shape_format(shape, sizeof shape, r->M, r->N, r->K);
+        printf("%s %s %s %s: %s in %.0f ms%s%s%s\n", r->benchmark, r->backend, r->dtype, shape,
+               oc == KB_CASE_PASS ? "prepared" : oc == KB_CASE_SKIP ? "SKIP" : "FAILED",
+               rs->s->phases.setup, r->config[0] || r->message[0] ? " [" : "",
+               oc == KB_CASE_PASS ? r->config : r->message, r->config[0] || r->message[0] ? "]" : "");
+        fflush(stdout);
+        if (oc == KB_CASE_FAIL) rs->failed++;
+        else if (oc == KB_CASE_SKIP) rs->skipped++;
+        else rs->passed++;
+        return;
+    }
     const int verbose = rs->s->o->print_result || rs->s->o->mode == KB_MODE_CASE;
     if (verbose || oc != KB_CASE_PASS) kb_result_print(stdout, r);
     if (verbose) {
@@ -200,7 +213,7 @@ static int summarize(run_state *rs)
         fprintf(stderr, "Error: %s\n", kb_err_text(&e));
         rc = EXIT_FAILED;
     }
-    if (o->mode != KB_MODE_CASE && rs->s->results.n) {
+    if (o->mode != KB_MODE_CASE && rs->s->results.n && !o->prepare) {
         kb_report_opts ro;
         kb_report_opts_init(&ro);
         ro.formats = KB_REPORT_STDOUT;
@@ -221,7 +234,7 @@ static int summarize(run_state *rs)
         printf("(%d of the passed are known deviations of a library, failing accuracy as "
                "expected)\n",
                rs->expected);
-    else if (write_case_result(rs->s, &e) != KB_OK) {
+    else if (!o->prepare && write_case_result(rs->s, &e) != KB_OK) {
         fprintf(stderr, "Error: %s\n", kb_err_text(&e));
         rc = EXIT_FAILED;
     }
@@ -272,7 +285,7 @@ static int run_cases(const kb_options *o)
     printf("session ready in %.0f ms: device and CUDA context %.0f, baseline %.0f, L2 flush "
            "buffer and stream %.0f, SOL and time floor %.0f\n",
            1e3 * (wall_s() - t_open), s.open_ms[0], s.open_ms[1], s.open_ms[2], s.open_ms[3]);
-    if (s.baseline_missing && !o->no_timing)
+    if (s.baseline_missing && !o->no_timing && !o->prepare)
         printf("WARNING: no baseline file for %s (%s): every case is NO_BASELINE, its speed is "
                "not gated%s\n",
                s.dev.name, s.baseline_path,
