@@ -40,6 +40,27 @@ START_TEST(unknown_benchmark_suggests_list)
 }
 END_TEST
 
+/* --prepare measures nothing, so nothing that records a measurement goes
+ * with it. */
+START_TEST(prepare_takes_nothing_that_records)
+{
+    kb_options o;
+    kb_err e;
+    ck_assert_int_eq(PARSE(&o, &e, "rmsnorm_backward", "--backend", "cudnn", "--prepare"), KB_OK);
+    ck_assert_int_eq(o.prepare, 1);
+    ck_assert_int_eq(PARSE(&o, &e, "--case", "rmsnorm_backward.cudnn.bf16.4096x1", "--prepare"),
+                     KB_OK);
+    ck_assert_int_eq(o.prepare, 1);
+    ck_assert_int_eq(PARSE(&o, &e, "rmsnorm_backward", "--prepare", "--update-baseline"),
+                     KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "--prepare measures nothing"));
+    ck_assert_int_eq(PARSE(&o, &e, "rmsnorm_backward", "--prepare", "--csv", "x.csv"), KB_ERR_ARG);
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "--prepare", "--tune"), KB_ERR_ARG);
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "--prepare", "--tuned-config", "a:threads=128"),
+                     KB_ERR_ARG);
+}
+END_TEST
+
 START_TEST(benchmarks_and_all)
 {
     kb_options o;
@@ -531,6 +552,7 @@ Suite *kb_suite_cli(void)
     tcase_add_test(t, backend_checked_against_selection);
     tcase_add_test(t, output_paths_checked_up_front);
     tcase_add_test(t, env_banner_text);
+    tcase_add_test(t, prepare_takes_nothing_that_records);
     suite_add_tcase(s, t);
     return s;
 }
