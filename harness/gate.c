@@ -108,16 +108,19 @@ static void judge_message(const kb_judge_base *base, const kb_judge_round *m, in
                  baseline_path);
     else if (j->throttled)
         snprintf(j->message, len,
-                 "SM clock %.0f MHz after timing, below 75%% of the %.0f MHz peak: throttled or "
-                 "shared GPU",
-                 m->sm_mhz, m->sm_max_mhz);
+                 "SM clock %.0f MHz after timing, below %.0f%% of the %.0f MHz peak: %s",
+                 m->sm_mhz, 100 * j->throttle_at, m->sm_max_mhz,
+                 m->compute_bound ? "power-capped or shared GPU, and this compute-bound case's "
+                                    "time follows the clock"
+                                  : "throttled or shared GPU");
 }
 
 void kb_judge(const kb_gate_opts *g, const kb_judge_base *base, const kb_judge_round *m,
               int round, const char *baseline_path, kb_judgement *out)
 {
     memset(out, 0, sizeof *out);
-    out->throttled = m->sm_max_mhz > 0 && m->sm_mhz < 0.75 * m->sm_max_mhz;
+    out->throttle_at = m->compute_bound ? 1.0 - g->tolerance : 0.75;
+    out->throttled = m->sm_max_mhz > 0 && m->sm_mhz < out->throttle_at * m->sm_max_mhz;
     const int kernels = base->kernels > 0 ? base->kernels : 1;
     kb_gate_opts o = *g;
     o.floor_ms *= kernels;

@@ -99,7 +99,12 @@ int kb_policy_fails(kb_verdict v);
  * every branch is unit tested (tests/unit/test_gate.c).
  *   - throttled: the SM clock below 75 % of its peak (nvbench's rule): the
  *     numbers were taken on a throttled or shared GPU (peak 0: unknown,
- *     never throttled);
+ *     never throttled). A compute-bound case (the MLP block's GEMMs) runs
+ *     at the SM clock's speed, so for it a clock more than the tolerance
+ *     below the peak is already throttled: on the H200 the sustained
+ *     700 TFLOP/s GEMM cases are power-capped late in a whole-suite run
+ *     (clock dips to 1515 MHz recorded) and came out 9-11 % slow in every
+ *     sample while the 75 % rule saw nothing;
  *   - the launch-jitter floor is per kernel (every kernel of a call brings
  *     its own launch gap), times the kernels one call launches: the
  *     baseline's recorded count, 1 when unknown;
@@ -114,12 +119,14 @@ typedef struct {
 typedef struct {
     kb_perf now;               /* this round's measurement */
     double sm_mhz, sm_max_mhz; /* SM clock after the samples, and its peak */
+    int compute_bound;         /* a GEMM case: its time follows the SM clock */
 } kb_judge_round;
 
 typedef struct {
     int remeasure;      /* 1: time once more, 4x the budget, then kb_judge round 1 */
     kb_verdict verdict; /* this round's verdict; the final one when !remeasure */
     int throttled;
+    double throttle_at; /* the clock fraction below which it is throttled */
     int fails;          /* the case fails (only when !remeasure) */
     double change, band, floor_ms, tolerance; /* as kb_verdict_decide used them */
     char message[512];  /* what this round says; "": nothing (an earlier message stands) */

@@ -406,7 +406,7 @@ static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg
     kb_judgement j;
     for (int round = 0;; round++) { /* the policy is kb_judge's (gate.h) */
         kb_timing t;
-        kb_judge_round m = {{0, 0, 0, 0}, 0, 0};
+        kb_judge_round m = {{0, 0, 0, 0}, 0, 0, kb_flops(&c->p) > 0};
         if (measure_round(s, arg, round ? 4.0 : 1.0, &t, &m, e) != KB_OK) return KB_CASE_FAIL;
         record_timing(s, &c->p, &t, r);
         r->baseline_gbps = base.gbps;

@@ -295,6 +295,27 @@ START_TEST(judge_throttled)
     j = judge(&BASE, 2640, 0.002, 0.1136, 1400, 1980, 0);
     ck_assert(j.remeasure && !j.fails);
     ck_assert_int_eq(j.verdict, KB_VERDICT_SLOWER);
+    /* a compute-bound case: throttled as soon as the clock is more than the
+     * tolerance (default 10 %) below the peak */
+    kb_gate_opts go;
+    kb_gate_defaults(&go);
+    kb_judge_round cm = {{2640, 0.002, 0.1136, 0.1134}, 1700, 1980, 1};
+    kb_judge(&go, &BASE, &cm, 1, "b.csv", &j);
+    ck_assert(j.throttled && !j.fails);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_NOISY);
+    cm.sm_mhz = 1800; /* 90.9 %: not throttled, the SLOWER stands */
+    kb_judge(&go, &BASE, &cm, 1, "b.csv", &j);
+    ck_assert(!j.throttled && j.fails);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_SLOWER);
+    cm = (kb_judge_round){{3000, 0.002, 0.1, 0.099}, 1700, 1980, 1};
+    kb_judge(&go, &BASE, &cm, 0, "b.csv", &j);
+    ck_assert(j.throttled && j.remeasure);
+    ck_assert_str_eq(j.message, "SM clock 1700 MHz after timing, below 90% of the 1980 MHz peak: "
+                                "power-capped or shared GPU, and this compute-bound case's time "
+                                "follows the clock");
+    cm.compute_bound = 0; /* memory-bound: 86 % is not throttled */
+    kb_judge(&go, &BASE, &cm, 0, "b.csv", &j);
+    ck_assert(!j.throttled && !j.remeasure);
     /* throttled without a baseline: nothing to judge against, no second round */
     j = judge(&NO_ROW, 3000, 0.002, 0.1, 1400, 1980, 0);
     ck_assert(j.throttled && !j.remeasure && !j.fails);

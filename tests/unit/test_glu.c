@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpulock.h"
 #include "glu.h"
 #include "half.h"
 #include "reference.h"
@@ -101,6 +102,10 @@ START_TEST(glu_tune_spaces)
 END_TEST
 
 /* ---- GPU -------------------------------------------------------------------- */
+/* 1 with a GPU, whose kbench lock this test process then holds (released
+ * when Check's forked test process exits): these kernels must not run while
+ * another ctest run times a case on the GPU (CTest's resource group keeps
+ * this run's own cases apart, tests/CMakeLists.txt). */
 static int have_gpu(void)
 {
     int n = 0;
@@ -108,7 +113,16 @@ static int have_gpu(void)
         (void)cudaGetLastError();
         return 0;
     }
-    return n > 0;
+    if (n <= 0) return 0;
+    char pci[32], path[512];
+    ck_assert_int_eq(cudaDeviceGetPCIBusId(pci, (int)sizeof pci, 0), cudaSuccess);
+    static kb_gpu_lock lock;
+    kb_gpu_lock_init(&lock);
+    kb_gpu_lock_path(NULL, pci, path, sizeof path);
+    kb_err e;
+    ck_assert_msg(kb_gpu_lock_acquire(&lock, path, "unit.glu", stdout, &e) == KB_OK, "%s",
+                  e.msg);
+    return 1;
 }
 
 static void store(kb_dtype d, void *p, size_t i, float v)
