@@ -20,11 +20,11 @@
 #include "registry.h"
 
 enum { C_BENCH, C_BACKEND, C_DTYPE, C_M, C_N, C_MEDIAN, C_GBPS, C_NOISE,
-       C_SAMPLES, C_Q1, C_Q3, C_DATE, C_VERSION, C_KERNELS, C_KNAMES, C_K, NCOLS };
+       C_SAMPLES, C_Q1, C_Q3, C_DATE, C_VERSION, C_KERNELS, C_KNAMES, C_K, C_SM, NCOLS };
 #define NREQUIRED 8 /* benchmark..noise */
 static const char *const col_names[NCOLS] = {
     "benchmark", "backend", "dtype", "M", "N", "median_ms", "gbps", "noise",
-    "samples", "q1_ms", "q3_ms", "date", "version", "kernels", "kernel_names", "K"};
+    "samples", "q1_ms", "q3_ms", "date", "version", "kernels", "kernel_names", "K", "sm_mhz"};
 
 void kb_baseline_init(kb_baseline *b)
 {
@@ -92,6 +92,8 @@ static const char *row_problem(const kb_baseline_row *r)
     if (r->kernels < 0) return "kernels must be >= 0 or empty";
     if (!isnan(r->q1_ms) && (!isfinite(r->q1_ms) || r->q1_ms < 0)) return "q1_ms must be >= 0 or empty";
     if (!isnan(r->q3_ms) && (!isfinite(r->q3_ms) || r->q3_ms < 0)) return "q3_ms must be >= 0 or empty";
+    if (isfinite(r->sm_mhz) ? r->sm_mhz < 0 : !isnan(r->sm_mhz)) /* 0, NaN: not recorded */
+        return "sm_mhz must be > 0 or empty";
     return NULL;
 }
 
@@ -151,7 +153,7 @@ static kb_status on_row(void *ctx, size_t row, char *const *f, size_t n, long li
 
     kb_baseline_row r;
     memset(&r, 0, sizeof r);
-    r.q1_ms = r.q3_ms = NAN;
+    r.q1_ms = r.q3_ms = r.sm_mhz = NAN;
     int64_t samples = 0, kernels = 0;
     KB_TRY(get_text(c, f, C_BENCH, line, r.benchmark, sizeof r.benchmark, 1, e));
     KB_TRY(get_text(c, f, C_BACKEND, line, r.backend, sizeof r.backend, 1, e));
@@ -169,6 +171,7 @@ static kb_status on_row(void *ctx, size_t row, char *const *f, size_t n, long li
     KB_TRY(get_int(c, f, C_KERNELS, line, &kernels, e));
     KB_TRY(get_text(c, f, C_KNAMES, line, r.kernel_names, sizeof r.kernel_names, 0, e));
     KB_TRY(get_int(c, f, C_K, line, &r.K, e));
+    KB_TRY(get_double(c, f, C_SM, line, &r.sm_mhz, e));
     if (samples < 0 || samples > INT_MAX)
         return BAD("%s:%ld: column 'samples': %lld out of range", c->path, line, (long long)samples);
     r.samples = (int)samples;
@@ -269,14 +272,17 @@ typedef struct {
     size_t n;
 } write_ctx;
 
-/* The K column is written only when a row has a third size, so a file of
- * 2-D rows stays what it was before 3-D ops existed. */
+/* The K column is written only when a row has a third size and sm_mhz only
+ * when a row has a clock, so a file of 2-D rows stays what it was before 3-D
+ * ops existed. */
 static kb_status write_rows(FILE *f, void *ctx, kb_err *e)
 {
     const write_ctx *w = ctx;
-    int ncols = NCOLS - 1;
-    for (size_t i = 0; i < w->n; i++)
-        if (w->v[i].K > 0) ncols = NCOLS;
+    int ncols = C_K;
+    for (size_t i = 0; i < w->n; i++) {
+        if (w->v[i].K > 0 && ncols < C_K + 1) ncols = C_K + 1;
+        if (w->v[i].sm_mhz > 0) ncols = NCOLS;
+    }
     for (int j = 0; j < ncols; j++) kb_csv_put(f, col_names[j], j > 0);
     fputc('\n', f);
     for (size_t i = 0; i < w->n; i++) {
@@ -302,11 +308,12 @@ static kb_status write_rows(FILE *f, void *ctx, kb_err *e)
         else num[0] = '\0';
         kb_csv_put(f, num, 1);
         kb_csv_put(f, r->kernel_names, 1);
-        if (ncols == NCOLS) {
+        if (ncols > C_K) {
             if (r->K > 0) snprintf(num, sizeof num, "%lld", (long long)r->K);
             else num[0] = '\0';
             kb_csv_put(f, num, 1);
         }
+        if (ncols > C_SM) kb_csv_put_double(f, r->sm_mhz > 0 ? r->sm_mhz : NAN, 1);
         fputc('\n', f);
     }
     return KB_OK; /* stream errors are caught by kb_atomic_write */

@@ -3,13 +3,18 @@
  *
  * Schema (header row required, libcsv):
  *   benchmark,backend,dtype,M,N,median_ms,gbps,noise,samples,q1_ms,q3_ms,
- *   date,version,kernels,kernel_names[,K]
+ *   date,version,kernels,kernel_names[,K[,sm_mhz]]
  * noise is the robust relative spread of the recording run (1.4826*MAD/median);
  * q1/q3 the quartiles of its samples; kernels/kernel_names what one call
  * launched (CUPTI; kernel_names ';'-joined), which the kernel check compares
  * with. Columns after the required ones (benchmark..noise) may be empty or
  * absent in older files. K: the third size of a 3-D op (mlp_forward), empty or
- * absent (0) for the 2-D ops; the column is written only when a row has one. */
+ * absent (0) for the 2-D ops; the column is written only when a row has one.
+ * sm_mhz: the SM clock read right after the recording's samples, kept for the
+ * compute-bound cases (a GEMM's time follows the clock, and a power-capped
+ * GPU runs it 10 % apart from run to run): the verdict compares their times
+ * at equal clocks (gate.h). Empty or absent: not recorded; written only when
+ * a row has one. */
 #ifndef KB_BASELINE_H
 #define KB_BASELINE_H
 
@@ -29,6 +34,7 @@ typedef struct {
     char date[32], version[16];
     int kernels;             /* 0: not recorded */
     char kernel_names[1024]; /* "" when not recorded */
+    double sm_mhz;           /* NaN or 0 when not recorded */
 } kb_baseline_row;
 
 typedef struct {

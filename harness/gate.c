@@ -115,11 +115,19 @@ static void judge_message(const kb_judge_base *base, const kb_judge_round *m, in
                                   : "throttled or shared GPU");
 }
 
+static int j_has_room(const kb_judgement *j) { return strlen(j->message) + 80 < sizeof j->message; }
+
 void kb_judge(const kb_gate_opts *g, const kb_judge_base *base, const kb_judge_round *m,
               int round, const char *baseline_path, kb_judgement *out)
 {
     memset(out, 0, sizeof *out);
-    out->throttle_at = m->compute_bound ? 1.0 - g->tolerance : 0.75;
+    /* A compute-bound case against a row that knows its clock: compared at
+     * equal clocks (gate.h). */
+    out->clock_scale = m->compute_bound && base->sm_mhz > 0 && m->sm_mhz > 0
+                           ? m->sm_mhz / base->sm_mhz
+                           : NAN;
+    const int at_equal_clock = out->clock_scale > 0;
+    out->throttle_at = m->compute_bound && !at_equal_clock ? 1.0 - g->tolerance : 0.75;
     out->throttled = m->sm_max_mhz > 0 && m->sm_mhz < out->throttle_at * m->sm_max_mhz;
     const int kernels = base->kernels > 0 ? base->kernels : 1;
     kb_gate_opts o = *g;
@@ -127,8 +135,21 @@ void kb_judge(const kb_gate_opts *g, const kb_judge_base *base, const kb_judge_r
     out->floor_ms = o.floor_ms;
     out->tolerance = o.tolerance;
     const kb_perf b = {base->gbps, base->noise, base->median_ms, NAN};
-    const kb_verdict v = kb_verdict_decide(&o, &b, &m->now, &out->change, &out->band);
-    judge_message(base, m, kernels, baseline_path, out, v, m->now.noise > o.noise_limit);
+    kb_judge_round mm = *m;
+    if (at_equal_clock) {
+        mm.now.gbps /= out->clock_scale;
+        mm.now.median_ms *= out->clock_scale;
+        mm.now.min_ms *= out->clock_scale;
+    }
+    const kb_verdict v = kb_verdict_decide(&o, &b, &mm.now, &out->change, &out->band);
+    judge_message(base, &mm, kernels, baseline_path, out, v, m->now.noise > o.noise_limit);
+    if (at_equal_clock && j_has_room(out) &&
+        (v == KB_VERDICT_SLOWER || v == KB_VERDICT_FASTER || v == KB_VERDICT_NOISY)) {
+        const size_t n = strlen(out->message);
+        snprintf(out->message + n, sizeof out->message - n,
+                 " [at equal SM clocks: %.0f MHz now, %.0f MHz in the baseline]", m->sm_mhz,
+                 base->sm_mhz);
+    }
     out->remeasure = round == 0 && kb_policy_remeasure(v, out->throttled);
     out->verdict = out->remeasure ? v : kb_policy_final(v, out->throttled);
     out->fails = !out->remeasure && kb_policy_fails(out->verdict);

@@ -104,7 +104,11 @@ int kb_policy_fails(kb_verdict v);
  *     below the peak is already throttled: on the H200 the sustained
  *     700 TFLOP/s GEMM cases are power-capped late in a whole-suite run
  *     (clock dips to 1515 MHz recorded) and came out 9-11 % slow in every
- *     sample while the 75 % rule saw nothing;
+ *     sample while the 75 % rule saw nothing. When the baseline row
+ *     recorded its clock (sm_mhz) and this round read one, a compute-bound
+ *     case is instead compared at equal clocks: its time is scaled by
+ *     clock now / clock then (GB/s by the inverse) before the verdict, and
+ *     the 75 % rule applies; the message says so;
  *   - the launch-jitter floor is per kernel (every kernel of a call brings
  *     its own launch gap), times the kernels one call launches: the
  *     baseline's recorded count, 1 when unknown;
@@ -114,6 +118,7 @@ int kb_policy_fails(kb_verdict v);
 typedef struct {
     double gbps, noise, median_ms; /* the baseline row; gbps NaN: no row */
     int kernels;                   /* kernels per call it records; <= 0: unknown */
+    double sm_mhz;                 /* its SM clock; NaN or <= 0: not recorded */
 } kb_judge_base;
 
 typedef struct {
@@ -127,6 +132,8 @@ typedef struct {
     kb_verdict verdict; /* this round's verdict; the final one when !remeasure */
     int throttled;
     double throttle_at; /* the clock fraction below which it is throttled */
+    double clock_scale; /* clock now / baseline's, when compared at equal
+                           clocks (compute-bound, both known); else NaN */
     int fails;          /* the case fails (only when !remeasure) */
     double change, band, floor_ms, tolerance; /* as kb_verdict_decide used them */
     char message[512];  /* what this round says; "": nothing (an earlier message stands) */

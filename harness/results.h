@@ -49,6 +49,8 @@ typedef struct {
     int64_t M, N;
     int64_t K;            /* 0: a 2-D op */
     double median_ms, min_ms, max_ms, noise; /* NaN when not timed */
+    double sm_mhz; /* SM clock right after the final samples; NaN when not timed
+                      (kept in memory and in baselines, not in results files) */
     double q1_ms, q3_ms;  /* quartiles of the samples (for baselines; not in the CSV) */
     double gbps, sol_gbps, sol_pct;
     double tflops, peak_tflops; /* compute-bound ops; NaN otherwise */

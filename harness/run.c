@@ -156,6 +156,8 @@ static kb_status update_baseline(kb_session *s, kb_err *e)
         row.samples = r->samples;
         row.q1_ms = r->q1_ms;
         row.q3_ms = r->q3_ms;
+        /* The clock matters to the verdict of compute-bound cases only. */
+        row.sm_mhz = r->tflops > 0 && r->sm_mhz > 0 ? r->sm_mhz : NAN;
         snprintf(row.date, sizeof row.date, "%s", r->date);
         snprintf(row.version, sizeof row.version, "%s", KB_VERSION);
         kb_kernels_to_row(&b, r, &row);
@@ -402,7 +404,8 @@ static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg
     const kb_baseline_row *row =
         kb_baseline_find(&s->baseline, r->benchmark, r->backend, r->dtype, r->M, r->N, r->K);
     const kb_judge_base base = {row ? row->gbps : NAN, row ? row->noise : NAN,
-                                row ? row->median_ms : NAN, row ? row->kernels : 0};
+                                row ? row->median_ms : NAN, row ? row->kernels : 0,
+                                row && row->sm_mhz > 0 ? row->sm_mhz : NAN};
     kb_judgement j;
     for (int round = 0;; round++) { /* the policy is kb_judge's (gate.h) */
         kb_timing t;
@@ -411,6 +414,7 @@ static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg
         record_timing(s, &c->p, &t, r);
         r->baseline_gbps = base.gbps;
         m.now = (kb_perf){r->gbps, r->noise, r->median_ms, r->min_ms};
+        r->sm_mhz = m.sm_mhz > 0 ? m.sm_mhz : NAN;
         kb_judge(&s->gate, &base, &m, round, s->baseline_path, &j);
         snprintf(r->verdict, sizeof r->verdict, "%s", kb_verdict_name(j.verdict));
         if (j.message[0]) snprintf(r->message, sizeof r->message, "%s", j.message);
@@ -466,7 +470,7 @@ kb_outcome kb_run_case(kb_session *s, const kb_case *c, const kb_custom_config *
     r->N = c->p.N;
     r->K = c->p.K;
     r->tflops = r->peak_tflops = NAN;
-    r->median_ms = r->min_ms = r->max_ms = r->noise = r->q1_ms = r->q3_ms = NAN;
+    r->median_ms = r->min_ms = r->max_ms = r->noise = r->q1_ms = r->q3_ms = r->sm_mhz = NAN;
     r->gbps = r->sol_pct = r->max_err = r->baseline_gbps = r->mix_sol_pct = NAN;
     r->sol_gbps = s->sol_gbps;
     r->sol_read_gbps = s->limits.read_gbps > 0 ? s->limits.read_gbps : NAN;

@@ -246,6 +246,57 @@ START_TEST(write_format_exact)
 }
 END_TEST
 
+/* sm_mhz: written only when a row has a clock (after K, which is then
+ * written too), read back; empty and absent mean "not recorded"; a negative
+ * clock is refused. */
+START_TEST(sm_mhz_column)
+{
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/b.csv", dir);
+    kb_baseline b;
+    kb_baseline_init(&b);
+    kb_err e = {{0}};
+    kb_baseline_row r = mkrow("softmax_forward", "eager", "bf16", 4, 8, 10.0);
+    ck_assert_int_eq(kb_baseline_upsert(&b, &r, &e), KB_OK);
+    r = mkrow("mlp_forward", "tuned", "bf16", 8192, 4096, 120.0);
+    r.K = 14336;
+    r.sm_mhz = 1755;
+    ck_assert_int_eq(kb_baseline_upsert(&b, &r, &e), KB_OK);
+    ck_assert_msg(kb_baseline_write(path, &b, &e) == KB_OK, "%s", e.msg);
+    char *text = kbt_read(path, NULL);
+    ck_assert_ptr_nonnull(strstr(text, "kernels,kernel_names,K,sm_mhz\n"));
+    ck_assert_ptr_nonnull(strstr(text, ",14336,1755\n"));
+    ck_assert_ptr_nonnull(strstr(text, "2025-01-01T00:00:00Z,0.1.0,,,,\n")); /* the 2-D row */
+    free(text);
+    kb_baseline back;
+    kb_baseline_init(&back);
+    ck_assert_msg(kb_baseline_read(path, &back, &e) == KB_OK, "%s", e.msg);
+    const kb_baseline_row *m = kb_baseline_find(&back, "mlp_forward", "tuned", "bf16", 8192, 4096, 14336);
+    const kb_baseline_row *s = kb_baseline_find(&back, "softmax_forward", "eager", "bf16", 4, 8, 0);
+    ck_assert(m && s);
+    ck_assert(m->sm_mhz == 1755);
+    ck_assert(isnan(s->sm_mhz));
+    kb_baseline_free(&back);
+    /* no clock in any row: no column */
+    b.v[0].sm_mhz = b.v[1].sm_mhz = 0;
+    ck_assert_int_eq(kb_baseline_write(path, &b, &e), KB_OK);
+    text = kbt_read(path, NULL);
+    ck_assert_ptr_null(strstr(text, "sm_mhz"));
+    ck_assert_ptr_nonnull(strstr(text, ",K\n"));
+    free(text);
+    b.v[0].sm_mhz = -5;
+    ck_assert_int_eq(kb_baseline_write(path, &b, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "sm_mhz must be > 0 or empty"));
+    kbt_write(path, "benchmark,backend,dtype,M,N,median_ms,gbps,noise,sm_mhz\n"
+                    "softmax_forward,eager,bf16,4,8,1,10,0.01,-1\n");
+    ck_assert_int_eq(kb_baseline_read(path, &back, &e), KB_ERR_PARSE);
+    kb_baseline_free(&back);
+    kb_baseline_free(&b);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 START_TEST(write_read_round_trip_sorted)
 {
     char dir[4096], path[4200];
@@ -457,6 +508,7 @@ Suite *kb_suite_baseline(void)
     tcase_add_test(t, path_naming);
     tcase_add_test(t, committed_baselines_parse);
     tcase_add_test(t, missing_path_rules);
+    tcase_add_test(t, sm_mhz_column);
     suite_add_tcase(s, t);
     return s;
 }

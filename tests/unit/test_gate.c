@@ -316,6 +316,24 @@ START_TEST(judge_throttled)
     cm.compute_bound = 0; /* memory-bound: 86 % is not throttled */
     kb_judge(&go, &BASE, &cm, 0, "b.csv", &j);
     ck_assert(!j.throttled && !j.remeasure);
+    /* a baseline that knows its clock: compared at equal clocks. 12 % slower
+     * at a 12 % lower clock is the same code; 12 % slower at the same clock
+     * is not, whatever the clock */
+    const kb_judge_base cb = {3000, 0.002, 0.1, 0, 1980};
+    cm = (kb_judge_round){{3000 / 1.12, 0.002, 0.112, 0.1118}, 1980 / 1.12, 1980, 1};
+    kb_judge(&go, &cb, &cm, 1, "b.csv", &j);
+    ck_assert(!j.throttled && !j.fails);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_SAME);
+    ck_assert(fabs(j.clock_scale - 1 / 1.12) < 1e-12);
+    const kb_judge_base cb2 = {3000, 0.002, 0.1, 0, 1700};
+    cm = (kb_judge_round){{3000 / 1.12, 0.002, 0.112, 0.1118}, 1700, 1980, 1};
+    kb_judge(&go, &cb2, &cm, 1, "b.csv", &j);
+    ck_assert(!j.throttled && j.fails);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_SLOWER);
+    ck_assert_ptr_nonnull(strstr(j.message, "[at equal SM clocks: 1700 MHz now, 1700 MHz in the baseline]"));
+    cm.compute_bound = 0; /* memory-bound: clocks are not compared */
+    kb_judge(&go, &cb2, &cm, 1, "b.csv", &j);
+    ck_assert(isnan(j.clock_scale));
     /* throttled without a baseline: nothing to judge against, no second round */
     j = judge(&NO_ROW, 3000, 0.002, 0.1, 1400, 1980, 0);
     ck_assert(j.throttled && !j.remeasure && !j.fails);
