@@ -124,7 +124,7 @@ void kb_judge(const kb_gate_opts *g, const kb_judge_base *base, const kb_judge_r
     /* A compute-bound case against a row that knows its clock: compared at
      * equal clocks (gate.h). */
     out->clock_scale = m->compute_bound && base->sm_mhz > 0 && m->sm_mhz > 0
-                           ? m->sm_mhz / base->sm_mhz
+                           ? fmin(1.0, m->sm_mhz / base->sm_mhz)
                            : NAN;
     const int at_equal_clock = out->clock_scale > 0;
     out->throttle_at = m->compute_bound && !at_equal_clock ? 1.0 - g->tolerance : 0.75;

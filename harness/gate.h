@@ -108,7 +108,12 @@ int kb_policy_fails(kb_verdict v);
  *     recorded its clock (sm_mhz) and this round read one, a compute-bound
  *     case is instead compared at equal clocks: its time is scaled by
  *     clock now / clock then (GB/s by the inverse) before the verdict, and
- *     the 75 % rule applies; the message says so;
+ *     the 75 % rule applies; the message says so. Only a lower clock is
+ *     credited, a higher one never counted against the case: the probe reads
+ *     the clock after the samples, when a power-capped GPU has already begun
+ *     to clock up (on the H200 a GEMM case read 1965 MHz against 1828 in its
+ *     baseline at an unchanged time, and full scaling called it SLOWER), so
+ *     the reading may excuse a slowdown but never accuse;
  *   - the launch-jitter floor is per kernel (every kernel of a call brings
  *     its own launch gap), times the kernels one call launches: the
  *     baseline's recorded count, 1 when unknown;
@@ -132,8 +137,8 @@ typedef struct {
     kb_verdict verdict; /* this round's verdict; the final one when !remeasure */
     int throttled;
     double throttle_at; /* the clock fraction below which it is throttled */
-    double clock_scale; /* clock now / baseline's, when compared at equal
-                           clocks (compute-bound, both known); else NaN */
+    double clock_scale; /* min(1, clock now / baseline's), when compared at
+                           equal clocks (compute-bound, both known); else NaN */
     int fails;          /* the case fails (only when !remeasure) */
     double change, band, floor_ms, tolerance; /* as kb_verdict_decide used them */
     char message[512];  /* what this round says; "": nothing (an earlier message stands) */

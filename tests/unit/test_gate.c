@@ -331,6 +331,16 @@ START_TEST(judge_throttled)
     ck_assert(!j.throttled && j.fails);
     ck_assert_int_eq(j.verdict, KB_VERDICT_SLOWER);
     ck_assert_ptr_nonnull(strstr(j.message, "[at equal SM clocks: 1700 MHz now, 1700 MHz in the baseline]"));
+    /* a higher clock now is not held against the case: the same time at
+     * 1965 MHz against 1828 is SAME, not 7 % slower */
+    const kb_judge_base cb3 = {380.4, 0.002, 0.7974, 0, 1828};
+    cm = (kb_judge_round){{381.3, 0.002, 0.7974, 0.7957}, 1965, 1980, 1};
+    kb_judge(&go, &cb3, &cm, 1, "b.csv", &j);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_SAME);
+    ck_assert(j.clock_scale == 1.0);
+    cm = (kb_judge_round){{2640, 0.002, 0.1136, 0.1134}, 1900, 1980, 1}; /* but slower code is */
+    kb_judge(&go, &cb2, &cm, 1, "b.csv", &j);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_SLOWER);
     cm.compute_bound = 0; /* memory-bound: clocks are not compared */
     kb_judge(&go, &cb2, &cm, 1, "b.csv", &j);
     ck_assert(isnan(j.clock_scale));
