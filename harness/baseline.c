@@ -172,6 +172,9 @@ static kb_status on_row(void *ctx, size_t row, char *const *f, size_t n, long li
     KB_TRY(get_text(c, f, C_KNAMES, line, r.kernel_names, sizeof r.kernel_names, 0, e));
     KB_TRY(get_int(c, f, C_K, line, &r.K, e));
     KB_TRY(get_double(c, f, C_SM, line, &r.sm_mhz, e));
+    if (c->idx[C_SM] >= 0 && f[c->idx[C_SM]][0] && !(r.sm_mhz > 0))
+        return BAD("%s:%ld: column 'sm_mhz': %g is not a clock (> 0, or empty)", c->path, line,
+                   r.sm_mhz);
     if (samples < 0 || samples > INT_MAX)
         return BAD("%s:%ld: column 'samples': %lld out of range", c->path, line, (long long)samples);
     r.samples = (int)samples;

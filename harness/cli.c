@@ -537,6 +537,10 @@ kb_status kb_cli_parse(int argc, char **argv, kb_options *o, kb_err *e)
         for (int b = 0; b < KB_NUM_BACKENDS; b++) any |= o->backend[b];
         if (any) o->backend[kb_backend_index("tuned")] = 1; /* custom configs are tuned runs */
     }
+    if (o->prepare && o->mode != KB_MODE_RUN && o->mode != KB_MODE_CASE)
+        return KB_FAIL(e, KB_ERR_ARG,
+                       "--prepare sets cases up: it goes with a selection or --case NAME, not "
+                       "with --%s", opt_name(mode_opt));
     if (o->prepare && (o->update_baseline || o->update_baseline_kernels || o->tune || o->csv ||
                        o->json || o->dump_dir || o->visualize || o->ncustom))
         return KB_FAIL(e, KB_ERR_ARG,

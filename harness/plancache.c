@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,7 @@
 #include "files.h"
 #include "registry.h"
 
-#define MAGIC "kbench-plan 1 bytes="
+#define MAGIC "kbench-plan 2 bytes="
 /* A serialised cuDNN norm plan is tens of KB; anything claiming more than
  * this is a damaged file, not a plan. */
 #define MAX_PAYLOAD ((size_t)256 << 20)
@@ -32,15 +33,27 @@ kb_status kb_plan_cache_path(const char *dir, const char *gpu_name, const char *
 
 void kb_plan_cache_dir(const char *fallback, char *buf, size_t len)
 {
-    const char *v;
-    if ((v = getenv("KBENCH_CACHE_DIR")) && *v)
-        snprintf(buf, len, "%s", v);
+    const char *v = getenv("KBENCH_PLAN_CACHE");
+    int n;
+    if (!len) return;
+    if (v && strcmp(v, "off") == 0)
+        n = snprintf(buf, len, "%s", "");
+    else if ((v = getenv("KBENCH_CACHE_DIR")) && *v)
+        n = snprintf(buf, len, "%s", v);
     else if ((v = getenv("XDG_CACHE_HOME")) && *v)
-        snprintf(buf, len, "%s/kbench", v);
+        n = snprintf(buf, len, "%s/kbench", v);
     else if ((v = getenv("HOME")) && *v)
-        snprintf(buf, len, "%s/.cache/kbench", v);
+        n = snprintf(buf, len, "%s/.cache/kbench", v);
     else
-        snprintf(buf, len, "%s", fallback ? fallback : "");
+        n = snprintf(buf, len, "%s", fallback ? fallback : "");
+    if (n < 0 || (size_t)n >= len) buf[0] = '\0'; /* a cut name is another folder */
+}
+
+static uint64_t fnv1a(const char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
+    return h;
 }
 
 static void say(char *why, size_t why_len, const char *path, const char *what)
@@ -77,7 +90,14 @@ kb_status kb_plan_cache_read(const char *path, char *meta, size_t meta_len, char
         say(why, why_len, path, "bad payload size on the first line");
         goto out;
     }
-    char *m = end + (*end == ' ');
+    unsigned long long want = 0;
+    int used = 0;
+    if (sscanf(end, " fnv=%16llx%n", &want, &used) != 1 || used != 21 ||
+        (end[used] != ' ' && end[used] != '\n')) {
+        say(why, why_len, path, "bad checksum field on the first line");
+        goto out;
+    }
+    char *m = end + used + (end[used] == ' ');
     m[strcspn(m, "\n")] = '\0';
     char *buf = malloc((size_t)n + 1);
     if (!buf) {
@@ -91,6 +111,11 @@ kb_status kb_plan_cache_read(const char *path, char *meta, size_t meta_len, char
         goto out;
     }
     buf[n] = '\0';
+    if (fnv1a(buf, (size_t)n) != want) {
+        free(buf);
+        say(why, why_len, path, "payload does not match its checksum");
+        goto out;
+    }
     if (meta_len) snprintf(meta, meta_len, "%s", m);
     *payload = buf;
     *payload_len = (size_t)n;
@@ -109,7 +134,8 @@ static kb_status write_plan(FILE *f, void *ctx, kb_err *e)
 {
     const plan_text *t = ctx;
     (void)e;
-    fprintf(f, MAGIC "%zu %s\n", t->len, t->meta);
+    fprintf(f, MAGIC "%zu fnv=%016llx %s\n", t->len,
+            (unsigned long long)fnv1a(t->payload, t->len), t->meta);
     fwrite(t->payload, 1, t->len, f);
     return KB_OK; /* kb_atomic_write checks the stream */
 }
@@ -119,6 +145,9 @@ kb_status kb_plan_cache_write(const char *path, const char *meta, const char *pa
 {
     if (strchr(meta, '\n'))
         return KB_FAIL(e, KB_ERR_ARG, "plan cache %s: metadata must be one line", path);
+    if (strlen(meta) > KB_PLAN_META_MAX)
+        return KB_FAIL(e, KB_ERR_ARG, "plan cache %s: metadata of %zu characters (at most %d)",
+                       path, strlen(meta), KB_PLAN_META_MAX);
     if (!payload_len || payload_len > MAX_PAYLOAD)
         return KB_FAIL(e, KB_ERR_ARG, "plan cache %s: payload of %zu bytes", path, payload_len);
     KB_TRY(kb_mkdir_parent(path, e));

@@ -6,8 +6,10 @@
  * plan and rebuild it from that text without compiling again. kbench keeps
  * each case's serialised plan beside the SOL cache in the build folder.
  *
- * A file is "kbench-plan 1 bytes=<n> <meta>\n" followed by exactly n bytes
- * of payload (the library's serialised plan); meta is one line of the
+ * A file is "kbench-plan 2 bytes=<n> fnv=<16 hex> <meta>\n" followed by
+ * exactly n bytes of payload (the library's serialised plan) whose FNV-1a
+ * 64-bit hash is fnv (a cache on a shared file system written by two hosts
+ * at once must not hand out a mixed plan); meta is one line of the
  * backend's own key=value text (which engine, found how), shown in results
  * as it was when the plan was built. The file name carries everything the
  * plan depends on: GPU model, library and version, benchmark, dtype, shape;
@@ -28,7 +30,9 @@ extern "C" {
 /* The folder plan caches live in: $KBENCH_CACHE_DIR, else
  * $XDG_CACHE_HOME/kbench, else $HOME/.cache/kbench (a user's cache outlives
  * build folders, so a fresh clone on the same machine reuses the plans),
- * else fallback (the build folder). Empty values count as unset. */
+ * else fallback (the build folder). Empty values count as unset.
+ * KBENCH_PLAN_CACHE=off, or a folder name that does not fit in len, gives ""
+ * (no plan cache: every plan is built). */
 void kb_plan_cache_dir(const char *fallback, char *buf, size_t len);
 
 /* "<dir>/plans/<GPU file name>/<lib>-<bench>-<dtype>-<M>x<N>.plan"; lib
@@ -46,7 +50,9 @@ kb_status kb_plan_cache_read(const char *path, char *meta, size_t meta_len, char
                              size_t *payload_len, int *found, char *why, size_t why_len,
                              kb_err *e);
 
-/* Writes the file (making its folders); meta must be one line. */
+/* Writes the file (making its folders); meta must be one line of at most
+ * KB_PLAN_META_MAX characters (what the reader takes back). */
+#define KB_PLAN_META_MAX 512
 kb_status kb_plan_cache_write(const char *path, const char *meta, const char *payload,
                               size_t payload_len, kb_err *e);
 

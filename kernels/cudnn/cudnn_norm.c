@@ -51,6 +51,7 @@
 #include "cudnn_loader.h"
 #include "files.h"
 #include "plancache.h"
+#include "registry.h"
 
 #define ALIGN 256      /* offsets inside the workspace                  */
 #define TENSOR_ALIGN 16 /* CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT we promise     */
@@ -75,6 +76,8 @@ typedef struct {
     cudnnBackendDescriptor_t graph, cfg, plan, pack;
     const char *heur; /* heuristics mode that offered the plan */
     int plan_cached;  /* 1: rebuilt from the plan cache        */
+    int plan_unsaved; /* 1: built, and the cache write failed  */
+    char key[128];    /* "<bench>-<dtype>-<M>x<N> sms=<n>": whose plan */
     double ms_handle, ms_plan; /* setup's cost: load + handle, plan */
     int cfg_index;    /* its rank in that mode's list          */
     int64_t engine;   /* cuDNN global engine index, -1 unknown */
@@ -328,22 +331,28 @@ static int64_t engine_index(norm_state *st)
 }
 
 /* ---- the plan cache ---------------------------------------------------------
- * Metadata line: "engine=<global index> heur=<A|FALLBACK> index=<rank>", what
- * describe reports for a plan built by the heuristics. */
+ * Metadata line: "case=<bench>-<dtype>-<M>x<N> sms=<n> engine=<global index>
+ * heur=<A|FALLBACK> index=<rank>": whose plan it is, checked on load (a file
+ * copied or renamed to another case's name is a miss), and what describe
+ * reports for a plan built by the heuristics. */
 static kb_status load_cached(norm_state *st, const char *path, kb_err *e)
 {
     const kb_cudnn_api *a = &st->api;
-    char meta[256], heur[16] = "";
+    char meta[KB_PLAN_META_MAX + 1], heur[16] = "";
     char *json = NULL;
     size_t len = 0;
-    int found = 0, index = -1;
+    int found = 0, index = -1, at = 0;
     int64_t engine = -1;
     KB_TRY(kb_plan_cache_read(path, meta, sizeof meta, &json, &len, &found, NULL, 0, e));
     if (!found) return KB_OK;
-    if (sscanf(meta, "engine=%" SCNd64 " heur=%15s index=%d", &engine, heur, &index) != 3 ||
-        len > INT64_MAX) {
+    const size_t klen = strlen(st->key);
+    if (strncmp(meta, "case=", 5) != 0 || strncmp(meta + 5, st->key, klen) != 0 ||
+        meta[5 + klen] != ' ' ||
+        sscanf(meta + 6 + klen, "engine=%" SCNd64 " heur=%15s index=%d%n", &engine, heur, &index,
+               &at) != 3 ||
+        meta[6 + klen + at] != '\0' || len > INT64_MAX) {
         free(json);
-        return KB_OK; /* unreadable: rebuilt and rewritten */
+        return KB_OK; /* another case's, or unreadable: rebuilt and rewritten */
     }
     cudnnBackendDescriptor_t plan = NULL;
     cudnnStatus_t s = a->BackendCreateDescriptor(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan);
@@ -367,8 +376,9 @@ static kb_status load_cached(norm_state *st, const char *path, kb_err *e)
     return KB_OK;
 }
 
-/* Best effort: a plan cuDNN cannot serialise, or a cache folder that cannot
- * be written, only means the next run builds the plan again. */
+/* Best effort: a plan cuDNN cannot serialise only means the next run builds
+ * it again; a cache folder that cannot be written is also said in describe
+ * ("plan built, uncached"). */
 static void store_cached(norm_state *st, const char *path)
 {
     const kb_cudnn_api *a = &st->api;
@@ -385,11 +395,11 @@ static void store_cached(norm_state *st, const char *path)
         got > 0 && got <= n) {
         json[got] = '\0';
         const size_t len = strlen(json); /* the count may include the terminator */
-        char meta[96];
-        snprintf(meta, sizeof meta, "engine=%" PRId64 " heur=%s index=%d", st->engine,
-                 st->heur ? st->heur : "?", st->cfg_index);
+        char meta[256];
+        snprintf(meta, sizeof meta, "case=%s engine=%" PRId64 " heur=%s index=%d", st->key,
+                 st->engine, st->heur ? st->heur : "?", st->cfg_index);
         kb_err ce = {{0}};
-        if (len) (void)kb_plan_cache_write(path, meta, json, len, &ce);
+        if (len && kb_plan_cache_write(path, meta, json, len, &ce) != KB_OK) st->plan_unsaved = 1;
     }
     free(json);
 }
@@ -406,9 +416,15 @@ static kb_status build(norm_state *st, const kb_problem *p, const kb_setup_ctx *
 
     char path[1400] = "";
     if (ctx && ctx->plan_dir && ctx->plan_dir[0] && ctx->gpu_name) {
-        char lib[48];
+        char lib[64];
         kb_err ce = {{0}};
-        snprintf(lib, sizeof lib, "cudnn%zu-graph%d", st->api.version, GRAPH_REV);
+        /* The SM count too: a partitioned GPU (MIG, an MPS limit) keeps the
+         * model's name, and cuDNN builds for the SMs it sees. */
+        snprintf(lib, sizeof lib, "cudnn%zu-graph%d-sm%d", st->api.version, GRAPH_REV,
+                 ctx->sm_count);
+        snprintf(st->key, sizeof st->key, "%s-%s-%" PRId64 "x%" PRId64 " sms=%d",
+                 kb_bench_info_get(p->bench)->name, kb_dtype_name(p->dtype), p->M, p->N,
+                 ctx->sm_count);
         if (kb_plan_cache_path(ctx->plan_dir, ctx->gpu_name, lib, p, path, sizeof path, &ce) !=
             KB_OK)
             path[0] = '\0';
@@ -595,11 +611,12 @@ void kb_cudnn_norm_describe(const void *state, char *buf, size_t len)
         snprintf(buf, len, "cudnn (not set up)");
         return;
     }
-    /* At most ~120 characters: the results' configuration column is 128. */
+    /* At most 125 characters: the results' configuration column is 128. */
     snprintf(buf, len,
-             "cuDNN %zu NORM_%s %s: engine %" PRId64 " (heuristics %s #%d), plan %s, "
-             "workspace %zu B, setup %.0f+%.0f ms",
+             "cuDNN %zu NORM_%s %s: engine %" PRId64 " (heur. %s #%d), plan %s, ws %zu B, "
+             "setup %.0f+%.0f ms",
              st->api.version, st->bwd ? "BACKWARD" : "FORWARD", st->layer ? "LAYER_NORM" : "RMS_NORM",
              st->engine, st->heur ? st->heur : "?", st->cfg_index,
-             st->plan_cached ? "cached" : "built", st->plan_ws, st->ms_handle, st->ms_plan);
+             st->plan_cached ? "cached" : st->plan_unsaved ? "built, uncached" : "built",
+             st->plan_ws, st->ms_handle, st->ms_plan);
 }

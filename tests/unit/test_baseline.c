@@ -291,6 +291,10 @@ START_TEST(sm_mhz_column)
     kbt_write(path, "benchmark,backend,dtype,M,N,median_ms,gbps,noise,sm_mhz\n"
                     "softmax_forward,eager,bf16,4,8,1,10,0.01,-1\n");
     ck_assert_int_eq(kb_baseline_read(path, &back, &e), KB_ERR_PARSE);
+    kbt_write(path, "benchmark,backend,dtype,M,N,median_ms,gbps,noise,sm_mhz\n"
+                    "softmax_forward,eager,bf16,4,8,1,10,0.01,0\n");
+    ck_assert_int_eq(kb_baseline_read(path, &back, &e), KB_ERR_PARSE);
+    ck_assert_ptr_nonnull(strstr(e.msg, "column 'sm_mhz'"));
     kb_baseline_free(&back);
     kb_baseline_free(&b);
     kbt_rm_rf(dir);

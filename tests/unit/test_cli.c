@@ -56,6 +56,11 @@ START_TEST(prepare_takes_nothing_that_records)
     ck_assert_ptr_nonnull(strstr(e.msg, "--prepare measures nothing"));
     ck_assert_int_eq(PARSE(&o, &e, "rmsnorm_backward", "--prepare", "--csv", "x.csv"), KB_ERR_ARG);
     ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "--prepare", "--tune"), KB_ERR_ARG);
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "--prepare", "--json", "x.json"), KB_ERR_ARG);
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "--prepare", "--visualize"), KB_ERR_ARG);
+    ck_assert_int_eq(PARSE(&o, &e, "--list", "--prepare"), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "not with --list"));
+    ck_assert_int_eq(PARSE(&o, &e, "--self-test", "--prepare"), KB_ERR_ARG);
     ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "--prepare", "--tuned-config", "a:threads=128"),
                      KB_ERR_ARG);
 }

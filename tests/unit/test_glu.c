@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device.h"
 #include "gpulock.h"
 #include "glu.h"
 #include "half.h"
@@ -114,8 +115,12 @@ static int have_gpu(void)
         return 0;
     }
     if (n <= 0) return 0;
+    int dev = 0; /* CTest's allocation, as kbench takes it */
+    kb_err de;
+    ck_assert_msg(kb_device_ordinal(-1, &dev, &de) == KB_OK, "%s", de.msg);
+    ck_assert_int_eq(cudaSetDevice(dev), cudaSuccess);
     char pci[32], path[512];
-    ck_assert_int_eq(cudaDeviceGetPCIBusId(pci, (int)sizeof pci, 0), cudaSuccess);
+    ck_assert_int_eq(cudaDeviceGetPCIBusId(pci, (int)sizeof pci, dev), cudaSuccess);
     static kb_gpu_lock lock;
     kb_gpu_lock_init(&lock);
     kb_gpu_lock_path(NULL, pci, path, sizeof path);

@@ -59,6 +59,16 @@ START_TEST(round_trip_and_rewrite)
     /* Bad arguments are errors, not files. */
     ck_assert_int_eq(kb_plan_cache_write(path, "two\nlines", "x", 1, &e), KB_ERR_ARG);
     ck_assert_int_eq(kb_plan_cache_write(path, "m", "", 0, &e), KB_ERR_ARG);
+    char long_meta[KB_PLAN_META_MAX + 2];
+    memset(long_meta, 'm', sizeof long_meta - 1);
+    long_meta[sizeof long_meta - 1] = '\0';
+    ck_assert_int_eq(kb_plan_cache_write(path, long_meta, "x", 1, &e), KB_ERR_ARG);
+    long_meta[KB_PLAN_META_MAX] = '\0'; /* the longest the reader takes back */
+    ck_assert_int_eq(kb_plan_cache_write(path, long_meta, "x", 1, &e), KB_OK);
+    ck_assert_int_eq(kb_plan_cache_read(path, meta, sizeof meta, &pl, &n, &found, NULL, 0, &e),
+                     KB_OK);
+    ck_assert_int_eq(found, 1);
+    free(pl);
     kbt_rm_rf(dir);
 }
 END_TEST
@@ -74,14 +84,19 @@ START_TEST(damaged_files_are_misses)
     } bad[] = {
         {"", "bad first line"},
         {"hello\n{}", "bad first line"},
-        {"kbench-plan 2 bytes=2 m\n{}", "bad first line"},
-        {"kbench-plan 1 bytes=10 m\n{}", "truncated"},
-        {"kbench-plan 1 bytes=1 m\n{}", "longer than"},
-        {"kbench-plan 1 bytes=0 m\n", "bad payload size"},
-        {"kbench-plan 1 bytes=-3 m\n{}", "bad payload size"},
-        {"kbench-plan 1 bytes=2x m\n{}", "bad payload size"},
-        {"kbench-plan 1 bytes=99999999999 m\n{}", "bad payload size"},
-        {"kbench-plan 1 bytes=2 no newline", "bad first line"},
+        {"kbench-plan 1 bytes=2 m\n{}", "bad first line"}, /* the format before checksums */
+        {"kbench-plan 2 bytes=10 fnv=0123456789abcdef m\n{}", "truncated"},
+        {"kbench-plan 2 bytes=1 fnv=0123456789abcdef m\n{}", "longer than"},
+        {"kbench-plan 2 bytes=0 fnv=0123456789abcdef m\n", "bad payload size"},
+        {"kbench-plan 2 bytes=-3 fnv=0123456789abcdef m\n{}", "bad payload size"},
+        {"kbench-plan 2 bytes=2x fnv=0123456789abcdef m\n{}", "bad payload size"},
+        {"kbench-plan 2 bytes=99999999999 fnv=0123456789abcdef m\n{}", "bad payload size"},
+        {"kbench-plan 2 bytes=2 fnv=0123456789abcdef no newline", "bad first line"},
+        {"kbench-plan 2 bytes=2 m\n{}", "bad checksum field"},
+        {"kbench-plan 2 bytes=2 fnv=12345 m\n{}", "bad checksum field"},
+        /* a well-formed file whose payload is not what was hashed (two hosts
+         * writing one file over NFS) */
+        {"kbench-plan 2 bytes=2 fnv=0123456789abcdef m\n{}", "does not match its checksum"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         kbt_write(path, bad[i].text);
@@ -100,9 +115,10 @@ END_TEST
 /* Where the plans live: the user's cache before the build folder. */
 START_TEST(cache_dir_order)
 {
-    static const char *const vars[] = {"KBENCH_CACHE_DIR", "XDG_CACHE_HOME", "HOME"};
-    char *saved[3];
-    for (int i = 0; i < 3; i++) {
+    static const char *const vars[] = {"KBENCH_CACHE_DIR", "XDG_CACHE_HOME", "HOME",
+                                       "KBENCH_PLAN_CACHE"};
+    char *saved[4];
+    for (int i = 0; i < 4; i++) {
         const char *v = getenv(vars[i]);
         saved[i] = v ? strdup(v) : NULL;
         unsetenv(vars[i]);
@@ -122,7 +138,17 @@ START_TEST(cache_dir_order)
     setenv("KBENCH_CACHE_DIR", "/mine", 1);
     kb_plan_cache_dir("/build", buf, sizeof buf);
     ck_assert_str_eq(buf, "/mine");
-    for (int i = 0; i < 3; i++) {
+    /* a name cut short would be another folder: no cache instead */
+    char small[6];
+    kb_plan_cache_dir("/build", small, sizeof small);
+    ck_assert_str_eq(small, "/mine");
+    setenv("KBENCH_CACHE_DIR", "/mine/longer", 1);
+    kb_plan_cache_dir("/build", small, sizeof small);
+    ck_assert_str_eq(small, "");
+    setenv("KBENCH_PLAN_CACHE", "off", 1);
+    kb_plan_cache_dir("/build", buf, sizeof buf);
+    ck_assert_str_eq(buf, "");
+    for (int i = 0; i < 4; i++) {
         if (saved[i]) setenv(vars[i], saved[i], 1); else unsetenv(vars[i]);
         free(saved[i]);
     }
