@@ -123,31 +123,28 @@ START_TEST(cache_dir_order)
         saved[i] = v ? strdup(v) : NULL;
         unsetenv(vars[i]);
     }
-    char buf[512];
-    kb_plan_cache_dir("/build", buf, sizeof buf);
-    ck_assert_str_eq(buf, "/build");
-    setenv("HOME", "/home/u", 1);
-    kb_plan_cache_dir("/build", buf, sizeof buf);
-    ck_assert_str_eq(buf, "/home/u/.cache/kbench");
-    setenv("XDG_CACHE_HOME", "", 1); /* empty: unset */
-    kb_plan_cache_dir("/build", buf, sizeof buf);
-    ck_assert_str_eq(buf, "/home/u/.cache/kbench");
-    setenv("XDG_CACHE_HOME", "/xdg", 1);
-    kb_plan_cache_dir("/build", buf, sizeof buf);
-    ck_assert_str_eq(buf, "/xdg/kbench");
-    setenv("KBENCH_CACHE_DIR", "/mine", 1);
-    kb_plan_cache_dir("/build", buf, sizeof buf);
-    ck_assert_str_eq(buf, "/mine");
-    /* a name cut short would be another folder: no cache instead */
-    char small[6];
-    kb_plan_cache_dir("/build", small, sizeof small);
-    ck_assert_str_eq(small, "/mine");
-    setenv("KBENCH_CACHE_DIR", "/mine/longer", 1);
-    kb_plan_cache_dir("/build", small, sizeof small);
-    ck_assert_str_eq(small, "");
-    setenv("KBENCH_PLAN_CACHE", "off", 1);
-    kb_plan_cache_dir("/build", buf, sizeof buf);
-    ck_assert_str_eq(buf, "");
+    /* Each step sets one variable (NULL value: none) and expects a folder,
+     * given a buffer of len bytes. */
+    static const struct {
+        const char *var, *value, *want;
+        size_t len;
+    } steps[] = {
+        {NULL, NULL, "/build", 512},
+        {"HOME", "/home/u", "/home/u/.cache/kbench", 512},
+        {"XDG_CACHE_HOME", "", "/home/u/.cache/kbench", 512}, /* empty: unset */
+        {"XDG_CACHE_HOME", "/xdg", "/xdg/kbench", 512},
+        {"KBENCH_CACHE_DIR", "/mine", "/mine", 512},
+        {NULL, NULL, "/mine", 6},                      /* just fits */
+        {"KBENCH_CACHE_DIR", "/mine/longer", "", 6}, /* cut short: no cache, not another folder */
+        {"KBENCH_PLAN_CACHE", "off", "", 512},
+    };
+    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+        char buf[512];
+        if (steps[i].var) setenv(steps[i].var, steps[i].value, 1);
+        kb_plan_cache_dir("/build", buf, steps[i].len);
+        ck_assert_msg(strcmp(buf, steps[i].want) == 0, "step %zu: '%s', want '%s'", i, buf,
+                      steps[i].want);
+    }
     for (int i = 0; i < 4; i++) {
         if (saved[i]) setenv(vars[i], saved[i], 1); else unsetenv(vars[i]);
         free(saved[i]);
