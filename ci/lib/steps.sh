@@ -1,5 +1,5 @@
 # The step runner the GPU check scripts share (sourced, not run):
-# ci/device-check, ci/mlp-check, ci/glu-tune-check, ci/cluster-ab.
+# ci/device-check, ci/mlp-check, ci/glu-tune-check, ci/cluster-ab, ci/closing-check.
 #
 # The script sets: name (for messages), steps (--steps), known (every step it
 # has), out (log folder), step_timeout (default seconds per step) and
