@@ -12,7 +12,7 @@
  * absent (0) for the 2-D ops; the column is written only when a row has one.
  * sm_mhz: the SM clock read right after the recording's samples, kept for the
  * compute-bound cases (a GEMM's time follows the clock, and a power-capped
- * GPU runs it 10 % apart from run to run): the verdict compares their times
+ * GPU runs it at different clocks from run to run): the verdict compares their times
  * at equal clocks (gate.h). Empty or absent: not recorded; written only when
  * a row has one. */
 #ifndef KB_BASELINE_H

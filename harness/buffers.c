@@ -45,14 +45,13 @@ void kb_buffers_layout(const kb_problem *p, size_t ws, kb_layout *out)
 /* Placement. A library kernel can be sensitive to where its tensors sit
  * relative to each other inside a 2 MiB page (the GPU's large page, inside
  * which virtual and physical address bits agree, so the DRAM channel
- * interleave sees the same offsets): cuDNN's RMSNorm backward at 2048x128256
- * ran 5.5 % slower in a fresh process and 9 % slower in the suite on the H200
- * once guard bands shifted the outputs by 4 KiB, and the same build with the
- * bands compiled out ran at its old speed (kernels/README.md, "Where a case's
- * tensors sit"). So every tensor sits at its offset in the band-free layout
- * (tensors back to back, 256-byte aligned) modulo 2 MiB: a band costs
- * padding (under 2 MiB per tensor after it), never a shift within the page.
- * Without bands the two layouts are the same. */
+ * interleave sees the same offsets): cuDNN's RMSNorm backward lost time once
+ * guard bands shifted the outputs by 4 KiB, and the same build with the bands
+ * compiled out did not (kernels/README.md, "Where a case's tensors sit", has
+ * the measurement). So every tensor sits at its offset in the band-free layout
+ * (tensors back to back, 256-byte aligned) modulo 2 MiB: a band costs padding
+ * (under 2 MiB per tensor after it), never a shift within the page. Without
+ * bands the two layouts are the same. */
 #define PAGE KB_PLACE_PERIOD
 
 typedef struct {

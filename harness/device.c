@@ -131,9 +131,9 @@ int kb_under_cuda_tool(void)
     if ((inj && *inj) || (pre && (strstr(pre, "sanitizer") || strstr(pre, "nsys") ||
                                   strstr(pre, "nsight-compute") || strstr(pre, "Nsight"))))
         return 1;
-    /* The tools' launcher removes its variables from the environment once its
-     * library is in (compute-sanitizer 2025 on the H200 did: the variables
-     * were gone and a 9 us floor was cached); the library stays mapped. */
+    /* The tools' launcher may remove its variables from the environment once
+     * its library is in (compute-sanitizer's did, and a run under it cached
+     * its floor: ci/GATE.md); the library stays mapped. */
     FILE *f = fopen("/proc/self/maps", "r");
     if (!f) return 0;
     char line[4608];

@@ -101,19 +101,17 @@ int kb_policy_fails(kb_verdict v);
  *     numbers were taken on a throttled or shared GPU (peak 0: unknown,
  *     never throttled). A compute-bound case (the MLP block's GEMMs) runs
  *     at the SM clock's speed, so for it a clock more than the tolerance
- *     below the peak is already throttled: on the H200 the sustained
- *     700 TFLOP/s GEMM cases are power-capped late in a whole-suite run
- *     (clock dips to 1515 MHz recorded) and came out 9-11 % slow in every
- *     sample while the 75 % rule saw nothing. When the baseline row
- *     recorded its clock (sm_mhz) and this round read one, a compute-bound
- *     case is instead compared at equal clocks: its time is scaled by
- *     clock now / clock then (GB/s by the inverse) before the verdict, and
- *     the 75 % rule applies; the message says so. Only a lower clock is
- *     credited, a higher one never counted against the case: the probe reads
- *     the clock after the samples, when a power-capped GPU has already begun
- *     to clock up (on the H200 a GEMM case read 1965 MHz against 1828 in its
- *     baseline at an unchanged time, and full scaling called it SLOWER), so
- *     the reading may excuse a slowdown but never accuse;
+ *     below the peak is already throttled: a sustained GEMM is power-capped
+ *     late in a whole-suite run, every sample slow, while the clock stays
+ *     above 75 % (ci/GATE.md). When the baseline row recorded its clock
+ *     (sm_mhz) and this round read one, a compute-bound case is instead
+ *     compared at equal clocks: its time is scaled by clock now / clock then
+ *     (GB/s by the inverse) before the verdict, and the 75 % rule applies;
+ *     the message says so. Only a lower clock is credited, a higher one
+ *     never counted against the case: the probe reads the clock after the
+ *     samples, when a power-capped GPU has already begun to clock up, so the
+ *     reading may excuse a slowdown but never accuse (ci/GATE.md has the
+ *     case that showed it);
  *   - the launch-jitter floor is per kernel (every kernel of a call brings
  *     its own launch gap), times the kernels one call launches: the
  *     baseline's recorded count, 1 when unknown;

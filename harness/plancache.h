@@ -1,10 +1,10 @@
 /* On-disk cache of a vendor library's execution plans, one file per case.
  *
  * Why: building a cuDNN norm plan (engine heuristics, then the runtime
- * compilation of its generated kernels) takes 0.4-1.8 s per case, more than
- * half of the whole suite's wall time, and cuDNN can serialise a finalized
- * plan and rebuild it from that text without compiling again. kbench keeps
- * each case's serialised plan beside the SOL cache in the build folder.
+ * compilation of its generated kernels) was most of the whole suite's wall
+ * time (ci/GATE.md), and cuDNN can serialise a finalized plan and rebuild it
+ * from that text without compiling again. kbench keeps each case's
+ * serialised plan in the user's cache folder (kb_plan_cache_dir).
  *
  * A file is "kbench-plan 2 bytes=<n> fnv=<16 hex> <meta>\n" followed by
  * exactly n bytes of payload (the library's serialised plan) whose FNV-1a
