@@ -54,21 +54,19 @@ typedef struct {
     int stop;     /* --exit-on-accuracy-failure hit */
 } run_state;
 
-static void report_case(run_state *rs, const kb_result *r, kb_outcome oc)
+/* --prepare: what was set up, in how long (nothing was measured). */
+static void print_prepared(const run_state *rs, const kb_result *r, kb_outcome oc)
 {
-    if (rs->s->o->prepare) { /* no measurement: what was set up, in how long */
-        char shape[72];
-        kb_shape_format(shape, sizeof shape, r->M, r->N, r->K);
-        printf("%s %s %s %s: %s in %.0f ms%s%s%s\n", r->benchmark, r->backend, r->dtype, shape,
-               oc == KB_CASE_PASS ? "prepared" : oc == KB_CASE_SKIP ? "SKIP" : "FAILED",
-               rs->s->phases.setup, r->config[0] || r->message[0] ? " [" : "",
-               oc == KB_CASE_PASS ? r->config : r->message, r->config[0] || r->message[0] ? "]" : "");
-        fflush(stdout);
-        if (oc == KB_CASE_FAIL) rs->failed++;
-        else if (oc == KB_CASE_SKIP) rs->skipped++;
-        else rs->passed++;
-        return;
-    }
+    char shape[72];
+    kb_shape_format(shape, sizeof shape, r->M, r->N, r->K);
+    const char *text = oc == KB_CASE_PASS ? r->config : r->message;
+    printf("%s %s %s %s: %s in %.0f ms%s%s%s\n", r->benchmark, r->backend, r->dtype, shape,
+           oc == KB_CASE_PASS ? "prepared" : oc == KB_CASE_SKIP ? "SKIP" : "FAILED",
+           rs->s->phases.setup, text[0] ? " [" : "", text, text[0] ? "]" : "");
+}
+
+static void print_measured(const run_state *rs, const kb_result *r, kb_outcome oc)
+{
     const int verbose = rs->s->o->print_result || rs->s->o->mode == KB_MODE_CASE;
     if (verbose || oc != KB_CASE_PASS) kb_result_print(stdout, r);
     if (verbose) {
@@ -90,6 +88,12 @@ static void report_case(run_state *rs, const kb_result *r, kb_outcome oc)
                    r->backend, r->dtype, shape, r->gbps, r->sol_pct, r->mix_sol_pct,
                    r->verdict);
     }
+}
+
+static void report_case(run_state *rs, const kb_result *r, kb_outcome oc)
+{
+    if (rs->s->o->prepare) print_prepared(rs, r, oc);
+    else print_measured(rs, r, oc);
     fflush(stdout);
     if (oc == KB_CASE_FAIL) rs->failed++;
     else if (oc == KB_CASE_SKIP) rs->skipped++;
