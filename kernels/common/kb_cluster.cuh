@@ -35,7 +35,16 @@
  * Exit: a CTA's shared memory is written only by pushes into it, all of
  * which have landed when its last wait returns, so the row kernels exit
  * right after their reduction; the norms' persistent kernels end with a
- * relaxed cluster barrier (kb_cluster_exit_sync). */
+ * relaxed cluster barrier (kb_cluster_exit_sync).
+ *
+ * A second protocol, for the row kernels only (kb_cluster_reduce's XCHG =
+ * KB_XCHG_BARRIER): plain DSMEM stores of the partials, then a cluster
+ * barrier (arrive.release / wait.acquire) instead of the mbarrier. Same
+ * slots, same rank-order fold, same bits. It stays because neither wins
+ * everywhere: softmax backward's streaming kernel on a grid of few clusters
+ * (few long rows) runs faster with it, every other measured case with the
+ * push (kernels/README.md, "One cluster reduction, two protocols"); softmax
+ * backward exposes the choice to the tuner (xchg). */
 #ifndef KB_CLUSTER_CUH
 #define KB_CLUSTER_CUH
 
@@ -189,11 +198,24 @@ template <typename P> struct kb_rows_buf {
     uint64_t bar[1];
 };
 
-/* Kernel start, every thread, when cs > 1: before any kb_cluster_reduce. */
-template <typename P> __device__ __forceinline__ void kb_cluster_begin(kb_rows_buf<P> &b)
+/* How kb_cluster_reduce exchanges the partials (header comment). */
+enum { KB_XCHG_PUSH = 0, KB_XCHG_BARRIER = 1 };
+
+/* Kernel start, every thread, when cs > 1: before any kb_cluster_reduce of
+ * the same protocol. */
+template <int XCHG = KB_XCHG_PUSH, typename P>
+__device__ __forceinline__ void kb_cluster_begin(kb_rows_buf<P> &b)
 {
-    kb_cluster_init(b.bar);
+    if (XCHG == KB_XCHG_PUSH) kb_cluster_init(b.bar); /* the barrier protocol has no mbarrier */
     kb_cluster_arrive_relaxed();
+}
+
+/* One 32-bit word into a peer's shared memory (address from kb_peer_addr),
+ * ordered by the cluster barrier that follows, not by an mbarrier. */
+__device__ __forceinline__ void kb_st_cluster(uint32_t dst, float v)
+{
+    KB_SM90(asm volatile("st.shared::cluster.b32 [%0], %1;" ::"r"(dst), "r"(__float_as_uint(v))
+                         : "memory"));
 }
 
 /* Combine v over the cs CTAs of the cluster for row group g: `rows` groups
@@ -202,20 +224,31 @@ template <typename P> __device__ __forceinline__ void kb_cluster_begin(kb_rows_b
  * once per kernel, after kb_cluster_begin(b). The group's threads t < cs
  * push (a thread several peers when tpr < cs); all of them fold the cs
  * slots in rank order. */
-template <typename P>
+template <int XCHG = KB_XCHG_PUSH, typename P>
 __device__ __forceinline__ P kb_cluster_reduce(P v, int cs, int rows, int rank, int g, int t,
                                                int tpr, kb_rows_buf<P> &b)
 {
     typedef kb_payload<P> X;
     uint64_t *bar = &b.bar[0];
     float *slot = b.slot + g * cs * X::W; /* this group's cs slots */
-    kb_cluster_wait(); /* every peer runs and has its mbarrier */
-    if (threadIdx.x == 0) kb_cluster_expect<X::W>(bar, rows * cs);
+    kb_cluster_wait(); /* every peer runs (and has its mbarrier) */
     float w[X::W];
     X::to_words(v, w);
-    for (int peer = t; peer < cs; peer += tpr) kb_cluster_push(bar, slot + rank * X::W, w, peer);
-    unsigned phase = 0;
-    kb_cluster_wait_round(bar, 0, phase);
+    if (XCHG == KB_XCHG_BARRIER) {
+        for (int peer = t; peer < cs; peer += tpr)
+#pragma unroll
+            for (int k = 0; k < X::W; k++)
+                kb_st_cluster(kb_peer_addr(kb_smem_addr(slot + rank * X::W + k), peer), w[k]);
+        /* Release our stores, acquire every peer's: all slots written. The
+         * slots are written once per kernel, so nothing follows the read. */
+        KB_SM90(asm volatile("barrier.cluster.arrive.release;\n" ::: "memory"));
+        kb_cluster_wait();
+    } else {
+        if (threadIdx.x == 0) kb_cluster_expect<X::W>(bar, rows * cs);
+        for (int peer = t; peer < cs; peer += tpr) kb_cluster_push(bar, slot + rank * X::W, w, peer);
+        unsigned phase = 0;
+        kb_cluster_wait_round(bar, 0, phase);
+    }
     const float *s = slot;
     P r = X::of_words(s);
     /* Serial anyway; unrolled further, the loads in flight cost registers

@@ -45,7 +45,7 @@
 
 namespace {
 
-enum { P_THREADS, P_ROWS, P_CLUSTER, P_HOLD, P_UNROLL };
+enum { P_THREADS, P_ROWS, P_CLUSTER, P_HOLD, P_UNROLL, P_XCHG /* backward only */ };
 enum { HOLD_STREAM = 0, HOLD_F32 = 1, HOLD_RAW = 2 };
 constexpr int kNV[] = {1, 2, 3, 4, 6, 8, 12, 16};
 constexpr int kNumNV = sizeof kNV / sizeof kNV[0];
@@ -281,7 +281,7 @@ sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
         }
 }
 
-template <typename T, int V, int U>
+template <typename T, int V, int U, int XCHG>
 __global__ void __maxnreg__(kb_reg_cap(2 * U * slot_words<T>(), 24))
 sm_bwd_loop(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ dx,
                             int64_t M, int64_t N, int tpr_shift, int rows, int cs)
@@ -289,7 +289,7 @@ sm_bwd_loop(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ d
     constexpr kb_cache FIRST = first_pass<T, V>();
     __shared__ float red[32];
     __shared__ kb_rows_buf<float> part;
-    if (cs > 1) kb_cluster_begin(part);
+    if (cs > 1) kb_cluster_begin<XCHG>(part);
     const kb_coords c = kb_coords_of(M, tpr_shift, rows, cs);
     const kb_rowgeo geo = kb_row_geo<V>(c.row, N, c.live);
     const kb_chunk ch = kb_split(geo.nfull, cs, c.rank, c.tpr);
@@ -325,7 +325,7 @@ sm_bwd_loop(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ d
             dot = fmaf(kb_edge_load<T, KB_LD_KEEP>(y, geo, i, true, 0.f),
                        kb_edge_load<T, KB_LD_KEEP>(dy, geo, i, true, 0.f), dot);
     dot = kb_group_reduce(dot, c.tpr, c.g, red);
-    if (cs > 1) dot = kb_cluster_reduce(dot, cs, rows, c.rank, c.g, c.t, c.tpr, part);
+    if (cs > 1) dot = kb_cluster_reduce<XCHG>(dot, cs, rows, c.rank, c.g, c.t, c.tpr, part);
 #pragma unroll 1
     for (I j = c.t; j < n; j += step) {
         kb_raw<T, V> py[U], pd[U];
@@ -420,12 +420,19 @@ template <typename T> static fwd_fn<T> fwd_loop(int unroll, bool vec)
     return kb_by_unroll<fwd_fn<T>>(unroll, sm_fwd_loop<T, V, 1>, sm_fwd_loop<T, V, 2>,
                                    sm_fwd_loop<T, V, 4>, sm_fwd_loop<T, V, 8>);
 }
-template <typename T> static bwd_fn<T> bwd_loop(int unroll, bool vec)
+template <typename T, int X> static bwd_fn<T> bwd_loop_x(int unroll, bool vec)
 {
     constexpr int V = 16 / sizeof(T);
-    if (!vec) return sm_bwd_loop<T, 1, kUnroll>;
-    return kb_by_unroll<bwd_fn<T>>(unroll, sm_bwd_loop<T, V, 1>, sm_bwd_loop<T, V, 2>,
-                                   sm_bwd_loop<T, V, 4>, sm_bwd_loop<T, V, 8>);
+    if (!vec) return sm_bwd_loop<T, 1, kUnroll, X>;
+    return kb_by_unroll<bwd_fn<T>>(unroll, sm_bwd_loop<T, V, 1, X>, sm_bwd_loop<T, V, 2, X>,
+                                   sm_bwd_loop<T, V, 4, X>, sm_bwd_loop<T, V, 8, X>);
+}
+/* xchg: the cluster reduction's protocol (kb_cluster.cuh), a tuning choice
+ * of the backward streaming kernel only. */
+template <typename T> static bwd_fn<T> bwd_loop(int unroll, bool vec, int xchg = KB_XCHG_PUSH)
+{
+    return xchg == KB_XCHG_BARRIER ? bwd_loop_x<T, KB_XCHG_BARRIER>(unroll, vec)
+                                   : bwd_loop_x<T, KB_XCHG_PUSH>(unroll, vec);
 }
 
 /* Smallest instantiated NV covering a thread's share of the row; 0: none. */
@@ -438,7 +445,7 @@ static int pick_nv(int64_t N, int V, int tpr, int cs, int maxnv)
 }
 
 struct launch_shape {
-    int tpr, rows, cs, hold, unroll;
+    int tpr, rows, cs, hold, unroll, xchg;
     int64_t grid;
 };
 
@@ -450,6 +457,11 @@ static launch_shape shape_of(const kb_problem *p, const kb_tune_cfg *c)
     ls.cs = c->v[P_CLUSTER];
     ls.hold = c->v[P_HOLD];
     ls.unroll = c->v[P_UNROLL];
+    /* The protocol matters only to a streaming kernel with a cluster; 0
+     * (push) elsewhere and where the space has no such parameter (forward).
+     * Not rejected in valid_dir: a named configuration inherits xchg from
+     * the heuristic (--tuned-config cluster=1 must not fail for it). */
+    ls.xchg = ls.cs > 1 && ls.hold == HOLD_STREAM ? c->v[P_XCHG] : KB_XCHG_PUSH;
     ls.grid = kb_cdiv(p->M, ls.rows) * ls.cs;
     return ls;
 }
@@ -466,7 +478,7 @@ template <typename T> static fwd_fn<T> fwd_kernel_of(const kb_problem *p, const 
 template <typename T> static bwd_fn<T> bwd_kernel_of(const kb_problem *p, const launch_shape &ls)
 {
     constexpr int V = 16 / sizeof(T);
-    if (ls.hold == HOLD_STREAM) return bwd_loop<T>(ls.unroll, true);
+    if (ls.hold == HOLD_STREAM) return bwd_loop<T>(ls.unroll, true, ls.xchg);
     if (ls.hold != HOLD_F32) return nullptr; /* backward holds y, dy raw: hold=1 */
     const int nv = pick_nv(p->N, V, ls.tpr, ls.cs, max_nv<T>(true));
     return nv ? bwd_reg<T>(nv, p->N % V == 0) : nullptr;
@@ -486,7 +498,7 @@ static int valid_t(const kb_problem *p, const launch_shape &ls, bool bwd)
     if (bwd) {
         const bwd_fn<T> k = bwd_kernel_of<T>(p, ls);
         return k && kb_launchable(k, block, ls.cs) &&
-               kb_launchable(bwd_loop<T>(kUnroll, false), block, ls.cs);
+               kb_launchable(bwd_loop<T>(kUnroll, false, ls.xchg), block, ls.cs);
     }
     const fwd_fn<T> k = fwd_kernel_of<T>(p, ls);
     return k && kb_launchable(k, block, ls.cs) &&
@@ -524,6 +536,10 @@ static kb_tune_cfg make_cfg(int tpr, int rows, int cs, int hold, int unroll)
     c.v[P_UNROLL] = unroll;
     return c;
 }
+
+/* Largest grid (CTAs) on which the backward streaming kernel's heuristic
+ * picks the barrier exchange (xchg=1). */
+constexpr int64_t kBarrierGrid = 16384;
 
 /* Resident CTAs per SM of the streaming kernel for blocks of `block`. */
 static int stream_occupancy(const kb_problem *p, int block, int unroll, bool bwd)
@@ -584,6 +600,10 @@ static void heuristic_dir(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_
     /* Fallbacks, in order: a portable cluster size (a GPU that cannot
      * schedule 16), one CTA per row, 32-row CTAs (M beyond 2^31 rows). */
     cand[n++] = make_cfg(ts, 1, cs, HOLD_STREAM, U);
+    /* Backward on a grid of few clusters exchanges through the cluster
+     * barrier: measured faster there, slower on larger grids
+     * (kernels/README.md, "One cluster reduction, two protocols"). */
+    if (bwd && cs > 1 && p->M * cs <= kBarrierGrid) cand[n - 1].v[P_XCHG] = KB_XCHG_BARRIER;
     if (cs > 8) cand[n++] = make_cfg(ts, 1, 8, HOLD_STREAM, U);
     cand[n++] = make_cfg(ts, 1, 1, HOLD_STREAM, U);
     cand[n++] = make_cfg(32, 32, 1, HOLD_STREAM, U);
@@ -628,9 +648,9 @@ static cudaError_t launch_bwd(const kb_problem *p, const kb_tensors *t, const la
     const bool vec = kb_aligned16(y) && kb_aligned16(dy) && kb_aligned16(dx);
     bwd_fn<T> k = nullptr;
     if (!vec)
-        k = bwd_loop<T>(kUnroll, false);
+        k = bwd_loop<T>(kUnroll, false, ls.xchg);
     else if (ls.hold == HOLD_STREAM)
-        k = stream_fits(p, ls) ? bwd_loop<T>(ls.unroll, true) : nullptr;
+        k = stream_fits(p, ls) ? bwd_loop<T>(ls.unroll, true, ls.xchg) : nullptr;
     else if (ls.hold == HOLD_F32)
         k = bwd_reg<T>(pick_nv(p->N, V, ls.tpr, ls.cs, max_nv<T>(true)), p->N % V == 0);
     if (!k) return cudaErrorInvalidConfiguration;
@@ -648,9 +668,10 @@ static kb_status launch_dir(const kb_problem *p, const kb_tensors *t, const kb_t
     KB_DISPATCH(p->dtype, T, rc = bwd ? launch_bwd<T>(p, t, ls, s) : launch_fwd<T>(p, t, ls, s));
     if (rc != cudaSuccess)
         return KB_FAIL(e, KB_ERR_CUDA, "softmax_%s tuned %s %lldx%lld threads=%d rows=%d "
-                       "cluster=%d hold=%d unroll=%d: %s", bwd ? "backward" : "forward",
+                       "cluster=%d hold=%d unroll=%d%s: %s", bwd ? "backward" : "forward",
                        kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, ls.tpr, ls.rows,
-                       ls.cs, ls.hold, ls.unroll, cudaGetErrorString(rc));
+                       ls.cs, ls.hold, ls.unroll, bwd ? (ls.xchg ? " xchg=1" : " xchg=0") : "",
+                       cudaGetErrorString(rc));
     KB_LAUNCHED(e);
     return KB_OK;
 }
@@ -661,7 +682,9 @@ KB_ROWS_DIRECTIONS
  * row (sm_90 cluster, DSMEM reduction); hold: 0 two streaming passes, 1 row
  * in registers (forward: fp32 exps; backward: raw y, dy), 2 (forward) raw x
  * in registers, exp computed twice; unroll: slots per thread and step of
- * the streaming kernels (4 with hold > 0). */
+ * the streaming kernels (4 with hold > 0); xchg (backward): the cluster
+ * reduction's protocol, 0 st.async pushes on an mbarrier, 1 DSMEM stores
+ * and a cluster barrier (streaming kernel with cluster > 1 only). */
 const kb_tune_space fwd_space = {
     "softmax_forward",
     5,
@@ -681,14 +704,15 @@ const kb_tune_space fwd_space = {
 
 const kb_tune_space bwd_space = {
     "softmax_backward",
-    5,
-    {"threads", "rows", "cluster", "hold", "unroll"},
-    {9, 6, 5, 2, 4},
+    6,
+    {"threads", "rows", "cluster", "hold", "unroll", "xchg"},
+    {9, 6, 5, 2, 4, 2},
     {{4, 8, 16, 32, 64, 128, 256, 512, 1024},
      {1, 2, 4, 8, 16, 32},
      {1, 2, 4, 8, 16},
      {0, 1},
-     {1, 2, 4, 8}},
+     {1, 2, 4, 8},
+     {0, 1}},
     bwd_heuristic,
     bwd_valid,
     nullptr,
