@@ -139,8 +139,9 @@ static kb_status add_dtype(const char *s, kb_options *o, kb_err *e)
  * kernels/<op>/tuned.cu and norm_tuned.cuh). Whether a benchmark's kernel
  * has the key and the value among its choices is checked at its setup;
  * here a typo is caught before any GPU work. */
-static const char *const tune_keys[] = {"threads", "rows", "cluster", "unroll", "split", "hold",
-                                        "occ",     "db",   "acc",     "reload", "hint",  "uncap"};
+static const char *const tune_keys[] = {"threads", "rows", "cluster", "unroll", "split",
+                                        "hold",    "occ",  "db",      "acc",    "reload",
+                                        "hint",    "uncap", "xchg"};
 
 static kb_status check_config_text(const char *what, const char *text, kb_err *e)
 {
@@ -158,11 +159,15 @@ static kb_status check_config_text(const char *what, const char *text, kb_err *e
         *eq = '\0';
         size_t k = 0, nkeys = sizeof tune_keys / sizeof tune_keys[0];
         while (k < nkeys && strcmp(t, tune_keys[k]) != 0) k++;
-        if (k == nkeys)
-            return KB_FAIL(e, KB_ERR_ARG,
-                           "%s: unknown key '%s' (expected threads, rows, cluster, unroll, "
-                           "split, hold, occ, db, acc, reload, hint or uncap)",
-                           what, t);
+        if (k == nkeys) {
+            char known[160];
+            size_t n = 0;
+            known[0] = '\0';
+            for (size_t i = 0; i < nkeys && n < sizeof known; i++)
+                n += (size_t)snprintf(known + n, sizeof known - n, "%s%s",
+                                      i == 0 ? "" : i + 1 == nkeys ? " or " : ", ", tune_keys[i]);
+            return KB_FAIL(e, KB_ERR_ARG, "%s: unknown key '%s' (expected %s)", what, t, known);
+        }
         if (seen & (1u << k)) return KB_FAIL(e, KB_ERR_ARG, "%s: key '%s' given twice", what, t);
         seen |= 1u << k;
         char *end = NULL;
