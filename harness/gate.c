@@ -141,9 +141,36 @@ void kb_judge(const kb_gate_opts *g, const kb_judge_base *base, const kb_judge_r
         mm.now.median_ms *= out->clock_scale;
         mm.now.min_ms *= out->clock_scale;
     }
-    const kb_verdict v = kb_verdict_decide(&o, &b, &mm.now, &out->change, &out->band);
-    judge_message(base, &mm, kernels, baseline_path, out, v, m->now.noise > o.noise_limit);
-    if (at_equal_clock && j_has_room(out) &&
+    kb_verdict v = kb_verdict_decide(&o, &b, &mm.now, &out->change, &out->band);
+    /* The clock credit may excuse, never decide (gate.h): a verdict that only
+     * the credit makes is not one. SLOWER at face value but not at equal
+     * clocks: NOISY, not judged; FASTER only at equal clocks: the face value. */
+    int credited = 0;
+    if (at_equal_clock && out->clock_scale < 1) {
+        double raw_change, raw_band;
+        const kb_verdict raw = kb_verdict_decide(&o, &b, &m->now, &raw_change, &raw_band);
+        if (raw == KB_VERDICT_SLOWER && v != KB_VERDICT_SLOWER) {
+            credited = 1;
+            v = KB_VERDICT_NOISY;
+            out->change = raw_change;
+            out->band = raw_band;
+        } else if (v == KB_VERDICT_FASTER && raw != KB_VERDICT_FASTER) {
+            v = raw;
+            out->change = raw_change;
+            out->band = raw_band;
+            mm = *m;
+        }
+    }
+    if (credited)
+        snprintf(out->message, sizeof out->message,
+                 "NOISY: %.1f GB/s vs baseline %.1f GB/s (%+.1f%%, band +-%.1f%%): SLOWER at face "
+                 "value, inside the band only at equal SM clocks (%.0f MHz now, %.0f MHz in the "
+                 "baseline): the clock may explain it, so its speed is not judged",
+                 m->now.gbps, base->gbps, 100 * out->change, 100 * out->band, m->sm_mhz,
+                 base->sm_mhz);
+    else
+        judge_message(base, &mm, kernels, baseline_path, out, v, m->now.noise > o.noise_limit);
+    if (at_equal_clock && !credited && j_has_room(out) &&
         (v == KB_VERDICT_SLOWER || v == KB_VERDICT_FASTER || v == KB_VERDICT_NOISY)) {
         const size_t n = strlen(out->message);
         snprintf(out->message + n, sizeof out->message - n,

@@ -317,14 +317,33 @@ START_TEST(judge_throttled)
     kb_judge(&go, &BASE, &cm, 0, "b.csv", &j);
     ck_assert(!j.throttled && !j.remeasure);
     /* a baseline that knows its clock: compared at equal clocks. 12 % slower
-     * at a 12 % lower clock is the same code; 12 % slower at the same clock
-     * is not, whatever the clock */
+     * at a 12 % lower clock may be the same code: not judged (NOISY, passes,
+     * measured again; the credit excuses, it does not acquit); 12 % slower at
+     * the same clock is slower code, whatever the clock */
     const kb_judge_base cb = {3000, 0.002, 0.1, 0, 1980};
     cm = (kb_judge_round){{3000 / 1.12, 0.002, 0.112, 0.1118}, 1980 / 1.12, 1980, 1};
     kb_judge(&go, &cb, &cm, 1, "b.csv", &j);
     ck_assert(!j.throttled && !j.fails);
-    ck_assert_int_eq(j.verdict, KB_VERDICT_SAME);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_NOISY);
     ck_assert(fabs(j.clock_scale - 1 / 1.12) < 1e-12);
+    ck_assert(fabs(j.change - (1 / 1.12 - 1)) < 1e-9); /* the face-value change */
+    ck_assert_str_eq(j.message, "NOISY: 2678.6 GB/s vs baseline 3000.0 GB/s (-10.7%, band +-10.6%): "
+                                "SLOWER at face value, inside the band only at equal SM clocks "
+                                "(1768 MHz now, 1980 MHz in the baseline): the clock may explain "
+                                "it, so its speed is not judged");
+    kb_judge(&go, &cb, &cm, 0, "b.csv", &j); /* round 0: measured again */
+    ck_assert(j.remeasure && !j.fails);
+    /* 3 % slower at a 12 % lower clock: SAME at face value, no credit needed */
+    cm = (kb_judge_round){{2910, 0.002, 0.1031, 0.1029}, 1980 / 1.12, 1980, 1};
+    kb_judge(&go, &cb, &cm, 1, "b.csv", &j);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_SAME);
+    /* the same time at a lower clock is not FASTER: the credit never makes a
+     * speed-up (the face value, SAME, stands) */
+    cm = (kb_judge_round){{3000, 0.002, 0.1, 0.0998}, 1980 / 1.12, 1980, 1};
+    kb_judge(&go, &cb, &cm, 1, "b.csv", &j);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_SAME);
+    ck_assert(fabs(j.change) < 1e-9);
+    ck_assert_ptr_null(strstr(j.message, "FASTER"));
     const kb_judge_base cb2 = {3000, 0.002, 0.1, 0, 1700};
     cm = (kb_judge_round){{3000 / 1.12, 0.002, 0.112, 0.1118}, 1700, 1980, 1};
     kb_judge(&go, &cb2, &cm, 1, "b.csv", &j);
