@@ -34,7 +34,9 @@ typedef struct {
 #define DIM(f) {#f, T_DIM, offsetof(kb_result, f), 0}
 
 /* CSV order as documented in results.h; the first NREQUIRED must be in any
- * CSV we read; "message" is JSON-only (read from a CSV if present). */
+ * CSV we read. "message" (the verdict's reason, a skip's, a failure's) is
+ * last: a NOISY case's reason would otherwise be lost to a report built
+ * from CSVs (ci/gate). */
 static const col cols[] = {
     STR(benchmark), STR(backend),  STR(dtype),    I64(M),       I64(N),
     DBL(median_ms), DBL(min_ms),   DBL(max_ms),   DBL(noise),   DBL(gbps),
@@ -44,7 +46,7 @@ static const col cols[] = {
     STR(kernel_us), DBL(sol_read_gbps), DBL(sol_write_gbps), DBL(mix_sol_gbps),
     DBL(mix_sol_pct), DIM(K),      DBL(tflops),  DBL(peak_tflops), STR(message)};
 #define NCOLS (sizeof cols / sizeof cols[0])
-#define NCSV (NCOLS - 1)
+#define NCSV NCOLS
 #define NREQUIRED 6 /* benchmark,backend,dtype,M,N,median_ms */
 #define NKEY 5      /* text/ints that must be present and valid in every row */
 

@@ -5,8 +5,11 @@
  *   benchmark,backend,dtype,M,N,median_ms,min_ms,max_ms,noise,gbps,sol_gbps,
  *   sol_pct,samples,accuracy,mismatches,max_err,baseline_gbps,verdict,gpu,
  *   config,date,version,env,kernels,kernel_names,kernel_us,sol_read_gbps,
- *   sol_write_gbps,mix_sol_gbps,mix_sol_pct,K,tflops,peak_tflops
+ *   sol_write_gbps,mix_sol_gbps,mix_sol_pct,K,tflops,peak_tflops,message
  * env: the environment banner without the GPU name (envinfo.h).
+ * message: why the verdict is what it is (NOISY's reason, SLOWER's numbers),
+ * a skip's or a failure's reason; empty when there is nothing to say (older
+ * files lack it).
  * accuracy: PASS | FAIL | SKIP. verdict: SAME | FASTER | SLOWER | NOISY |
  * NO_BASELINE | FUSION_CHANGED | (empty when not checked). Unmeasured
  * numbers are empty. kernels: how many kernels one call launched (CUPTI,
@@ -70,7 +73,7 @@ typedef struct {
     char kernel_us[512];      /* ';'-joined durations in us, same order */
     double sol_read_gbps, sol_write_gbps; /* one-way streams (device.h); NaN: unknown */
     double mix_sol_gbps, mix_sol_pct;     /* SOL for the byte mix (sol.h) and % of it */
-    char message[512];    /* skip reason / failure text (not in CSV) */
+    char message[512];    /* verdict reason / skip reason / failure text */
 } kb_result;
 
 typedef struct {

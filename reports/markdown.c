@@ -387,16 +387,23 @@ static void regression_row(FILE *f, const kb_report_judged *j)
     kb_report_case_name(j->row, name, sizeof name);
     fprintf(f, "| ");
     md_text(f, name);
-    fprintf(f, " | %s | %s | %s | %s | %s |\n", num(b1, sizeof b1, "%.0f", j->base_gbps),
+    fprintf(f, " | %s | %s | %s | %s | %s | ", num(b1, sizeof b1, "%.0f", j->base_gbps),
             num(b2, sizeof b2, "%.0f", j->row->gbps), num(b3, sizeof b3, "%+.1f%%", 100 * j->change),
             num(b4, sizeof b4, "%.1f%%", 100 * j->noise), j->verdict);
+    /* Why: the run's own reason (a NOISY case's clock, noise or slow
+     * samples), without the verdict it repeats; none for rows judged here. */
+    const char *why = j->row->message;
+    const size_t vl = strlen(j->verdict);
+    if (strncmp(why, j->verdict, vl) == 0 && why[vl] == ':') why += vl + 1 + (why[vl + 1] == ' ');
+    md_text(f, why[0] ? why : DASH);
+    fprintf(f, " |\n");
 }
 
 static void regression_table(FILE *f, const kb_report_model *m, const kb_report_judged *j,
                              const char *const *verdicts, size_t nv)
 {
-    fprintf(f, "| case | baseline GB/s | now GB/s | change | noise | verdict |\n"
-               "|---|--:|--:|--:|--:|---|\n");
+    fprintf(f, "| case | baseline GB/s | now GB/s | change | noise | verdict | why |\n"
+               "|---|--:|--:|--:|--:|---|---|\n");
     for (size_t v = 0; v < nv; v++)
         for (size_t i = 0; i < m->rows.n; i++)
             if (j[i].verdict && strcmp(j[i].verdict, verdicts[v]) == 0) regression_row(f, &j[i]);

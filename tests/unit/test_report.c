@@ -553,6 +553,46 @@ START_TEST(test_verdict_column_wins)
 }
 END_TEST
 
+/* A recorded verdict's reason (the results CSV's message) is the regression
+ * table's "why", without the verdict it repeats: a NOISY case tells why its
+ * speed was not judged. */
+START_TEST(test_regression_says_why)
+{
+    char dir[4096], csv[4200], path[4200];
+    kbt_tmpdir(dir);
+    snprintf(csv, sizeof csv, "%s/run.csv", dir);
+    FILE *f = fopen(csv, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("benchmark,backend,dtype,M,N,median_ms,gbps,noise,baseline_gbps,verdict,message\n"
+          "mlp_forward,tuned,bf16,8192,4096,3.5,113,0.018,128,NOISY,\"NOISY: 113.0 GB/s vs "
+          "baseline 128.0 GB/s (-11.9%, band +-10.6%): SLOWER at face value, inside the band only "
+          "at equal SM clocks (1768 MHz now, 1980 MHz in the baseline)\"\n"
+          "softmax_forward,tuned,bf16,32768,1024,0.05,2400,0.01,3000,SLOWER,\n",
+          f);
+    ck_assert_int_eq(fclose(f), 0);
+    kb_results r;
+    kb_results_init(&r);
+    read_fix(&r, csv);
+    kb_report_opts o;
+    kb_report_opts_init(&o);
+    o.out_dir = dir;
+    o.formats = KB_REPORT_MD;
+    kb_err e = {""};
+    ck_assert_msg(kb_report_generate(&r, &o, &e) == KB_OK, "%s", e.msg);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *md = kbt_read(path, NULL);
+    ck_assert_ptr_nonnull(md);
+    ck_assert_ptr_nonnull(strstr(md, "| verdict | why |"));
+    ck_assert_ptr_nonnull(strstr(md, "| NOISY | 113.0 GB/s vs baseline 128.0 GB/s (-11.9%, band "
+                                     "+-10.6%): SLOWER at face value, inside the band only at "
+                                     "equal SM clocks (1768 MHz now, 1980 MHz in the baseline) |"));
+    ck_assert_ptr_nonnull(strstr(md, "| SLOWER | \xe2\x80\x94 |")); /* no reason recorded */
+    free(md);
+    kb_results_free(&r);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 /* ---- the model ---------------------------------------------------------- */
 
 START_TEST(test_dedup_and_fill)
@@ -1015,6 +1055,7 @@ Suite *kb_suite_report(void)
     t = tcase_create("regressions");
     tcase_add_test(t, test_regressions_from_baseline);
     tcase_add_test(t, test_verdict_column_wins);
+    tcase_add_test(t, test_regression_says_why);
     tcase_add_test(t, test_no_baseline_rows_are_judged);
     suite_add_tcase(s, t);
     t = tcase_create("output");

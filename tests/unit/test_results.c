@@ -147,16 +147,16 @@ START_TEST(csv_round_trip_and_nan)
     const char *hdr = "benchmark,backend,dtype,M,N,median_ms,min_ms,max_ms,noise,gbps,sol_gbps,"
                       "sol_pct,samples,accuracy,mismatches,max_err,baseline_gbps,verdict,gpu,"
                       "config,date,version,env,kernels,kernel_names,kernel_us,sol_read_gbps,"
-                      "sol_write_gbps,mix_sol_gbps,mix_sol_pct,K,tflops,peak_tflops\n";
+                      "sol_write_gbps,mix_sol_gbps,mix_sol_pct,K,tflops,peak_tflops,message\n";
     ck_assert_int_eq(strncmp(text, hdr, strlen(hdr)), 0);
     const char *row1 = "softmax_forward,eager,bf16,32768,4096,0.1234,0.122,0.1301,0.004,2175.3,"
                        "4274,50.9,57,PASS,0,0.25,2180,SAME,NVIDIA H200,,2025-01-01T00:00:00Z,"
                        "0.1.0,\"kbench 0.1.0 | CUDA runtime 13.0, driver 13.0\",2,"
-                       "\"fwd_reg<bfloat16, 8>;split_noop_kernel\",12.5;1.75,4650.5,4400,4274,50.9,,,\n";
+                       "\"fwd_reg<bfloat16, 8>;split_noop_kernel\",12.5;1.75,4650.5,4400,4274,50.9,,,,\n";
     ck_assert_int_eq(strncmp(text + strlen(hdr), row1, strlen(row1)), 0);
     /* NaN numbers are empty fields, text needing it is quoted. */
     const char *row2 = "layernorm_backward,\"tuned:big, \"\"x\"\"\",fp32,1,262144,,,,,,,,,SKIP,,,,,,"
-                       "\"threads=256,\ncluster=4\",,,,,,,,,,,,,\n";
+                       "\"threads=256,\ncluster=4\",,,,,,,,,,,,,,\"needs \"\"smem\"\"\t> limit\"\n";
     ck_assert_str_eq(text + strlen(hdr) + strlen(row1), row2);
     free(text);
 
@@ -164,7 +164,7 @@ START_TEST(csv_round_trip_and_nan)
     ck_assert_uint_eq(back.n, 2);
     same_result(&back.v[0], &a);
     same_result(&back.v[1], &s);
-    ck_assert_str_eq(back.v[1].message, ""); /* not stored in CSV */
+    ck_assert_str_eq(back.v[1].message, s.message); /* the reason survives the CSV */
 
     /* Appends to what is there. */
     ck_assert_int_eq(kb_results_read_csv(path, &back, &e), KB_OK);
