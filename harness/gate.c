@@ -143,34 +143,37 @@ void kb_judge(const kb_gate_opts *g, const kb_judge_base *base, const kb_judge_r
     }
     kb_verdict v = kb_verdict_decide(&o, &b, &mm.now, &out->change, &out->band);
     /* The clock credit may excuse, never decide (gate.h): a verdict that only
-     * the credit makes is not one. SLOWER at face value but not at equal
-     * clocks: NOISY, not judged; FASTER only at equal clocks: the face value. */
-    int credited = 0;
+     * the credit makes is not one. Below the band at face value but not
+     * SLOWER at equal clocks: NOISY, not judged; FASTER only at equal
+     * clocks: the face value. */
+    int credited = 0, face_value = 0;
+    double scaled_change = out->change;
     if (at_equal_clock && out->clock_scale < 1) {
         double raw_change, raw_band;
         const kb_verdict raw = kb_verdict_decide(&o, &b, &m->now, &raw_change, &raw_band);
-        if (raw == KB_VERDICT_SLOWER && v != KB_VERDICT_SLOWER) {
+        if (raw_change < -raw_band && v != KB_VERDICT_SLOWER) {
             credited = 1;
             v = KB_VERDICT_NOISY;
-            out->change = raw_change;
-            out->band = raw_band;
         } else if (v == KB_VERDICT_FASTER && raw != KB_VERDICT_FASTER) {
+            face_value = 1;
             v = raw;
+            mm = *m;
+        }
+        if (credited || face_value) {
             out->change = raw_change;
             out->band = raw_band;
-            mm = *m;
         }
     }
     if (credited)
         snprintf(out->message, sizeof out->message,
-                 "NOISY: %.1f GB/s vs baseline %.1f GB/s (%+.1f%%, band +-%.1f%%): SLOWER at face "
-                 "value, inside the band only at equal SM clocks (%.0f MHz now, %.0f MHz in the "
-                 "baseline): the clock may explain it, so its speed is not judged",
-                 m->now.gbps, base->gbps, 100 * out->change, 100 * out->band, m->sm_mhz,
-                 base->sm_mhz);
+                 "NOISY: %.1f GB/s vs baseline %.1f GB/s (%+.1f%%, band +-%.1f%%) at face value, "
+                 "%+.1f%% at equal SM clocks (%.0f MHz now, %.0f MHz in the baseline): the clock "
+                 "may explain it, so its speed is not judged",
+                 m->now.gbps, base->gbps, 100 * out->change, 100 * out->band, 100 * scaled_change,
+                 m->sm_mhz, base->sm_mhz);
     else
         judge_message(base, &mm, kernels, baseline_path, out, v, m->now.noise > o.noise_limit);
-    if (at_equal_clock && !credited && j_has_room(out) &&
+    if (at_equal_clock && !credited && !face_value && j_has_room(out) &&
         (v == KB_VERDICT_SLOWER || v == KB_VERDICT_FASTER || v == KB_VERDICT_NOISY)) {
         const size_t n = strlen(out->message);
         snprintf(out->message + n, sizeof out->message - n,
@@ -180,4 +183,17 @@ void kb_judge(const kb_gate_opts *g, const kb_judge_base *base, const kb_judge_r
     out->remeasure = round == 0 && kb_policy_remeasure(v, out->throttled);
     out->verdict = out->remeasure ? v : kb_policy_final(v, out->throttled);
     out->fails = !out->remeasure && kb_policy_fails(out->verdict);
+    /* A SLOWER the throttle turned into NOISY says so: its message is the
+     * final verdict's, with the clock that excused it. */
+    if (out->verdict == KB_VERDICT_NOISY && v == KB_VERDICT_SLOWER)
+        snprintf(out->message, sizeof out->message,
+                 "NOISY: %.1f GB/s vs baseline %.1f GB/s (%+.1f%%, band +-%.1f%%), SLOWER on a "
+                 "GPU whose SM clock read %.0f MHz after timing, below %.0f%% of its %.0f MHz "
+                 "peak (%s): its speed is not judged%s",
+                 mm.now.gbps, base->gbps, 100 * out->change, 100 * out->band, m->sm_mhz,
+                 100 * out->throttle_at, m->sm_max_mhz,
+                 m->compute_bound ? "power-capped or shared; this compute-bound case's time "
+                                    "follows the clock"
+                                  : "throttled or shared",
+                 at_equal_clock ? " [GB/s at equal SM clocks]" : "");
 }

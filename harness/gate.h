@@ -111,8 +111,8 @@ int kb_policy_fails(kb_verdict v);
  *     never counted against the case: the probe reads the clock after the
  *     samples, when a power-capped GPU has already begun to clock up, so the
  *     reading may excuse a slowdown but never accuse (ci/GATE.md has the
- *     case that showed it). Nor does the credit acquit: a case SLOWER at
- *     face value that only the credit brings inside the band is NOISY (not
+ *     case that showed it). Nor does the credit acquit: a case below the
+ *     band at face value that only the credit brings inside it is NOISY (not
  *     judged, measured again), and a FASTER that only the credit makes is
  *     the face-value verdict — in session 7 a +10 % slowdown passed as SAME
  *     on 9 of the 10 MLP cases through the credit (ci/GATE.md);

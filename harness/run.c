@@ -407,6 +407,11 @@ static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg
                                 row ? row->median_ms : NAN, row ? row->kernels : 0,
                                 row && row->sm_mhz > 0 ? row->sm_mhz : NAN};
     kb_judgement j;
+    /* What the case said before timing; a round's judgement replaces the
+     * previous round's, never this (a stale NOISY reason must not stand
+     * beside a final SAME). */
+    char before[sizeof r->message];
+    snprintf(before, sizeof before, "%s", r->message);
     for (int round = 0;; round++) { /* the policy is kb_judge's (gate.h) */
         kb_timing t;
         kb_judge_round m = {{0, 0, 0, 0}, 0, 0, kb_flops(&c->p) > 0};
@@ -417,7 +422,7 @@ static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg
         r->sm_mhz = m.sm_mhz > 0 ? m.sm_mhz : NAN;
         kb_judge(&s->gate, &base, &m, round, s->baseline_path, &j);
         snprintf(r->verdict, sizeof r->verdict, "%s", kb_verdict_name(j.verdict));
-        if (j.message[0]) snprintf(r->message, sizeof r->message, "%s", j.message);
+        snprintf(r->message, sizeof r->message, "%s", j.message[0] ? j.message : before);
         if (!j.remeasure) break;
     }
     return j.fails ? KB_CASE_FAIL : KB_CASE_PASS;

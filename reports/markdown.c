@@ -391,8 +391,9 @@ static void regression_row(FILE *f, const kb_report_judged *j)
             num(b2, sizeof b2, "%.0f", j->row->gbps), num(b3, sizeof b3, "%+.1f%%", 100 * j->change),
             num(b4, sizeof b4, "%.1f%%", 100 * j->noise), j->verdict);
     /* Why: the run's own reason (a NOISY case's clock, noise or slow
-     * samples), without the verdict it repeats; none for rows judged here. */
-    const char *why = j->row->message;
+     * samples), without the verdict it repeats; none for a verdict the
+     * report reached itself (the run's message is about another). */
+    const char *why = strcmp(j->verdict, j->row->verdict) == 0 ? j->row->message : "";
     const size_t vl = strlen(j->verdict);
     if (strncmp(why, j->verdict, vl) == 0 && why[vl] == ':') why += vl + 1 + (why[vl + 1] == ' ');
     md_text(f, why[0] ? why : DASH);

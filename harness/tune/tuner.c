@@ -130,6 +130,7 @@ kb_status kb_tune_parse(const kb_tune_space *sp, const char *text, const kb_tune
             if (!seen[i])
                 return KB_FAIL(e, KB_ERR_ARG, "%s: launch parameter '%s' missing", sp->op,
                                sp->names[i]);
+    if (sp->canon) sp->canon(&c);
     *out = c;
     return KB_OK;
 }
@@ -538,9 +539,12 @@ typedef struct {
 } memo;
 
 /* Cost of c, evaluated at most once; 0 in *done when the budget is spent. */
-static kb_status evaluate(memo *m, const kb_tune_space *sp, const kb_tune_cfg *c,
+static kb_status evaluate(memo *m, const kb_tune_space *sp, const kb_tune_cfg *cand,
                           kb_tune_cost_fn cost, void *arg, double *out, int *done, kb_err *e)
 {
+    kb_tune_cfg canon = *cand; /* one kernel, one evaluation */
+    if (sp->canon) sp->canon(&canon);
+    const kb_tune_cfg *c = &canon;
     for (int k = 0; k < m->n; k++)
         if (cfg_eq(sp, &m->seen[k].c, c)) {
             *out = m->seen[k].cost;
@@ -655,6 +659,7 @@ kb_status kb_tune_search(const kb_tune_space *sp, const kb_problem *p, const kb_
     }
     if (st == KB_OK) {
         *best = cur;
+        if (sp->canon) sp->canon(best);
         *best_cost = cur_cost;
         if (evals) *evals = m.n;
     }

@@ -39,10 +39,17 @@ typedef struct kb_tune_space {
                         cudaStream_t s, kb_err *e);
     /* Kernels one launch of c enqueues (kb_impl.kernels); NULL: 1. */
     int (*kernels)(const kb_problem *p, const kb_tune_cfg *c);
+    /* Resets parameters that do not matter for the rest of c to their first
+     * choice, so that two texts of one kernel are one configuration: parsed
+     * texts (cache, --tuned-config) and the search's candidates pass through
+     * it (no kernel timed twice, no config column naming a choice that did
+     * not run). NULL: every parameter always matters. */
+    void (*canon)(kb_tune_cfg *c);
 } kb_tune_space;
 
 /* "threads=256,rows=1" -> cfg; unknown keys, bad numbers, values not among
- * the choices: KB_ERR_ARG naming the key. Keys left out keep base's value. */
+ * the choices: KB_ERR_ARG naming the key. Keys left out keep base's value.
+ * The result is canonical (kb_tune_space.canon). */
 kb_status kb_tune_parse(const kb_tune_space *sp, const char *text, const kb_tune_cfg *base,
                         kb_tune_cfg *out, kb_err *e);
 void kb_tune_format(const kb_tune_space *sp, const kb_tune_cfg *c, char *buf, size_t len);

@@ -457,10 +457,10 @@ static launch_shape shape_of(const kb_problem *p, const kb_tune_cfg *c)
     ls.cs = c->v[P_CLUSTER];
     ls.hold = c->v[P_HOLD];
     ls.unroll = c->v[P_UNROLL];
-    /* The protocol matters only to a streaming kernel with a cluster; 0
-     * (push) elsewhere and where the space has no such parameter (forward).
-     * Not rejected in valid_dir: a named configuration inherits xchg from
-     * the heuristic (--tuned-config cluster=1 must not fail for it). */
+    /* The protocol matters only to a streaming kernel with a cluster:
+     * bwd_canon resets it elsewhere (a named configuration inherits xchg
+     * from the heuristic: --tuned-config cluster=1 must not fail for it);
+     * 0 (push) in the forward space, which has no such parameter. */
     ls.xchg = ls.cs > 1 && ls.hold == HOLD_STREAM ? c->v[P_XCHG] : KB_XCHG_PUSH;
     ls.grid = kb_cdiv(p->M, ls.rows) * ls.cs;
     return ls;
@@ -600,13 +600,18 @@ static void heuristic_dir(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_
     /* Fallbacks, in order: a portable cluster size (a GPU that cannot
      * schedule 16), one CTA per row, 32-row CTAs (M beyond 2^31 rows). */
     cand[n++] = make_cfg(ts, 1, cs, HOLD_STREAM, U);
-    /* Backward on a grid of few clusters exchanges through the cluster
-     * barrier: measured faster there, slower on larger grids
-     * (kernels/README.md, "One cluster reduction, two protocols"). */
-    if (bwd && cs > 1 && p->M * cs <= kBarrierGrid) cand[n - 1].v[P_XCHG] = KB_XCHG_BARRIER;
     if (cs > 8) cand[n++] = make_cfg(ts, 1, 8, HOLD_STREAM, U);
     cand[n++] = make_cfg(ts, 1, 1, HOLD_STREAM, U);
     cand[n++] = make_cfg(32, 32, 1, HOLD_STREAM, U);
+    /* Backward streaming on a grid of few clusters exchanges through the
+     * cluster barrier: measured faster there, slower on larger grids
+     * (kernels/README.md, "One cluster reduction, two protocols"). */
+    for (int i = 0; bwd && i < n; i++) {
+        const int64_t ccs = cand[i].v[P_CLUSTER];
+        if (cand[i].v[P_HOLD] == HOLD_STREAM && ccs > 1 &&
+            kb_cdiv(p->M, cand[i].v[P_ROWS]) * ccs <= kBarrierGrid)
+            cand[i].v[P_XCHG] = KB_XCHG_BARRIER;
+    }
     for (int i = 0; i < n; i++)
         if (valid_dir(p, &cand[i], bwd)) {
             *out = cand[i];
@@ -678,6 +683,12 @@ static kb_status launch_dir(const kb_problem *p, const kb_tensors *t, const kb_t
 
 KB_ROWS_DIRECTIONS
 
+/* xchg only matters to a streaming configuration with a cluster. */
+static void bwd_canon(kb_tune_cfg *c)
+{
+    if (c->v[P_CLUSTER] == 1 || c->v[P_HOLD] != HOLD_STREAM) c->v[P_XCHG] = KB_XCHG_PUSH;
+}
+
 /* threads: per row within a CTA; rows: row groups per CTA; cluster: CTAs per
  * row (sm_90 cluster, DSMEM reduction); hold: 0 two streaming passes, 1 row
  * in registers (forward: fp32 exps; backward: raw y, dy), 2 (forward) raw x
@@ -718,6 +729,7 @@ const kb_tune_space bwd_space = {
     nullptr,
     bwd_launch,
     nullptr, /* kernels: one */
+    bwd_canon,
 };
 
 } // namespace

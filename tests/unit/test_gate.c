@@ -290,7 +290,10 @@ START_TEST(judge_throttled)
     j = judge(&BASE, 2640, 0.002, 0.1136, 1400, 1980, 1);
     ck_assert(j.throttled && !j.remeasure && !j.fails);
     ck_assert_int_eq(j.verdict, KB_VERDICT_NOISY);
-    ck_assert_ptr_nonnull(strstr(j.message, "SLOWER: 2640.0 GB/s"));
+    ck_assert_str_eq(j.message, "NOISY: 2640.0 GB/s vs baseline 3000.0 GB/s (-12.0%, band +-10.6%), "
+                                "SLOWER on a GPU whose SM clock read 1400 MHz after timing, below "
+                                "75% of its 1980 MHz peak (throttled or shared): its speed is not "
+                                "judged");
     /* throttled in round 0: the SLOWER is not final yet */
     j = judge(&BASE, 2640, 0.002, 0.1136, 1400, 1980, 0);
     ck_assert(j.remeasure && !j.fails);
@@ -327,16 +330,29 @@ START_TEST(judge_throttled)
     ck_assert_int_eq(j.verdict, KB_VERDICT_NOISY);
     ck_assert(fabs(j.clock_scale - 1 / 1.12) < 1e-12);
     ck_assert(fabs(j.change - (1 / 1.12 - 1)) < 1e-9); /* the face-value change */
-    ck_assert_str_eq(j.message, "NOISY: 2678.6 GB/s vs baseline 3000.0 GB/s (-10.7%, band +-10.6%): "
-                                "SLOWER at face value, inside the band only at equal SM clocks "
-                                "(1768 MHz now, 1980 MHz in the baseline): the clock may explain "
-                                "it, so its speed is not judged");
+    ck_assert_str_eq(j.message, "NOISY: 2678.6 GB/s vs baseline 3000.0 GB/s (-10.7%, band +-10.6%) "
+                                "at face value, +0.0% at equal SM clocks (1768 MHz now, 1980 MHz "
+                                "in the baseline): the clock may explain it, so its speed is not "
+                                "judged");
     kb_judge(&go, &cb, &cm, 0, "b.csv", &j); /* round 0: measured again */
     ck_assert(j.remeasure && !j.fails);
     /* 3 % slower at a 12 % lower clock: SAME at face value, no credit needed */
     cm = (kb_judge_round){{2910, 0.002, 0.1031, 0.1029}, 1980 / 1.12, 1980, 1};
     kb_judge(&go, &cb, &cm, 1, "b.csv", &j);
     ck_assert_int_eq(j.verdict, KB_VERDICT_SAME);
+    /* below the band at face value with the fastest sample at the baseline's
+     * speed (NOISY at face value), inside it at equal clocks: still not
+     * judged, never acquitted as SAME */
+    cm = (kb_judge_round){{3000 / 1.12, 0.002, 0.112, 0.1}, 1980 / 1.12, 1980, 1};
+    kb_judge(&go, &cb, &cm, 1, "b.csv", &j);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_NOISY);
+    ck_assert_ptr_nonnull(strstr(j.message, "at face value"));
+    /* a FASTER only the credit makes: the face value, without the
+     * equal-clock tag (its numbers are not scaled) */
+    cm = (kb_judge_round){{3150, 0.002, 0.0952, 0.095}, 1980 / 1.12, 1980, 1};
+    kb_judge(&go, &cb, &cm, 1, "b.csv", &j);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_SAME);
+    ck_assert_ptr_null(strstr(j.message, "equal SM clocks"));
     /* the same time at a lower clock is not FASTER: the credit never makes a
      * speed-up (the face value, SAME, stands) */
     cm = (kb_judge_round){{3000, 0.002, 0.1, 0.0998}, 1980 / 1.12, 1980, 1};

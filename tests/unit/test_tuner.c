@@ -352,6 +352,56 @@ START_TEST(search_finds_bowl_minimum)
 }
 END_TEST
 
+/* A space whose third parameter matters only when the second is above its
+ * first choice (softmax backward's xchg, which matters only with a
+ * cluster): canon resets it, so parsed texts and the search's candidates
+ * name one kernel one way and no kernel is timed twice. */
+static void canon_rows(kb_tune_cfg *c)
+{
+    if (c->v[1] == 1) c->v[2] = 1;
+}
+
+static const kb_tune_space canon_space = {
+    "softmax_backward", 3, {"threads", "rows", "cluster"}, {5, 4, 5},
+    {{32, 64, 128, 256, 512}, {1, 2, 4, 8}, {1, 2, 4, 8, 16}},
+    heur, valid, NULL, no_launch, NULL, canon_rows,
+};
+
+/* The bowl, recording whether a non-canonical candidate reached the timer. */
+static int saw_noncanonical;
+static kb_status canon_bowl(void *arg, const kb_tune_cfg *c, double *cost, kb_err *e)
+{
+    if (c->v[1] == 1 && c->v[2] != 1) saw_noncanonical++;
+    return bowl(arg, c, cost, e);
+}
+
+START_TEST(canon_merges_equivalent_configs)
+{
+    kb_err e = {""};
+    kb_tune_cfg base = cfg3(128, 2, 4), c;
+    ck_assert_int_eq(kb_tune_parse(&canon_space, "rows=1", &base, &c, &e), KB_OK);
+    ck_assert_int_eq(c.v[2], 1); /* inherited cluster=4 does not matter at rows=1 */
+    ck_assert_int_eq(kb_tune_parse(&canon_space, "rows=1,cluster=8", &base, &c, &e), KB_OK);
+    ck_assert_int_eq(c.v[2], 1);
+    ck_assert_int_eq(kb_tune_parse(&canon_space, "rows=2,cluster=8", &base, &c, &e), KB_OK);
+    ck_assert_int_eq(c.v[2], 8); /* matters here: kept */
+
+    /* Minimum at rows=1: every cluster value there is one kernel, timed once. */
+    synth s = {0, {64, 1, 1}, 0, 0};
+    kb_tune_cfg start = cfg3(256, 2, 1), best;
+    double cost = 0;
+    int evals = 0;
+    saw_noncanonical = 0;
+    ck_assert_int_eq(kb_tune_search(&canon_space, &prob, NULL, &start, canon_bowl, &s, 100, &best,
+                                    &cost, &evals, &e),
+                     KB_OK);
+    ck_assert_int_eq(saw_noncanonical, 0);
+    ck_assert_int_eq(evals, s.calls);
+    ck_assert_int_eq(best.v[1], 1);
+    ck_assert_int_eq(best.v[2], 1); /* the result is canonical too */
+}
+END_TEST
+
 START_TEST(search_respects_validity)
 {
     /* The bowl's minimum (512 threads x 8 rows) is invalid: the best valid
@@ -708,6 +758,7 @@ Suite *kb_suite_tuner(void)
     tcase_add_test(tc, search_propagates_cost_errors);
     tcase_add_test(tc, diagonals_enumerate_valid_multi_moves);
     tcase_add_test(tc, search_checks_all_directions);
+    tcase_add_test(tc, canon_merges_equivalent_configs);
     tcase_add_test(tc, launch_fits_decides_from_queries);
     suite_add_tcase(s, tc);
     return s;
