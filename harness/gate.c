@@ -143,18 +143,20 @@ void kb_judge(const kb_gate_opts *g, const kb_judge_base *base, const kb_judge_r
     }
     kb_verdict v = kb_verdict_decide(&o, &b, &mm.now, &out->change, &out->band);
     /* The clock credit may excuse, never decide (gate.h): a verdict that only
-     * the credit makes is not one. Below the band at face value but not
-     * SLOWER at equal clocks: NOISY, not judged; FASTER only at equal
-     * clocks: the face value. */
+     * the credit makes is not one. SLOWER at face value but not at equal
+     * clocks: NOISY, not judged, saying so; NOISY at face value (noise, or
+     * slow samples beside a fast one) stays NOISY with its own reason; FASTER
+     * only at equal clocks: the face value. */
     int credited = 0, face_value = 0;
     double scaled_change = out->change;
     if (at_equal_clock && out->clock_scale < 1) {
         double raw_change, raw_band;
         const kb_verdict raw = kb_verdict_decide(&o, &b, &m->now, &raw_change, &raw_band);
-        if (raw_change < -raw_band && v != KB_VERDICT_SLOWER) {
+        if (raw == KB_VERDICT_SLOWER && v != KB_VERDICT_SLOWER) {
             credited = 1;
             v = KB_VERDICT_NOISY;
-        } else if (v == KB_VERDICT_FASTER && raw != KB_VERDICT_FASTER) {
+        } else if ((raw == KB_VERDICT_NOISY && v != KB_VERDICT_NOISY) ||
+                   (v == KB_VERDICT_FASTER && raw != KB_VERDICT_FASTER)) {
             face_value = 1;
             v = raw;
             mm = *m;

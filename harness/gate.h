@@ -111,10 +111,11 @@ int kb_policy_fails(kb_verdict v);
  *     never counted against the case: the probe reads the clock after the
  *     samples, when a power-capped GPU has already begun to clock up, so the
  *     reading may excuse a slowdown but never accuse (ci/GATE.md has the
- *     case that showed it). Nor does the credit acquit: a case below the
- *     band at face value that only the credit brings inside it is NOISY (not
- *     judged, measured again), and a FASTER that only the credit makes is
- *     the face-value verdict — in session 7 a +10 % slowdown passed as SAME
+ *     case that showed it). Nor does the credit acquit: a case SLOWER at
+ *     face value that only the credit brings inside the band is NOISY (not
+ *     judged, measured again, its message naming both clocks), one NOISY at
+ *     face value stays NOISY with its own reason, and a FASTER that only the
+ *     credit makes is the face-value verdict — in session 7 a +10 % slowdown passed as SAME
  *     on 9 of the 10 MLP cases through the credit (ci/GATE.md);
  *   - the launch-jitter floor is per kernel (every kernel of a call brings
  *     its own launch gap), times the kernels one call launches: the
@@ -143,7 +144,8 @@ typedef struct {
                            equal clocks (compute-bound, both known); else NaN */
     int fails;          /* the case fails (only when !remeasure) */
     double change, band, floor_ms, tolerance; /* as kb_verdict_decide used them */
-    char message[512];  /* what this round says; "": nothing (an earlier message stands) */
+    char message[512];  /* what this round says; "": nothing (the runner keeps what the
+                           case said before timing) */
 } kb_judgement;
 
 /* baseline_path names the file in the NO_BASELINE message. */

@@ -415,7 +415,12 @@ static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg
     for (int round = 0;; round++) { /* the policy is kb_judge's (gate.h) */
         kb_timing t;
         kb_judge_round m = {{0, 0, 0, 0}, 0, 0, kb_flops(&c->p) > 0};
-        if (measure_round(s, arg, round ? 4.0 : 1.0, &t, &m, e) != KB_OK) return KB_CASE_FAIL;
+        if (measure_round(s, arg, round ? 4.0 : 1.0, &t, &m, e) != KB_OK) {
+            /* No verdict: round 0's must not stand for a case that failed. */
+            snprintf(r->message, sizeof r->message, "%s", before);
+            r->verdict[0] = '\0';
+            return KB_CASE_FAIL;
+        }
         record_timing(s, &c->p, &t, r);
         r->baseline_gbps = base.gbps;
         m.now = (kb_perf){r->gbps, r->noise, r->median_ms, r->min_ms};

@@ -889,6 +889,7 @@ kb_status kb_tuned_setup(const kb_tune_space *sp, const kb_problem *p, const kb_
     if (!st) return KB_FAIL(e, KB_ERR_IO, "out of host memory");
     st->sp = sp;
     sp->heuristic(p, ctx, &st->cfg);
+    if (sp->canon) sp->canon(&st->cfg);
     snprintf(st->source, sizeof st->source, "heuristic");
     kb_status rc = KB_OK;
     char text[256];

@@ -346,7 +346,21 @@ START_TEST(judge_throttled)
     cm = (kb_judge_round){{3000 / 1.12, 0.002, 0.112, 0.1}, 1980 / 1.12, 1980, 1};
     kb_judge(&go, &cb, &cm, 1, "b.csv", &j);
     ck_assert_int_eq(j.verdict, KB_VERDICT_NOISY);
-    ck_assert_ptr_nonnull(strstr(j.message, "at face value"));
+    ck_assert_ptr_nonnull(strstr(j.message, "the fastest sample is")); /* its own reason */
+    ck_assert_ptr_null(strstr(j.message, "equal SM clocks"));
+    /* NOISY by its noise at face value: the noise is the reason, not the clock */
+    cm = (kb_judge_round){{2000, 0.08, 0.15, 0.12}, 1980 / 1.12, 1980, 1};
+    kb_judge(&go, &cb, &cm, 1, "b.csv", &j);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_NOISY);
+    ck_assert_ptr_null(strstr(j.message, "clock may explain"));
+    /* SAME at face value inside the launch-jitter floor stays SAME, whatever
+     * the clock (a 10 us case 1.8 us slower under a 2 us floor) */
+    kb_gate_opts gf = go;
+    gf.floor_ms = 0.002;
+    const kb_judge_base small = {3000, 0.002, 0.010, 0, 1980};
+    cm = (kb_judge_round){{3000 / 1.18, 0.002, 0.0118, 0.0117}, 1980 / 1.12, 1980, 1};
+    kb_judge(&gf, &small, &cm, 1, "b.csv", &j);
+    ck_assert_int_eq(j.verdict, KB_VERDICT_SAME);
     /* a FASTER only the credit makes: the face value, without the
      * equal-clock tag (its numbers are not scaled) */
     cm = (kb_judge_round){{3150, 0.002, 0.0952, 0.095}, 1980 / 1.12, 1980, 1};
