@@ -83,6 +83,10 @@ __device__ __forceinline__ void kb_cluster_arrive_relaxed()
 {
     KB_SM90(asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory"));
 }
+__device__ __forceinline__ void kb_cluster_arrive_release()
+{
+    KB_SM90(asm volatile("barrier.cluster.arrive.release;\n" ::: "memory"));
+}
 __device__ __forceinline__ void kb_cluster_wait()
 {
     KB_SM90(asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory"));
@@ -241,7 +245,7 @@ __device__ __forceinline__ P kb_cluster_reduce(P v, int cs, int rows, int rank, 
                 kb_st_cluster(kb_peer_addr(kb_smem_addr(slot + rank * X::W + k), peer), w[k]);
         /* Release our stores, acquire every peer's: all slots written. The
          * slots are written once per kernel, so nothing follows the read. */
-        KB_SM90(asm volatile("barrier.cluster.arrive.release;\n" ::: "memory"));
+        kb_cluster_arrive_release();
         kb_cluster_wait();
     } else {
         if (threadIdx.x == 0) kb_cluster_expect<X::W>(bar, rows * cs);

@@ -444,6 +444,10 @@ static int pick_nv(int64_t N, int V, int tpr, int cs, int maxnv)
     return 0;
 }
 
+/* The cluster exchange's protocol (xchg) matters only to a streaming
+ * kernel with a cluster. */
+static bool xchg_applies(int cs, int hold) { return cs > 1 && hold == HOLD_STREAM; }
+
 struct launch_shape {
     int tpr, rows, cs, hold, unroll, xchg;
     int64_t grid;
@@ -457,11 +461,10 @@ static launch_shape shape_of(const kb_problem *p, const kb_tune_cfg *c)
     ls.cs = c->v[P_CLUSTER];
     ls.hold = c->v[P_HOLD];
     ls.unroll = c->v[P_UNROLL];
-    /* The protocol matters only to a streaming kernel with a cluster:
-     * bwd_canon resets it elsewhere (a named configuration inherits xchg
-     * from the heuristic: --tuned-config cluster=1 must not fail for it);
-     * 0 (push) in the forward space, which has no such parameter. */
-    ls.xchg = ls.cs > 1 && ls.hold == HOLD_STREAM ? c->v[P_XCHG] : KB_XCHG_PUSH;
+    /* bwd_canon resets xchg where it does not apply; validity is asked of
+     * candidates before canon, so apply the rule here too. 0 (push) in the
+     * forward space, which has no such parameter. */
+    ls.xchg = xchg_applies(ls.cs, ls.hold) ? c->v[P_XCHG] : KB_XCHG_PUSH;
     ls.grid = kb_cdiv(p->M, ls.rows) * ls.cs;
     return ls;
 }
@@ -607,8 +610,8 @@ static void heuristic_dir(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_
      * cluster barrier: measured faster there, slower on larger grids
      * (kernels/README.md, "One cluster reduction, two protocols"). */
     for (int i = 0; bwd && i < n; i++) {
-        const int64_t ccs = cand[i].v[P_CLUSTER];
-        if (cand[i].v[P_HOLD] == HOLD_STREAM && ccs > 1 &&
+        const int ccs = cand[i].v[P_CLUSTER];
+        if (xchg_applies(ccs, cand[i].v[P_HOLD]) &&
             kb_cdiv(p->M, cand[i].v[P_ROWS]) * ccs <= kBarrierGrid)
             cand[i].v[P_XCHG] = KB_XCHG_BARRIER;
     }
@@ -683,10 +686,9 @@ static kb_status launch_dir(const kb_problem *p, const kb_tensors *t, const kb_t
 
 KB_ROWS_DIRECTIONS
 
-/* xchg only matters to a streaming configuration with a cluster. */
 static void bwd_canon(kb_tune_cfg *c)
 {
-    if (c->v[P_CLUSTER] == 1 || c->v[P_HOLD] != HOLD_STREAM) c->v[P_XCHG] = KB_XCHG_PUSH;
+    if (!xchg_applies(c->v[P_CLUSTER], c->v[P_HOLD])) c->v[P_XCHG] = KB_XCHG_PUSH;
 }
 
 /* threads: per row within a CTA; rows: row groups per CTA; cluster: CTAs per
