@@ -3,6 +3,7 @@
 #define KB_FILES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kbench.h"
 
@@ -23,6 +24,11 @@ void kb_gpu_file_name(const char *gpu_name, char *buf, size_t len);
 
 /* Seconds on the monotonic clock, for wall-time phases and waits. */
 double kb_mono_s(void);
+
+/* FNV-1a (64-bit) of n bytes, continuing from h (KB_FNV1A_BASIS to start):
+ * file checksums and names made from what they must match. */
+#define KB_FNV1A_BASIS 0xcbf29ce484222325ull
+uint64_t kb_fnv1a(uint64_t h, const void *data, size_t n);
 
 #ifdef __cplusplus
 }

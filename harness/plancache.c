@@ -49,13 +49,6 @@ void kb_plan_cache_dir(const char *fallback, char *buf, size_t len)
     if (n < 0 || (size_t)n >= len) buf[0] = '\0'; /* a cut name is another folder */
 }
 
-static uint64_t fnv1a(const char *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
-    return h;
-}
-
 static void say(char *why, size_t why_len, const char *path, const char *what)
 {
     if (why && why_len) snprintf(why, why_len, "%s: %s", path, what);
@@ -111,7 +104,7 @@ kb_status kb_plan_cache_read(const char *path, char *meta, size_t meta_len, char
         goto out;
     }
     buf[n] = '\0';
-    if (fnv1a(buf, (size_t)n) != want) {
+    if (kb_fnv1a(KB_FNV1A_BASIS, buf, (size_t)n) != want) {
         free(buf);
         say(why, why_len, path, "payload does not match its checksum");
         goto out;
@@ -135,7 +128,7 @@ static kb_status write_plan(FILE *f, void *ctx, kb_err *e)
     const plan_text *t = ctx;
     (void)e;
     fprintf(f, MAGIC "%zu fnv=%016llx %s\n", t->len,
-            (unsigned long long)fnv1a(t->payload, t->len), t->meta);
+            (unsigned long long)kb_fnv1a(KB_FNV1A_BASIS, t->payload, t->len), t->meta);
     fwrite(t->payload, 1, t->len, f);
     return KB_OK; /* kb_atomic_write checks the stream */
 }

@@ -53,27 +53,21 @@ static void sleep_ms(long ms)
     }
 }
 
-/* FNV-1a, to name a server after what it must match. */
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-
 /* ---- client ---------------------------------------------------------------- */
 
 int kb_server_socket_path(const char *exe, int ordinal, char *buf, size_t len)
 {
     struct stat st;
     if (stat(exe, &st) != 0) return -1;
+    /* Named after what it must match (FNV-1a). The seed is not FNV's basis
+     * (a digit short); kept, so that a running server keeps its name. */
     uint64_t h = 1469598103934665603ull;
-    h = fnv(h, exe, strlen(exe));
-    h = fnv(h, &st.st_ino, sizeof st.st_ino);
-    h = fnv(h, &st.st_mtime, sizeof st.st_mtime);
-    h = fnv(h, &st.st_size, sizeof st.st_size);
+    h = kb_fnv1a(h, exe, strlen(exe));
+    h = kb_fnv1a(h, &st.st_ino, sizeof st.st_ino);
+    h = kb_fnv1a(h, &st.st_mtime, sizeof st.st_mtime);
+    h = kb_fnv1a(h, &st.st_size, sizeof st.st_size);
     const char *vis = getenv("CUDA_VISIBLE_DEVICES");
-    if (vis) h = fnv(h, vis, strlen(vis) + 1);
+    if (vis) h = kb_fnv1a(h, vis, strlen(vis) + 1);
     const char *dir = getenv("KBENCH_LOCK_DIR");
     if (!dir || !*dir) dir = "/tmp";
     int n = snprintf(buf, len, "%s/kbench-srv-%ld-%016" PRIx64 "-%d.sock", dir, (long)getuid(),
