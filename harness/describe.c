@@ -17,10 +17,11 @@
  *                        "shapes": [SHAPE]}}}]}
  * SHAPE = {"M", "N"[, "K" of a 3-D op], "bytes": {"<dtype>": kb_bytes_moved, ...},
  *          "written": {"<dtype>": kb_bytes_written, ...},
- *          "tune_bucket": {"<dtype>": "N<=4096", ...}} for the set's dtypes:
- * the exact numbers kbench divides by, next to the terms that give them for
- * any other shape or dtype; the bytes of them the case writes (the rest it
- * reads: sol.h's traffic mix); the tuning cache's bucket (ci/tune). */
+ *          "tune_bucket": {"<dtype>": "N<=4096,M<=32768", ...}} for the set's
+ * dtypes: the exact numbers kbench divides by, next to the terms that give
+ * them for any other shape or dtype; the bytes of them the case writes (the
+ * rest it reads: sol.h's traffic mix); the tuning cache's bucket (ci/tune;
+ * 2-D ops only). */
 #include "describe.h"
 
 #include <inttypes.h>
@@ -114,7 +115,11 @@ static void shapes(FILE *f, const kb_bench_info *bi, kb_shape_set set, const int
                 list[i].N);
         if (list[i].K > 0) fprintf(f, ", \"K\": %" PRId64, list[i].K);
         fputs(", \"bytes\": {", f);
-        for (int what = 0; what < 3; what++) {
+        /* tune_bucket: the 2-D ops' tuned kernels take cache entries; the
+         * 3-D ops' (the MLP block) do not: their GLU runs its heuristic on
+         * the GEMM's output, so ci/tune has nothing to search for them. */
+        const int nwhat = bi->dims == 3 ? 2 : 3;
+        for (int what = 0; what < nwhat; what++) {
             if (what) fputs(what == 1 ? "}, \"written\": {" : "}, \"tune_bucket\": {", f);
             for (int d = 0, k = 0; d < KB_NUM_DTYPES; d++) {
                 if (!on[d]) continue;

@@ -1,4 +1,4 @@
-/* The tuning cache's N bucket (CUDA-free, in kb_base so that kbench
+/* The tuning cache's shape bucket (CUDA-free, in kb_base so that kbench
  * --describe can list every registered shape's bucket for ci/tune). */
 #ifndef KB_TUNEKEY_H
 #define KB_TUNEKEY_H
@@ -9,13 +9,15 @@
 extern "C" {
 #endif
 
-/* N bucket of a cache key: N rounded up to a power of two, plus whether N is
- * a multiple of the 16-byte vector width of dtype, plus ",tall" when M >=
- * KB_TUNE_TALL_M: "N<=4096", "N<=4096,unaligned", "N<=512,tall". Tall
- * problems have their own entries because the best grid differs (measured on
- * the H200: norm forward at 576000x512 gains 6 % from a non-persistent grid
- * that costs 32768x512 3 %); without one they use the plain entry. */
-#define KB_TUNE_TALL_M 262144
+/* Bucket of a cache key: N rounded up to a power of two, ",unaligned" when N
+ * is not a multiple of the 16-byte vector width of dtype, then M rounded up
+ * to a power of two: "N<=4096,M<=32768", "N<=65536,unaligned,M<=4096". M is
+ * part of the key because the best launch follows the grid as much as the
+ * row (measured on the H200: a configuration tuned at 8192x262144 costs
+ * 1024x151936 8-13 %, one tuned at 32768x32768 costs 1x32768 up to 30 %).
+ * A problem without an entry of its own takes the nearest M within a
+ * factor of four (kb_tuned_setup), else the heuristic. */
+int64_t kb_tune_rows_class(int64_t M); /* M rounded up to a power of two */
 void kb_tune_bucket(kb_dtype dtype, int64_t M, int64_t N, char *buf, size_t len);
 
 #ifdef __cplusplus

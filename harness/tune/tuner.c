@@ -3,12 +3,12 @@
  * descent search and the kb_impl glue every tuned kernel file uses.
  *
  * Cache file: plain text, one entry per line,
- *     gpu|benchmark|dtype|N-bucket|config|GB/s
- * e.g. "NVIDIA H200|softmax_forward|bf16|N<=4096|threads=256,rows=2,cluster=1|3890.5",
+ *     gpu|benchmark|dtype|bucket|config|GB/s
+ * e.g. "NVIDIA H200|softmax_forward|bf16|N<=4096,M<=32768|threads=256,rows=2|3890.5",
  * '#' comments and blank lines allowed. Keyed by GPU name so that one file can
- * travel between machines; the N bucket keeps it small (one search per power
- * of two) while still separating vector-aligned from unaligned widths, whose
- * kernels behave differently. */
+ * travel between machines; the bucket (tunekey.h) keeps it small (one search
+ * per power of two of N and of M) while still separating vector-aligned from
+ * unaligned widths, whose kernels behave differently. */
 #include "tuner.h"
 #include "csvio.h"
 #include "files.h"
@@ -199,7 +199,7 @@ static const char *split_entry(char *line, cache_entry *ce)
         ce->f[i] = s;
         char *bar = strchr(s, '|');
         if (i < CACHE_FIELDS - 1) {
-            if (!bar) return "expected 6 '|'-separated fields gpu|benchmark|dtype|N-bucket|config|GB/s";
+            if (!bar) return "expected 6 '|'-separated fields gpu|benchmark|dtype|bucket|config|GB/s";
             *bar = '\0';
             s = bar + 1;
         } else if (bar) {
@@ -208,6 +208,9 @@ static const char *split_entry(char *line, cache_entry *ce)
     }
     for (int i = 0; i < CACHE_FIELDS - 1; i++)
         if (!*ce->f[i]) return "empty field";
+    if (strncmp(ce->f[3], "N<=", 3) != 0 || !strstr(ce->f[3], ",M<="))
+        return "bucket is not N<=n[,unaligned],M<=m (a bucket without M was written by an "
+               "older kbench: re-tune it with ci/tune)";
     if (!cfg_text_ok(ce->f[4])) return "config is not key=int,key=int,...";
     char *end;
     errno = 0;
@@ -288,10 +291,11 @@ kb_status kb_tune_cache_lookup(const char *path, const kb_tune_key *k, char *cfg
 
 static const char cache_header[] =
     "# kbench tuned-backend launch configurations, written by `kbench --tune`.\n"
-    "# One entry per line: gpu|benchmark|dtype|N-bucket|config|GB/s\n"
-    "#   N-bucket: N rounded up to a power of two; \",unaligned\" when N is not a\n"
-    "#   multiple of the 16-byte vector width; \",tall\" when M >= 262144 (without\n"
-    "#   such an entry a tall problem uses the plain one). GB/s: measured when tuned.\n"
+    "# One entry per line: gpu|benchmark|dtype|bucket|config|GB/s\n"
+    "#   bucket: N rounded up to a power of two; \",unaligned\" when N is not a\n"
+    "#   multiple of the 16-byte vector width; then M rounded up to a power of two\n"
+    "#   (\"N<=4096,M<=32768\"). A shape without its own entry takes the nearest M\n"
+    "#   within a factor of 4, else the heuristic. GB/s: measured when tuned.\n"
     "# Edit freely: '#' comments and blank lines are kept; a malformed line is an error.\n";
 
 /* Copies src (may be NULL) into dst replacing k's entry with new_line;
@@ -933,11 +937,18 @@ kb_status kb_tuned_setup(const kb_tune_space *sp, const kb_problem *p, const kb_
             snprintf(st->source, sizeof st->source, "tuned");
         }
     } else if (ctx->tune_cache) {
+        /* This M class's entry, else the nearest within a factor of four
+         * (the larger first: timed on more rows, less noisy); never one
+         * measured further away. k.bucket is `bucket`. */
+        const int64_t mc = kb_tune_rows_class(p->M);
+        const int64_t near[] = {mc, mc * 2, mc / 2, mc * 4, mc / 4};
         int found = 0;
-        rc = from_cache(sp, p, ctx, &k, st, &found, e);
-        if (rc == KB_OK && !found && p->M >= KB_TUNE_TALL_M) { /* the plain entry */
-            kb_tune_bucket(p->dtype, 1, p->N, bucket, sizeof bucket);
+        for (size_t i = 0; i < sizeof near / sizeof near[0] && rc == KB_OK && !found; i++) {
+            if (near[i] < 1) continue;
+            kb_tune_bucket(p->dtype, near[i], p->N, bucket, sizeof bucket);
             rc = from_cache(sp, p, ctx, &k, st, &found, e);
+            if (found && i > 0 && strncmp(st->source, "cache", 5) == 0)
+                snprintf(st->note, sizeof st->note, "entry of M<=%lld", (long long)near[i]);
         }
     }
 out:

@@ -56,7 +56,7 @@ void kb_tune_format(const kb_tune_space *sp, const kb_tune_cfg *c, char *buf, si
 
 /* ---- building blocks, exposed for the unit tests --------------------------- */
 
-/* kb_tune_bucket (the N bucket of a cache key): tunekey.h. */
+/* kb_tune_bucket (the shape bucket of a cache key): tunekey.h. */
 
 /* One cache entry's key. Fields must not contain '|' or line breaks (the GPU
  * name is sanitised by kb_tuned_setup). */

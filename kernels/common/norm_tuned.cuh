@@ -37,11 +37,13 @@
  * converted to fp32 where used. AL (N % VEC == 0 and 16-byte aligned base
  * pointers): one 128-bit access per pack. Forward with N % VEC != 0:
  * shifted slots (norm_tuned_dev.cuh), still 128-bit for x and y, w read at
- * a per-row column shift. Backward with N % VEC != 0: element accesses, the
- * row's last pack partial (correct for any N, ~30-40 % of SOL: dw's
- * per-thread column accumulators need a thread to own the same columns on
- * every row, which shifted slots do not give). Base pointers not 16-byte
- * aligned: the element-wise loop kernels.
+ * a per-row column shift. Backward with N % VEC != 0: dw's per-thread
+ * column accumulators need a thread to own the same columns on every row,
+ * so its packs stay column packs, cut from two neighbouring 128-bit slots
+ * (the next lane's by a shuffle) and stored back through them
+ * (norm_tuned_dev.cuh, "realigned packs"). Base pointers not 16-byte
+ * aligned: element accesses (the loop kernels forward; backward, the
+ * register kernel one element at a time).
  *
  * Limits: registers hold up to tpr*CL*NV*VEC elements (bf16: ~1M forward,
  * CL=16 x 512 threads x NV=16; ~512K backward); valid() asks the
@@ -111,10 +113,10 @@ template <typename T, bool LN, bool AL> fwd_fn fwd_reg_for(int nv, bool db)
 #undef NT_FWD
 }
 
-template <typename T, bool LN, bool AL, bool SACC> bwd_fn bwd_reg_for(int nv)
+template <typename T, bool LN, int AM, bool SACC> bwd_fn bwd_reg_for(int nv)
 {
 #define NT_BWD(NV)                                                                         \
-    case NV: return bwd_reg<T, LN, NV, AL, SACC>();
+    case NV: return bwd_reg<T, LN, NV, AM, SACC>();
     switch (nv) {
     NT_EACH_NV(NT_BWD)
     default: return nullptr;
@@ -131,15 +133,18 @@ template <bool LN> fwd_fn fwd_reg_kernel(kb_dtype d, int nv, bool vec, bool db)
     });
     return f;
 }
-template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, bool vec, bool sacc)
+/* am: AM_AL, AM_SHIFT (N % VEC != 0, aligned pointers) or AM_ELEM. */
+template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc)
 {
     bwd_fn f = nullptr;
+#define NT_BWD_AM(AM)                                                                      \
+    f = sacc ? bwd_reg_for<T, LN, AM, true>(nv) : bwd_reg_for<T, LN, AM, false>(nv)
     KB_DISPATCH(d, T, {
-        if (vec)
-            f = sacc ? bwd_reg_for<T, LN, true, true>(nv) : bwd_reg_for<T, LN, true, false>(nv);
-        else
-            f = sacc ? bwd_reg_for<T, LN, false, true>(nv) : bwd_reg_for<T, LN, false, false>(nv);
+        if (am == AM_AL) NT_BWD_AM(AM_AL);
+        else if (am == AM_SHIFT) NT_BWD_AM(AM_SHIFT);
+        else NT_BWD_AM(AM_ELEM);
     });
+#undef NT_BWD_AM
     return f;
 }
 
@@ -148,8 +153,8 @@ template <bool LN> fwd_fn fwd_loop_kernel(kb_dtype d, bool ptr16, bool al)
 {
     fwd_fn f = nullptr;
     KB_DISPATCH(d, T, {
-        f = al ? fwd_loop<T, LN, LOOP_AL>
-               : ptr16 ? fwd_loop<T, LN, LOOP_SHIFT> : fwd_loop<T, LN, LOOP_ELEM>;
+        f = al ? fwd_loop<T, LN, AM_AL>
+               : ptr16 ? fwd_loop<T, LN, AM_SHIFT> : fwd_loop<T, LN, AM_ELEM>;
     });
     return f;
 }
@@ -480,8 +485,9 @@ int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     const int nv = nt_pick_nv(p->N, tpr, cl, nt_vec(p->dtype), kBwdNV);
     if (!nv) return 0;
     const size_t smem = nt_bwd_smem(p, c, nv);
-    const void *fn = reinterpret_cast<const void *>(
-        bwd_reg_kernel<LN>(p->dtype, nv, p->N % nt_vec(p->dtype) == 0, c->v[P_BWD_ACC]));
+    const int am = p->N % nt_vec(p->dtype) == 0 ? AM_AL : AM_SHIFT; /* cudaMalloc'd tensors */
+    const void *fn =
+        reinterpret_cast<const void *>(bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC]));
     if (!fn || !nt_kernel_fits(fn, tpr * rows, smem, optin)) return 0;
     if (cl > 1 && kb_active_clusters(fn, dim3((unsigned)tpr, 1), smem, cl) < 1) return 0;
     if (cl == 1) { /* what the launch will ask: at least one resident CTA */
@@ -534,8 +540,9 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     if (!t->x || !t->dy || !t->w || !t->rstd || !t->out || !t->dw || (LN && !t->mean))
         return NT_FAIL(e, KB_ERR_ARG, p, what, "x, dy, w, rstd%s, out and dw are required",
                        LN ? ", mean" : "");
-    const bool v16 = p->N % vec == 0 && kb_aligned16(t->x) && kb_aligned16(t->dy) &&
-                     kb_aligned16(t->w) && kb_aligned16(t->out);
+    const bool ptr16 = kb_aligned16(t->x) && kb_aligned16(t->dy) && kb_aligned16(t->w) &&
+                       kb_aligned16(t->out);
+    const bool v16 = p->N % vec == 0 && ptr16;
     const size_t row_bytes = (size_t)p->N * sizeof(float);
     const int64_t ws_rows = t->workspace ? (int64_t)(t->workspace_bytes / row_bytes) : 0;
     bwd_args a = {t->x, t->dy, t->w, t->mean, t->rstd, t->out, (float *)t->workspace,
@@ -562,7 +569,9 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
 
     const int nv = nt_pick_nv(p->N, tpr, cl, vec, kBwdNV);
     const bwd_fn fn = nv && nt_shape_ok(p, tpr, rows, cl)
-                          ? bwd_reg_kernel<LN>(p->dtype, nv, v16, c->v[P_BWD_ACC])
+                          ? bwd_reg_kernel<LN>(p->dtype, nv,
+                                               v16 ? AM_AL : ptr16 ? AM_SHIFT : AM_ELEM,
+                                               c->v[P_BWD_ACC])
                           : nullptr;
     if (!fn)
         return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,

@@ -16,6 +16,13 @@
  * fixed order, launched with programmatic dependent launch to hide its
  * launch latency: the same bits on every run, no atomics.
  *
+ * N % VEC != 0 (AM_SHIFT): x and dy arrive as the row's 128-bit memory
+ * slots and are realigned to column packs at the top of the group (the
+ * slot after a thread's own comes from the next lane; an edge lane, or the
+ * row's last pack, loads it too, so those lanes hold a second register
+ * set); dx goes back through the slots, whole slots as 128-bit stores and
+ * the two split at each warp boundary element by element.
+ *
  * Fallback (reload = 1, any N): dx per row in two passes (bwd_dx_loop), dw
  * by a column-tiled kernel over 256-row chunks (x and dy read again,
  * dw_cols), then dw_reduce. */
@@ -67,9 +74,10 @@ __device__ __forceinline__ float bwd_dx(const row_stats &m, float x, float d, fl
  * floats, overlaying the w slice at the end) serves the final in-order sum
  * over the row slots. This is the kernel body; bwd_reg below wraps it with
  * or without a register cap. */
-template <typename T, bool LN, int NV, bool AL, bool SACC>
+template <typename T, bool LN, int NV, int AM, bool SACC>
 __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
 {
+    constexpr bool AL = AM == AM_AL, SH = AM == AM_SHIFT;
     constexpr int VEC = vec_of<T>(), Q = VEC / 4;
     constexpr int V = LN ? 2 : 1;
     extern __shared__ float4 dyn[];
@@ -80,9 +88,20 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
     const float n = (float)a.N;
     const float *wb = a.w + lm.first;
     const bool w16 = kb_aligned16(a.w);
-    const int64_t slot = blockIdx.x / lm.cl, R = blockDim.y;
+    const int64_t slot = blockIdx.x / lm.cl, R = blockDim.y, total = a.M * a.N;
     const T *xg = static_cast<const T *>(a.x), *dg = static_cast<const T *>(a.dy);
     T *og = static_cast<T *>(a.dx);
+    /* SH: the pack after this thread's is the next lane's, except at the
+     * end of a warp or of the row's threads (edge), where it belongs to a
+     * thread starting a warp or the row (head). */
+    const bool edge = (threadIdx.x & 31) == 31 || (int)threadIdx.x == lm.tpr - 1;
+    const bool head = (threadIdx.x & 31) == 0;
+    /* SH, a row shifted by sh: pack i needs the slot after its own, which
+     * this thread loads itself (the next lane cannot give it) when it is an
+     * edge or its pack is the row's last, and the row has columns there. */
+    auto extra = [&](int i, int sh) {
+        return sh > 0 && lm.at(i) + VEC - sh < lm.N && (edge || lm.at(i) + VEC >= lm.N);
+    };
     /* float4 index of quarter q of pack i of row slot r, this thread */
     auto su = [&](int r, int i, int q) {
         return ((r * NV + i) * Q + q) * lm.tpr + (int)threadIdx.x;
@@ -123,35 +142,73 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
         }
     };
 
-    /* Group gg for this thread: pack count (lm.mine or 0), offset, stats. */
-    auto locate = [&](int64_t gg, int &cnt, int64_t &off, row_stats &st) {
+    /* Group gg for this thread: pack count (lm.mine or 0), the row's shift
+     * (SH), the flat offset of pack 0 (SH: of its slot) and the stats. */
+    auto locate = [&](int64_t gg, int &cnt, int64_t &off, int &sh, row_stats &st) {
         const int64_t row = gg * R + threadIdx.y;
         const bool ok = gg < a.ngroups && row < a.M;
+        const int64_t start = (ok ? row : 0) * a.N;
         cnt = ok ? lm.mine : 0;
-        off = (ok ? row : 0) * a.N + lm.first;
+        sh = SH ? (int)(start & (VEC - 1)) : 0;
+        off = start - sh + lm.first;
         st = ld_stats<LN>(a, row, ok);
     };
-    auto load = [&](uint4 &xd, uint4 &dd, int i, int cnt, int64_t off) {
+    /* SH: the slot at flat f (partial at the end of the tensor). */
+    auto ld_slot = [&](const T *g, int64_t f) {
+        if (f + VEC <= total) return ld_pack<T, true, true>(g + f, VEC);
+        return ld_pack<T, false, true>(g + f, (int)(total - f));
+    };
+    auto load = [&](uint4 &xd, uint4 &dd, uint4 &xe, uint4 &de, int i, int cnt, int64_t off,
+                    int sh) {
         xd = dd = make_uint4(0u, 0u, 0u, 0u);
+        if constexpr (SH) xe = de = xd;
         if (i < cnt) {
-            xd = ld_pack<T, AL, true>(xg + off + i * lm.stride, lm.valid(i));
-            dd = ld_pack<T, AL, true>(dg + off + i * lm.stride, lm.valid(i));
+            if constexpr (SH) {
+                const int64_t f = off + i * lm.stride;
+                xd = ld_slot(xg, f);
+                dd = ld_slot(dg, f);
+                if (extra(i, sh)) {
+                    xe = ld_slot(xg, f + VEC);
+                    de = ld_slot(dg, f + VEC);
+                }
+            } else {
+                xd = ld_pack<T, AL, true>(xg + off + i * lm.stride, lm.valid(i));
+                dd = ld_pack<T, AL, true>(dg + off + i * lm.stride, lm.valid(i));
+            }
         }
     };
 
     int64_t g = slot, off;
-    int cnt;
+    int cnt, sh;
     row_stats m;
-    locate(g, cnt, off, m);
-    uint4 xv[NV], dv[NV];
+    locate(g, cnt, off, sh, m);
+    uint4 xv[NV], dv[NV], xe[SH ? NV : 1], de[SH ? NV : 1];
 #pragma unroll
-    for (int i = 0; i < NV; i++) load(xv[i], dv[i], i, cnt, off);
+    for (int i = 0; i < NV; i++) load(xv[i], dv[i], xe[SH ? i : 0], de[SH ? i : 0], i, cnt, off, sh);
 
     for (; g < a.ngroups; g += a.nslots) {
-        int cntn;
+        int cntn, shn;
         int64_t offn;
         row_stats mn;
-        locate(g + a.nslots, cntn, offn, mn);
+        locate(g + a.nslots, cntn, offn, shn, mn);
+        if constexpr (SH) {
+            /* Slots -> column packs: own slot, then the next (next lane's,
+             * or loaded here); columns past N zeroed. Every lane shuffles. */
+#pragma unroll
+            for (int i = 0; i < NV; i++) {
+                uint4 nx = shfl_pack_down(xv[i]), nd = shfl_pack_down(dv[i]);
+                if (extra(i, sh)) {
+                    nx = xe[i];
+                    nd = de[i];
+                }
+                xv[i] = cat_shift<T>(xv[i], nx, sh);
+                dv[i] = cat_shift<T>(dv[i], nd, sh);
+                if (i < cnt && lm.valid(i) < VEC) {
+                    xv[i] = mask_pack<T>(xv[i], 0, lm.valid(i));
+                    dv[i] = mask_pack<T>(dv[i], 0, lm.valid(i));
+                }
+            }
+        }
         float s[V], xf[VEC], df[VEC], wv[VEC];
 #pragma unroll
         for (int k = 0; k < V; k++) s[k] = 0.f;
@@ -184,7 +241,21 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
         const float mgx = s[0] / n, mg = LN ? s[V - 1] / n : 0.f;
 #pragma unroll
         for (int i = 0; i < NV; i++) {
-            if (i < cnt) {
+            if constexpr (SH) {
+                uint4 o = make_uint4(0u, 0u, 0u, 0u);
+                if (i < cnt) {
+                    kb_unpack<T>(xv[i], xf);
+                    kb_unpack<T>(dv[i], df);
+                    get_w(i, wv);
+#pragma unroll
+                    for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
+                    o = kb_pack<T>(xf);
+                }
+                const uint4 prev = shfl_pack_up(o); /* every lane shuffles */
+                if (i < cnt)
+                    st_realigned<T>(og + off + i * lm.stride, prev, o, sh, lm.valid(i), head,
+                                    edge || lm.at(i) + VEC >= lm.N);
+            } else if (i < cnt) {
                 kb_unpack<T>(xv[i], xf);
                 kb_unpack<T>(dv[i], df);
                 get_w(i, wv);
@@ -192,10 +263,11 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
                 for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
                 st_pack<T, AL>(og + off + i * lm.stride, kb_pack<T>(xf), lm.valid(i));
             }
-            load(xv[i], dv[i], i, cntn, offn);
+            load(xv[i], dv[i], xe[SH ? i : 0], de[SH ? i : 0], i, cntn, offn, shn);
         }
         cnt = cntn;
         off = offn;
+        sh = shn;
         m = mn;
     }
 
@@ -250,32 +322,33 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
 
 /* Block-size cap that fits the kernel without spills (ptxas -v): NV <= 2:
  * 1024 threads (64 registers); NV = 3, or 4 with dw in shared memory: 768
- * (80 registers, three 256-thread CTAs per SM); otherwise (or AL = false)
- * uncapped (a cap there makes ptxas trade registers for spills). */
-template <int NV, bool AL, bool SACC> constexpr int bwd_cap()
+ * (80 registers, three 256-thread CTAs per SM); otherwise (or other than
+ * 128-bit packs) uncapped (a cap there makes ptxas trade registers for
+ * spills). */
+template <int NV, int AM, bool SACC> constexpr int bwd_cap()
 {
-    return !AL ? 0 : NV <= 2 ? 1024 : NV == 3 || (SACC && NV == 4) ? 768 : 0;
+    return AM != AM_AL ? 0 : NV <= 2 ? 1024 : NV == 3 || (SACC && NV == 4) ? 768 : 0;
 }
 
-template <int MAXT, typename T, bool LN, int NV, bool AL, bool SACC>
+template <int MAXT, typename T, bool LN, int NV, int AM, bool SACC>
 __global__ void __launch_bounds__(MAXT) bwd_reg_cap(const bwd_args a)
 {
-    bwd_reg_body<T, LN, NV, AL, SACC>(a);
+    bwd_reg_body<T, LN, NV, AM, SACC>(a);
 }
 
-template <typename T, bool LN, int NV, bool AL, bool SACC>
+template <typename T, bool LN, int NV, int AM, bool SACC>
 __global__ void bwd_reg_free(const bwd_args a)
 {
-    bwd_reg_body<T, LN, NV, AL, SACC>(a);
+    bwd_reg_body<T, LN, NV, AM, SACC>(a);
 }
 
 typedef void (*bwd_fn)(const bwd_args);
 
-template <typename T, bool LN, int NV, bool AL, bool SACC> constexpr bwd_fn bwd_reg()
+template <typename T, bool LN, int NV, int AM, bool SACC> constexpr bwd_fn bwd_reg()
 {
-    constexpr int cap = bwd_cap<NV, AL, SACC>();
-    if constexpr (cap > 0) return bwd_reg_cap<cap, T, LN, NV, AL, SACC>;
-    else return bwd_reg_free<T, LN, NV, AL, SACC>;
+    constexpr int cap = bwd_cap<NV, AM, SACC>();
+    if constexpr (cap > 0) return bwd_reg_cap<cap, T, LN, NV, AM, SACC>;
+    else return bwd_reg_free<T, LN, NV, AM, SACC>;
 }
 
 /* Fallback dx: one CTA per row, pass 1 reduces, pass 2 re-reads and writes. */

@@ -191,15 +191,14 @@ template <typename T, bool LN, int NV, bool AL, bool DB> constexpr fwd_fn fwd_re
  * tuner's pick for mid-length rows. The loops are not unrolled: unrolling
  * by 4 (more loads in flight per thread) measured -0.4 % on aligned rows
  * and -5 to -16 % on shifted ones (registers, so occupancy). Access modes:
- *   LOOP_AL     N % VEC == 0, aligned pointers: plain 128-bit packs;
- *   LOOP_SHIFT  any N, aligned pointers: the shifted slots of
- *               norm_tuned_dev.cuh (128-bit x and y, masked edge slots);
- *   LOOP_ELEM   anything else: one element per access. */
-enum { LOOP_ELEM = 0, LOOP_AL, LOOP_SHIFT };
+ *   AM_AL     N % VEC == 0, aligned pointers: plain 128-bit packs;
+ *   AM_SHIFT  any N, aligned pointers: the shifted slots of
+ *             norm_tuned_dev.cuh (128-bit x and y, masked edge slots);
+ *   AM_ELEM   anything else: one element per access. */
 
 template <typename T, bool LN, int MODE> __global__ void fwd_loop(const fwd_args a)
 {
-    constexpr int VEC = MODE == LOOP_ELEM ? 1 : vec_of<T>();
+    constexpr int VEC = MODE == AM_ELEM ? 1 : vec_of<T>();
     constexpr int PV = vec_of<T>();
     __shared__ red_smem<1> rsm;
     const int tpr = (int)blockDim.x, N = (int)a.N;
@@ -211,7 +210,7 @@ template <typename T, bool LN, int MODE> __global__ void fwd_loop(const fwd_args
     T *y = static_cast<T *>(a.y);
     for (int64_t row = blockIdx.x; row < a.M; row += gridDim.x) {
         const int64_t start = row * a.N;
-        const int sh = MODE == LOOP_SHIFT ? (int)(start & (VEC - 1)) : 0;
+        const int sh = MODE == AM_SHIFT ? (int)(start & (VEC - 1)) : 0;
         const int nsl = (N + sh + VEC - 1) / VEC;
         const int64_t base = start - sh;
         /* Slot k: its elements (zero outside the row) and lo: valid [lo, lo+N). */
@@ -219,9 +218,9 @@ template <typename T, bool LN, int MODE> __global__ void fwd_loop(const fwd_args
             lo = sh - k * VEC;
             const int64_t f0 = base + (int64_t)k * VEC;
             uint4 r;
-            if constexpr (MODE == LOOP_AL) {
+            if constexpr (MODE == AM_AL) {
                 r = ld_pack<T, true, false>(x + f0, VEC);
-            } else if constexpr (MODE == LOOP_SHIFT) {
+            } else if constexpr (MODE == AM_SHIFT) {
                 r = f0 + VEC <= total ? ld_pack<T, true, false>(x + f0, VEC)
                                       : ld_pack<T, false, false>(x + f0, (int)(total - f0));
                 if (lo > 0 || lo + N < VEC) r = mask_pack<T>(r, lo, lo + N);
@@ -245,7 +244,7 @@ template <typename T, bool LN, int MODE> __global__ void fwd_loop(const fwd_args
                 slot(k, f, lo);
 #pragma unroll
                 for (int j = 0; j < VEC; j++)
-                    if (MODE == LOOP_AL || (j >= lo && j < lo + N))
+                    if (MODE == AM_AL || (j >= lo && j < lo + N))
                         s[0] += (f[j] - mean) * (f[j] - mean);
             }
             reduce(s);
@@ -254,14 +253,14 @@ template <typename T, bool LN, int MODE> __global__ void fwd_loop(const fwd_args
         for (int k = threadIdx.x; k < nsl; k += tpr) {
             slot(k, f, lo);
             float wv[PV];
-            if constexpr (MODE == LOOP_AL) ld_w<PV, true>(a.w + (int64_t)k * VEC, VEC, w16, wv);
-            else if constexpr (MODE == LOOP_SHIFT) ld_w_at<PV>(a.w, -lo, N, w16, wv);
+            if constexpr (MODE == AM_AL) ld_w<PV, true>(a.w + (int64_t)k * VEC, VEC, w16, wv);
+            else if constexpr (MODE == AM_SHIFT) ld_w_at<PV>(a.w, -lo, N, w16, wv);
             else wv[0] = __ldg(a.w + k);
 #pragma unroll
             for (int j = 0; j < VEC; j++) f[j] = (f[j] - mean) * rstd * wv[j];
             T *dst = y + base + (int64_t)k * VEC;
-            if constexpr (MODE == LOOP_ELEM) st_pack<T, false>(dst, kb_pack<T>(f), 1);
-            else if (MODE == LOOP_AL || (lo <= 0 && lo + N >= VEC))
+            if constexpr (MODE == AM_ELEM) st_pack<T, false>(dst, kb_pack<T>(f), 1);
+            else if (MODE == AM_AL || (lo <= 0 && lo + N >= VEC))
                 st_pack<T, true>(dst, kb_pack<T>(f), VEC);
             else st_range<T>(dst, kb_pack<T>(f), lo, lo + N);
         }

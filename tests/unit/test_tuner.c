@@ -152,19 +152,24 @@ START_TEST(bucket_rounds_up_and_flags_unaligned)
         {KB_FP32, (int64_t)1 << 40, "N<=1099511627776"},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        char buf[64];
+        char buf[64], want[64];
         kb_tune_bucket(t[i].d, 32768, t[i].N, buf, sizeof buf);
-        ck_assert_msg(strcmp(buf, t[i].want) == 0, "N=%lld: got %s, want %s", (long long)t[i].N,
-                      buf, t[i].want);
+        snprintf(want, sizeof want, "%s,M<=32768", t[i].want);
+        ck_assert_msg(strcmp(buf, want) == 0, "N=%lld: got %s, want %s", (long long)t[i].N, buf,
+                      want);
     }
-    /* tall problems get their own bucket */
+    /* M is rounded up to a power of two too: the grid matters as much as the row */
     char buf[64];
-    kb_tune_bucket(KB_BF16, KB_TUNE_TALL_M - 1, 384, buf, sizeof buf);
-    ck_assert_str_eq(buf, "N<=512");
-    kb_tune_bucket(KB_BF16, KB_TUNE_TALL_M, 384, buf, sizeof buf);
-    ck_assert_str_eq(buf, "N<=512,tall");
+    kb_tune_bucket(KB_BF16, 1, 32768, buf, sizeof buf);
+    ck_assert_str_eq(buf, "N<=32768,M<=1");
+    kb_tune_bucket(KB_BF16, 1024, 151936, buf, sizeof buf);
+    ck_assert_str_eq(buf, "N<=262144,M<=1024");
+    kb_tune_bucket(KB_BF16, 1025, 151936, buf, sizeof buf);
+    ck_assert_str_eq(buf, "N<=262144,M<=2048");
     kb_tune_bucket(KB_BF16, 1152000, 4095, buf, sizeof buf);
-    ck_assert_str_eq(buf, "N<=4096,unaligned,tall");
+    ck_assert_str_eq(buf, "N<=4096,unaligned,M<=2097152");
+    ck_assert_int_eq(kb_tune_rows_class(576000), 1048576);
+    ck_assert_int_eq(kb_tune_rows_class(0), 1);
 }
 END_TEST
 
@@ -207,9 +212,10 @@ START_TEST(cache_write_read_merge)
     char path[512];
     snprintf(path, sizeof path, "%s/deep/er/NVIDIA_H200.txt", tmpdir);
     kb_err e = {""};
-    const kb_tune_key a = {"NVIDIA H200", "softmax_forward", "bf16", "N<=4096"};
-    const kb_tune_key b = {"NVIDIA H200", "softmax_forward", "bf16", "N<=4096,unaligned"};
-    const kb_tune_key other_gpu = {"NVIDIA H100 80GB HBM3", "softmax_forward", "bf16", "N<=4096"};
+    const kb_tune_key a = {"NVIDIA H200", "softmax_forward", "bf16", "N<=4096,M<=1024"};
+    const kb_tune_key b = {"NVIDIA H200", "softmax_forward", "bf16", "N<=4096,unaligned,M<=1024"};
+    const kb_tune_key other_gpu = {"NVIDIA H100 80GB HBM3", "softmax_forward", "bf16",
+                                   "N<=4096,M<=1024"};
     char cfg[128];
     double gbps = -1;
     int found = 7;
@@ -231,8 +237,8 @@ START_TEST(cache_write_read_merge)
     ck_assert_int_eq(found, 0);
 
     const char *text = slurp(path);
-    ck_assert_ptr_nonnull(strstr(
-        text, "NVIDIA H200|softmax_forward|bf16|N<=4096|threads=256,rows=2,cluster=1|3890.5\n"));
+    ck_assert_ptr_nonnull(strstr(text, "NVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024|"
+                                       "threads=256,rows=2,cluster=1|3890.5\n"));
     ck_assert_int_eq(text[0], '#');
 
     /* A hand edit (comment, blank line) survives; replacing a entry keeps b. */
@@ -243,9 +249,10 @@ START_TEST(cache_write_read_merge)
     ck_assert_int_eq(kb_tune_cache_store(path, &a, "threads=512,rows=1,cluster=2", 4000, &e),
                      KB_OK);
     text = slurp(path);
-    ck_assert_int_eq(count_lines(text, "|N<=4096|"), 1);
-    ck_assert_ptr_nonnull(strstr(text, "|N<=4096|threads=512,rows=1,cluster=2|4000.0\n"));
-    ck_assert_ptr_nonnull(strstr(text, "|N<=4096,unaligned|threads=128,rows=1,cluster=1|3000.0"));
+    ck_assert_int_eq(count_lines(text, "|N<=4096,M<=1024|"), 1);
+    ck_assert_ptr_nonnull(strstr(text, "|N<=4096,M<=1024|threads=512,rows=1,cluster=2|4000.0\n"));
+    ck_assert_ptr_nonnull(
+        strstr(text, "|N<=4096,unaligned,M<=1024|threads=128,rows=1,cluster=1|3000.0"));
     ck_assert_ptr_nonnull(strstr(text, "# my note\n"));
     ck_assert_int_eq(kb_tune_cache_lookup(path, &b, cfg, sizeof cfg, &gbps, &found, &e), KB_OK);
     ck_assert_int_eq(found, 1);
@@ -253,17 +260,18 @@ START_TEST(cache_write_read_merge)
 
     /* Duplicates written by hand: lookup takes the last, store collapses them. */
     f = fopen(path, "a");
-    fputs("NVIDIA H200|softmax_forward|bf16|N<=4096|threads=32,rows=8,cluster=1|1.0\r\n", f);
+    fputs("NVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024|threads=32,rows=8,cluster=1|1.0\r\n",
+          f);
     fclose(f);
     ck_assert_int_eq(kb_tune_cache_lookup(path, &a, cfg, sizeof cfg, &gbps, &found, &e), KB_OK);
     ck_assert_str_eq(cfg, "threads=32,rows=8,cluster=1");
     ck_assert_int_eq(kb_tune_cache_store(path, &a, "threads=64,rows=1,cluster=1", 5, &e), KB_OK);
     text = slurp(path);
-    ck_assert_int_eq(count_lines(text, "|N<=4096|"), 1);
-    ck_assert_ptr_nonnull(strstr(text, "|N<=4096|threads=64,rows=1,cluster=1|5.0\n"));
+    ck_assert_int_eq(count_lines(text, "|N<=4096,M<=1024|"), 1);
+    ck_assert_ptr_nonnull(strstr(text, "|N<=4096,M<=1024|threads=64,rows=1,cluster=1|5.0\n"));
 
     /* Keys with '|' are refused rather than corrupting the file. */
-    const kb_tune_key bad = {"GPU|X", "softmax_forward", "bf16", "N<=1"};
+    const kb_tune_key bad = {"GPU|X", "softmax_forward", "bf16", "N<=1,M<=1024"};
     ck_assert_int_eq(kb_tune_cache_store(path, &bad, "threads=64", 1, &e), KB_ERR_ARG);
     ck_assert_int_eq(kb_tune_cache_store(path, &a, "threads=64|x", 1, &e), KB_ERR_ARG);
 }
@@ -272,13 +280,15 @@ END_TEST
 static const struct {
     const char *line, *why;
 } bad_lines[] = {
-    {"NVIDIA H200|softmax_forward|bf16|N<=4096|threads=256", "6 '|'-separated fields"},
-    {"NVIDIA H200|softmax_forward|bf16|N<=4096|threads=256|1|2", "more than 6"},
-    {"NVIDIA H200|softmax_forward|bf16|N<=4096|threads=256|fast", "GB/s is not"},
-    {"NVIDIA H200|softmax_forward|bf16|N<=4096|threads=256|-3", "GB/s is not"},
-    {"NVIDIA H200|softmax_forward|bf16|N<=4096|threads:256|100", "config is not"},
-    {"NVIDIA H200|softmax_forward|bf16|N<=4096|threads=2x|100", "config is not"},
-    {"NVIDIA H200||bf16|N<=4096|threads=256|100", "empty field"},
+    {"NVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024|threads=256", "6 '|'-separated fields"},
+    {"NVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024|threads=256|1|2", "more than 6"},
+    {"NVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024|threads=256|fast", "GB/s is not"},
+    {"NVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024|threads=256|-3", "GB/s is not"},
+    {"NVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024|threads:256|100", "config is not"},
+    {"NVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024|threads=2x|100", "config is not"},
+    {"NVIDIA H200||bf16|N<=4096,M<=1024|threads=256|100", "empty field"},
+    {"NVIDIA H200|softmax_forward|bf16|N<=4096|threads=256|100", "written by an older kbench"},
+    {"NVIDIA H200|softmax_forward|bf16|M<=4096|threads=256|100", "bucket is not"},
 };
 
 START_TEST(cache_malformed_line_names_file_and_line)
@@ -287,11 +297,11 @@ START_TEST(cache_malformed_line_names_file_and_line)
     char path[512], text[1024];
     snprintf(path, sizeof path, "%s/cache.txt", tmpdir);
     snprintf(text, sizeof text,
-             "# header\n\nNVIDIA H200|softmax_forward|bf16|N<=1|threads=32|1.5\n%s\n",
+             "# header\n\nNVIDIA H200|softmax_forward|bf16|N<=1,M<=1024|threads=32|1.5\n%s\n",
              bad_lines[_i].line);
     kbt_write(path, text);
     kb_err e = {""};
-    const kb_tune_key k = {"NVIDIA H200", "softmax_forward", "bf16", "N<=1"};
+    const kb_tune_key k = {"NVIDIA H200", "softmax_forward", "bf16", "N<=1,M<=1024"};
     char cfg[128], want[600];
     double gbps;
     int found = 1;
@@ -661,13 +671,13 @@ START_TEST(setup_chooses_custom_cache_heuristic)
     ck_assert_str_eq(buf, "threads=128,rows=1,cluster=1 (heuristic)");
 
     /* A cache entry for this GPU, op, dtype and bucket wins. */
-    const kb_tune_key k = {"NVIDIA H200", "softmax_forward", "bf16", "N<=262144"};
+    const kb_tune_key k = {"NVIDIA H200", "softmax_forward", "bf16", "N<=262144,M<=1024"};
     ck_assert_int_eq(kb_tune_cache_store(path, &k, "threads=256,rows=2,cluster=4", 3900, &e), KB_OK);
     describe_of(&ctx, &prob, KB_OK, buf, sizeof buf, &e);
     ck_assert_str_eq(buf, "threads=256,rows=2,cluster=4 (cache)");
 
     /* Same bucket, but N too small for cluster=4: heuristic, with the reason. */
-    const kb_tune_key k2 = {"NVIDIA H200", "softmax_forward", "bf16", "N<=65536"};
+    const kb_tune_key k2 = {"NVIDIA H200", "softmax_forward", "bf16", "N<=65536,M<=1024"};
     ck_assert_int_eq(kb_tune_cache_store(path, &k2, "threads=256,rows=2,cluster=4", 1, &e), KB_OK);
     const kb_problem mid = {KB_SOFTMAX_FWD, KB_BF16, 1024, 65536};
     describe_of(&ctx, &mid, KB_OK, buf, sizeof buf, &e);
@@ -678,11 +688,27 @@ START_TEST(setup_chooses_custom_cache_heuristic)
                           "threads=256,rows=2,cluster=4 cannot run N=40000)");
 
     /* An entry from a build with other parameter values: heuristic. */
-    const kb_tune_key k3 = {"NVIDIA H200", "softmax_forward", "bf16", "N<=65536,unaligned"};
+    const kb_tune_key k3 = {"NVIDIA H200", "softmax_forward", "bf16",
+                            "N<=65536,unaligned,M<=1024"};
     ck_assert_int_eq(kb_tune_cache_store(path, &k3, "threads=256,cluster=64", 1, &e), KB_OK);
     const kb_problem odd = {KB_SOFTMAX_FWD, KB_BF16, 1024, 40001};
     describe_of(&ctx, &odd, KB_OK, buf, sizeof buf, &e);
     ck_assert_msg(strstr(buf, "(heuristic; cached threads=256,cluster=64 unknown"), "%s", buf);
+
+    /* Another M: the nearest entry within a factor of four, the larger M
+     * first; none that near: the heuristic. */
+    const kb_problem rows2k = {KB_SOFTMAX_FWD, KB_BF16, 2048, 262144};
+    describe_of(&ctx, &rows2k, KB_OK, buf, sizeof buf, &e);
+    ck_assert_str_eq(buf, "threads=256,rows=2,cluster=4 (cache; entry of M<=1024)");
+    const kb_problem rows5k = {KB_SOFTMAX_FWD, KB_BF16, 4097, 262144};
+    describe_of(&ctx, &rows5k, KB_OK, buf, sizeof buf, &e);
+    ck_assert_str_eq(buf, "threads=128,rows=1,cluster=1 (heuristic)");
+    const kb_tune_key k4 = {"NVIDIA H200", "softmax_forward", "bf16", "N<=262144,M<=4096"};
+    ck_assert_int_eq(kb_tune_cache_store(path, &k4, "threads=512,rows=1,cluster=2", 1, &e), KB_OK);
+    describe_of(&ctx, &rows2k, KB_OK, buf, sizeof buf, &e);
+    ck_assert_str_eq(buf, "threads=512,rows=1,cluster=2 (cache; entry of M<=4096)");
+    describe_of(&ctx, &prob, KB_OK, buf, sizeof buf, &e);
+    ck_assert_str_eq(buf, "threads=256,rows=2,cluster=4 (cache)");
 
     /* Another GPU's entries are not used. */
     ctx.gpu_name = "NVIDIA H100";
@@ -714,7 +740,7 @@ END_TEST
  * otherwise surface only on a GPU, as every tuned case failing setup. */
 static void check_cache_file(const char *path, void *arg)
 {
-    const kb_tune_key k = {"no such gpu", "softmax_forward", "bf16", "N<=1024"};
+    const kb_tune_key k = {"no such gpu", "softmax_forward", "bf16", "N<=1024,M<=1024"};
     char cfg[256];
     double gbps = 0;
     int found = 1;
