@@ -37,11 +37,14 @@
  * converted to fp32 where used. AL (N % VEC == 0 and 16-byte aligned base
  * pointers): one 128-bit access per pack. Forward with N % VEC != 0:
  * shifted slots (norm_tuned_dev.cuh), still 128-bit for x and y, w read at
- * a per-row column shift. Backward with N % VEC != 0: the same slots
- * (bwd_shift), dw accumulated in shared-memory windows that follow the
- * row's shift (norm_tuned_bwd.cuh). Base pointers not 16-byte aligned:
- * element accesses (the loop kernels forward; backward, the register
- * kernel one element at a time).
+ * a per-row column shift. Backward with N % VEC != 0, 16-bit types: dw's
+ * per-thread column accumulators need a thread to own the same columns on
+ * every row, so its packs stay column packs, cut from two neighbouring
+ * 128-bit slots (the next lane's by a shuffle) and stored back through them
+ * (norm_tuned_dev.cuh, "realigned packs"); fp32: element accesses
+ * (nt_bwd_am). Base pointers not 16-byte aligned: element accesses (the
+ * loop kernels forward; backward, the register kernel one element at a
+ * time).
  *
  * Limits: registers hold up to tpr*CL*NV*VEC elements (bf16: ~1M forward,
  * CL=16 x 512 threads x NV=16; ~512K backward); valid() asks the
@@ -131,30 +134,21 @@ template <bool LN> fwd_fn fwd_reg_kernel(kb_dtype d, int nv, bool vec, bool db)
     });
     return f;
 }
-template <typename T, bool LN> bwd_fn bwd_shift_for(int nv)
-{
-#define NT_BWD_SHIFT(NV)                                                                   \
-    case NV: return bwd_shift<T, LN, NV>;
-    switch (nv) {
-    NT_EACH_NV(NT_BWD_SHIFT)
-    default: return nullptr;
-    }
-#undef NT_BWD_SHIFT
-}
-
-/* am: AM_AL, AM_SHIFT (N % VEC != 0, aligned pointers: bwd_shift, which
- * ignores sacc) or AM_ELEM. */
+/* am: nt_bwd_am's choice. */
 template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc)
 {
     bwd_fn f = nullptr;
+#define NT_BWD_AM(AM)                                                                      \
+    f = sacc ? bwd_reg_for<T, LN, AM, true>(nv) : bwd_reg_for<T, LN, AM, false>(nv)
     KB_DISPATCH(d, T, {
-        if (am == AM_SHIFT) f = bwd_shift_for<T, LN>(nv);
-        else if (am == AM_AL)
-            f = sacc ? bwd_reg_for<T, LN, AM_AL, true>(nv) : bwd_reg_for<T, LN, AM_AL, false>(nv);
-        else
-            f = sacc ? bwd_reg_for<T, LN, AM_ELEM, true>(nv)
-                     : bwd_reg_for<T, LN, AM_ELEM, false>(nv);
+        if (am == AM_AL) NT_BWD_AM(AM_AL);
+        else if constexpr (sizeof(T) == 2) { /* nt_bwd_am: 16-bit types only */
+            if (am == AM_SHIFT) NT_BWD_AM(AM_SHIFT);
+            else NT_BWD_AM(AM_ELEM);
+        }
+        else NT_BWD_AM(AM_ELEM);
     });
+#undef NT_BWD_AM
     return f;
 }
 
@@ -394,7 +388,7 @@ inline cudaError_t nt_persistent_slots(const void *fn, dim3 block, size_t smem, 
 /* ---- forward: valid / launch ------------------------------------------------ */
 /* Elements the slots of a row may cover: a shifted row (N % vec != 0)
  * spans up to vec - 1 more than N. */
-inline int64_t nt_slot_span(int64_t N, int vec) { return N % vec ? N + vec - 1 : N; }
+inline int64_t nt_fwd_span(int64_t N, int vec) { return N % vec ? N + vec - 1 : N; }
 
 template <bool LN>
 int nt_fwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg *c)
@@ -406,7 +400,7 @@ int nt_fwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     if (c->v[P_RELOAD])
         return tpr >= 32 && tpr <= 1024 && rows == 1 && cl == 1;
     if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
-    const int64_t span = nt_slot_span(p->N, vec);
+    const int64_t span = nt_fwd_span(p->N, vec);
     const int nv = db ? nt_pick_nv(span, tpr, cl, vec, kFwdDbNV)
                       : nt_pick_nv(span, tpr, cl, vec, kFwdNV);
     if (!nv) return 0;
@@ -438,7 +432,7 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
         return nt_launch(p, what, e, fwd_loop_kernel<LN>(p->dtype, ptr16, v16), dim3(nt_grid(p->M, 1)),
                          dim3((unsigned)lt), 0, 1, false, s, a);
     }
-    const int64_t span = nt_slot_span(p->N, vec);
+    const int64_t span = nt_fwd_span(p->N, vec);
     const int nv = db ? nt_pick_nv(span, tpr, cl, vec, kFwdDbNV)
                       : nt_pick_nv(span, tpr, cl, vec, kFwdNV);
     const fwd_fn fn = nv && occ >= 0 && nt_shape_ok(p, tpr, rows, cl)
@@ -465,14 +459,23 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
 }
 
 /* ---- backward: valid / workspace / launch ---------------------------------- */
+/* The backward register kernel's access mode. N % VEC != 0 with aligned
+ * tensors: realigned 128-bit packs for 16-bit types; fp32 keeps element
+ * accesses, which measured faster there (an fp32 element is a whole word:
+ * VEC = 4 loads per pack against the realignment's shuffles and selects;
+ * numbers in kernels/README.md, "Odd N, backward"). */
+inline int nt_bwd_am(kb_dtype d, int64_t N, bool ptr16)
+{
+    if (!ptr16) return AM_ELEM;
+    if (N % nt_vec(d) == 0) return AM_AL;
+    return d == KB_FP32 ? AM_ELEM : AM_SHIFT;
+}
+
 /* Dynamic shared memory of bwd_reg: the w slice after the dw accumulators
  * (acc=1); acc=0: the w slice, overlaid at the end by the row-slot sum (N
- * floats, R > 1). bwd_shift (shift): the dw windows, 2 * VEC floats per
- * slot, thread and row slot. */
-inline size_t nt_bwd_smem(const kb_problem *p, const kb_tune_cfg *c, int nv, bool shift)
+ * floats, R > 1). */
+inline size_t nt_bwd_smem(const kb_problem *p, const kb_tune_cfg *c, int nv)
 {
-    if (shift)
-        return (size_t)c->v[P_ROWS] * nv * 2 * nt_vec(p->dtype) * c->v[P_THREADS] * sizeof(float);
     const size_t slice = (size_t)nv * nt_vec(p->dtype) * c->v[P_THREADS] * sizeof(float);
     if (c->v[P_BWD_ACC]) return (c->v[P_ROWS] + 1) * slice;
     const size_t comb = c->v[P_ROWS] > 1 ? (size_t)p->N * sizeof(float) : 0;
@@ -495,11 +498,10 @@ int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     if (c->v[P_RELOAD])
         return tpr >= 32 && tpr <= 1024 && rows == 1 && cl == 1;
     if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
-    /* cudaMalloc'd (aligned) tensors: odd N runs bwd_shift */
-    const int vec = nt_vec(p->dtype), am = p->N % vec == 0 ? AM_AL : AM_SHIFT;
-    const int nv = nt_pick_nv(nt_slot_span(p->N, vec), tpr, cl, vec, kBwdNV);
+    const int nv = nt_pick_nv(p->N, tpr, cl, nt_vec(p->dtype), kBwdNV);
     if (!nv) return 0;
-    const size_t smem = nt_bwd_smem(p, c, nv, am == AM_SHIFT);
+    const size_t smem = nt_bwd_smem(p, c, nv);
+    const int am = nt_bwd_am(p->dtype, p->N, true); /* cudaMalloc'd tensors */
     const void *fn =
         reinterpret_cast<const void *>(bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC]));
     if (!fn || !nt_kernel_fits(fn, tpr * rows, smem, optin)) return 0;
@@ -581,16 +583,16 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
                          t->dw);
     }
 
-    const int am = v16 ? AM_AL : ptr16 ? AM_SHIFT : AM_ELEM;
-    const int nv = nt_pick_nv(am == AM_SHIFT ? nt_slot_span(p->N, vec) : p->N, tpr, cl, vec,
-                              kBwdNV);
+    const int nv = nt_pick_nv(p->N, tpr, cl, vec, kBwdNV);
     const bwd_fn fn = nv && nt_shape_ok(p, tpr, rows, cl)
-                          ? bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC])
+                          ? bwd_reg_kernel<LN>(p->dtype, nv,
+                                               nt_bwd_am(p->dtype, p->N, ptr16),
+                                               c->v[P_BWD_ACC])
                           : nullptr;
     if (!fn)
         return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
                        "threads=%d rows=%d cluster=%d cannot hold the row", tpr, rows, cl);
-    const size_t smem = nt_bwd_smem(p, c, nv, am == AM_SHIFT);
+    const size_t smem = nt_bwd_smem(p, c, nv);
     const dim3 block((unsigned)tpr, (unsigned)rows);
     a.ngroups = kb_cdiv(p->M, rows);
     a.cl = cl;

@@ -16,8 +16,12 @@
  * fixed order, launched with programmatic dependent launch to hide its
  * launch latency: the same bits on every run, no atomics.
  *
- * N % VEC != 0, aligned tensors: bwd_shift below (memory slots, dw in
- * shared-memory windows).
+ * N % VEC != 0 (AM_SHIFT): x and dy arrive as the row's 128-bit memory
+ * slots and are realigned to column packs at the top of the group (the
+ * slot after a thread's own comes from the next lane; an edge lane, or the
+ * row's last pack, loads it too, so those lanes hold a second register
+ * set); dx goes back through the slots, whole slots as 128-bit stores and
+ * the two split at each warp boundary element by element.
  *
  * Fallback (reload = 1, any N): dx per row in two passes (bwd_dx_loop), dw
  * by a column-tiled kernel over 256-row chunks (x and dy read again,
@@ -73,7 +77,7 @@ __device__ __forceinline__ float bwd_dx(const row_stats &m, float x, float d, fl
 template <typename T, bool LN, int NV, int AM, bool SACC>
 __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
 {
-    constexpr bool AL = AM == AM_AL;
+    constexpr bool AL = AM == AM_AL, SH = AM == AM_SHIFT;
     constexpr int VEC = vec_of<T>(), Q = VEC / 4;
     constexpr int V = LN ? 2 : 1;
     extern __shared__ float4 dyn[];
@@ -84,9 +88,20 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
     const float n = (float)a.N;
     const float *wb = a.w + lm.first;
     const bool w16 = kb_aligned16(a.w);
-    const int64_t slot = blockIdx.x / lm.cl, R = blockDim.y;
+    const int64_t slot = blockIdx.x / lm.cl, R = blockDim.y, total = a.M * a.N;
     const T *xg = static_cast<const T *>(a.x), *dg = static_cast<const T *>(a.dy);
     T *og = static_cast<T *>(a.dx);
+    /* SH: the pack after this thread's is the next lane's, except at the
+     * end of a warp or of the row's threads (edge), where it belongs to a
+     * thread starting a warp or the row (head). */
+    const bool edge = (threadIdx.x & 31) == 31 || (int)threadIdx.x == lm.tpr - 1;
+    const bool head = (threadIdx.x & 31) == 0;
+    /* SH, a row shifted by sh: pack i needs the slot after its own, which
+     * this thread loads itself (the next lane cannot give it) when it is an
+     * edge or its pack is the row's last, and the row has columns there. */
+    auto extra = [&](int i, int sh) {
+        return sh > 0 && lm.at(i) + VEC - sh < lm.N && (edge || lm.at(i) + VEC >= lm.N);
+    };
     /* float4 index of quarter q of pack i of row slot r, this thread */
     auto su = [&](int r, int i, int q) {
         return ((r * NV + i) * Q + q) * lm.tpr + (int)threadIdx.x;
@@ -127,35 +142,73 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
         }
     };
 
-    /* Group gg for this thread: pack count (lm.mine or 0), offset, stats. */
-    auto locate = [&](int64_t gg, int &cnt, int64_t &off, row_stats &st) {
+    /* Group gg for this thread: pack count (lm.mine or 0), the row's shift
+     * (SH), the flat offset of pack 0 (SH: of its slot) and the stats. */
+    auto locate = [&](int64_t gg, int &cnt, int64_t &off, int &sh, row_stats &st) {
         const int64_t row = gg * R + threadIdx.y;
         const bool ok = gg < a.ngroups && row < a.M;
+        const int64_t start = (ok ? row : 0) * a.N;
         cnt = ok ? lm.mine : 0;
-        off = (ok ? row : 0) * a.N + lm.first;
+        sh = SH ? (int)(start & (VEC - 1)) : 0;
+        off = start - sh + lm.first;
         st = ld_stats<LN>(a, row, ok);
     };
-    auto load = [&](uint4 &xd, uint4 &dd, int i, int cnt, int64_t off) {
+    /* SH: the slot at flat f (partial at the end of the tensor). */
+    auto ld_slot = [&](const T *g, int64_t f) {
+        if (f + VEC <= total) return ld_pack<T, true, true>(g + f, VEC);
+        return ld_pack<T, false, true>(g + f, (int)(total - f));
+    };
+    auto load = [&](uint4 &xd, uint4 &dd, uint4 &xe, uint4 &de, int i, int cnt, int64_t off,
+                    int sh) {
         xd = dd = make_uint4(0u, 0u, 0u, 0u);
+        if constexpr (SH) xe = de = xd;
         if (i < cnt) {
-            xd = ld_pack<T, AL, true>(xg + off + i * lm.stride, lm.valid(i));
-            dd = ld_pack<T, AL, true>(dg + off + i * lm.stride, lm.valid(i));
+            if constexpr (SH) {
+                const int64_t f = off + i * lm.stride;
+                xd = ld_slot(xg, f);
+                dd = ld_slot(dg, f);
+                if (extra(i, sh)) {
+                    xe = ld_slot(xg, f + VEC);
+                    de = ld_slot(dg, f + VEC);
+                }
+            } else {
+                xd = ld_pack<T, AL, true>(xg + off + i * lm.stride, lm.valid(i));
+                dd = ld_pack<T, AL, true>(dg + off + i * lm.stride, lm.valid(i));
+            }
         }
     };
 
     int64_t g = slot, off;
-    int cnt;
+    int cnt, sh;
     row_stats m;
-    locate(g, cnt, off, m);
-    uint4 xv[NV], dv[NV];
+    locate(g, cnt, off, sh, m);
+    uint4 xv[NV], dv[NV], xe[SH ? NV : 1], de[SH ? NV : 1];
 #pragma unroll
-    for (int i = 0; i < NV; i++) load(xv[i], dv[i], i, cnt, off);
+    for (int i = 0; i < NV; i++) load(xv[i], dv[i], xe[SH ? i : 0], de[SH ? i : 0], i, cnt, off, sh);
 
     for (; g < a.ngroups; g += a.nslots) {
-        int cntn;
+        int cntn, shn;
         int64_t offn;
         row_stats mn;
-        locate(g + a.nslots, cntn, offn, mn);
+        locate(g + a.nslots, cntn, offn, shn, mn);
+        if constexpr (SH) {
+            /* Slots -> column packs: own slot, then the next (next lane's,
+             * or loaded here); columns past N zeroed. Every lane shuffles. */
+#pragma unroll
+            for (int i = 0; i < NV; i++) {
+                uint4 nx = shfl_pack_down(xv[i]), nd = shfl_pack_down(dv[i]);
+                if (extra(i, sh)) {
+                    nx = xe[i];
+                    nd = de[i];
+                }
+                xv[i] = cat_shift<T>(xv[i], nx, sh);
+                dv[i] = cat_shift<T>(dv[i], nd, sh);
+                if (i < cnt && lm.valid(i) < VEC) {
+                    xv[i] = mask_pack<T>(xv[i], 0, lm.valid(i));
+                    dv[i] = mask_pack<T>(dv[i], 0, lm.valid(i));
+                }
+            }
+        }
         float s[V], xf[VEC], df[VEC], wv[VEC];
 #pragma unroll
         for (int k = 0; k < V; k++) s[k] = 0.f;
@@ -188,7 +241,21 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
         const float mgx = s[0] / n, mg = LN ? s[V - 1] / n : 0.f;
 #pragma unroll
         for (int i = 0; i < NV; i++) {
-            if (i < cnt) {
+            if constexpr (SH) {
+                uint4 o = make_uint4(0u, 0u, 0u, 0u);
+                if (i < cnt) {
+                    kb_unpack<T>(xv[i], xf);
+                    kb_unpack<T>(dv[i], df);
+                    get_w(i, wv);
+#pragma unroll
+                    for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
+                    o = kb_pack<T>(xf);
+                }
+                const uint4 prev = shfl_pack_up(o); /* every lane shuffles */
+                if (i < cnt)
+                    st_realigned<T>(og + off + i * lm.stride, prev, o, sh, lm.valid(i), head,
+                                    edge || lm.at(i) + VEC >= lm.N);
+            } else if (i < cnt) {
                 kb_unpack<T>(xv[i], xf);
                 kb_unpack<T>(dv[i], df);
                 get_w(i, wv);
@@ -196,10 +263,11 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
                 for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
                 st_pack<T, AL>(og + off + i * lm.stride, kb_pack<T>(xf), lm.valid(i));
             }
-            load(xv[i], dv[i], i, cntn, offn);
+            load(xv[i], dv[i], xe[SH ? i : 0], de[SH ? i : 0], i, cntn, offn, shn);
         }
         cnt = cntn;
         off = offn;
+        sh = shn;
         m = mn;
     }
 
@@ -250,166 +318,6 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
                 ws[c] = comb[c];
     }
     reduce.finish();
-}
-
-/* bwd_shift: N % VEC != 0 with 16-byte aligned tensors (AM_SHIFT). The
- * thread's packs are the row's memory slots, as in the forward (shifted
- * slots, norm_tuned_dev.cuh): x and dy load as 128-bit slots (the row's
- * edge slots masked), dx stores as 128-bit slots (the edge slots element by
- * element), w is read at the row's column shift (L1), and the rest is
- * bwd_reg_body's persistent loop with the next rows' loads behind the
- * stores. A slot's columns move with the row (slot k of a row shifted by sh
- * holds columns k*VEC - sh + j), so dy*xh cannot accumulate per owned
- * column in registers: it accumulates in shared memory, in a window of
- * 2*VEC columns per slot starting at column k*VEC - VEC, at word
- * (w * tpr + thread) of the slot's plane, w = VEC - sh + j: consecutive
- * threads touch consecutive words whatever the shift. The window's upper
- * half is pack k (columns k*VEC ..), its lower half pack k-1, which rows
- * with a shift moved into slot k; so at the end pack k's partial sum is
- * upper(k) + lower(k+1), the next slot being the next thread's, thread 0's
- * next pack, or the next CTA's of the cluster (read through distributed
- * shared memory after a cluster barrier). Row slots (R > 1) are summed in
- * order: the same bits on every run. Shared memory: R * NV * 2 * VEC * tpr
- * floats; the acc parameter does not apply. */
-template <typename T, bool LN, int NV>
-__global__ void __launch_bounds__(NV <= 2 ? 1024 : NV <= 4 ? 768 : 512) bwd_shift(const bwd_args a)
-{
-    constexpr int VEC = vec_of<T>(), W = 2 * VEC;
-    constexpr int V = LN ? 2 : 1;
-    extern __shared__ float4 dyn[];
-    float *win = reinterpret_cast<float *>(dyn);
-    __shared__ red_smem<V> rsm;
-    pdl_trigger(); /* dw_reduce may be scheduled; it waits for our completion */
-    const lane_map lm(a.N, VEC, a.cl);
-    row_reducer<V> reduce(rsm, lm.tpr, lm.cl);
-    const float n = (float)a.N;
-    const int N = (int)a.N, G = lm.stride / VEC, gt = lm.first / VEC, tpr = lm.tpr;
-    const int64_t total = a.M * a.N, slot = blockIdx.x / lm.cl, R = blockDim.y;
-    const bool w16 = kb_aligned16(a.w);
-    const T *xg = static_cast<const T *>(a.x), *dg = static_cast<const T *>(a.dy);
-    T *og = static_cast<T *>(a.dx);
-    /* plane of slot i of row slot r: W * tpr floats */
-    auto plane = [&](int r, int i) { return win + (r * NV + i) * W * tpr; };
-#pragma unroll
-    for (int i = 0; i < NV; i++)
-#pragma unroll
-        for (int w = 0; w < W; w++) plane(threadIdx.y, i)[w * tpr + threadIdx.x] = 0.f;
-
-    /* Group gg: slot count (0 past M), flat offset of slot 0, shift, stats. */
-    auto locate = [&](int64_t gg, int &cnt, int64_t &off, int &sh, row_stats &st) {
-        const int64_t row = gg * R + threadIdx.y;
-        const bool ok = gg < a.ngroups && row < a.M;
-        const int64_t start = (ok ? row : 0) * a.N;
-        sh = (int)(start & (VEC - 1));
-        const int nsl = (N + sh + VEC - 1) / VEC;
-        cnt = ok && gt < nsl ? (nsl - 1 - gt) / G + 1 : 0;
-        off = start - sh + lm.first;
-        st = ld_stats<LN>(a, row, ok);
-    };
-    auto lo_of = [&](int i, int sh) { return sh - lm.at(i); }; /* valid: [lo, lo + N) */
-    auto ld_slot = [&](const T *g, int i, int cnt, int64_t off, int sh) {
-        if (i >= cnt) return make_uint4(0u, 0u, 0u, 0u);
-        const int64_t f = off + (int64_t)i * lm.stride;
-        uint4 v = f + VEC <= total ? ld_pack<T, true, true>(g + f, VEC)
-                                   : ld_pack<T, false, true>(g + f, (int)(total - f));
-        const int lo = lo_of(i, sh);
-        if (lo > 0 || lo + N < VEC) v = mask_pack<T>(v, lo, lo + N);
-        return v;
-    };
-
-    int64_t g = slot, off;
-    int cnt, sh;
-    row_stats m;
-    locate(g, cnt, off, sh, m);
-    uint4 xv[NV], dv[NV];
-#pragma unroll
-    for (int i = 0; i < NV; i++) {
-        xv[i] = ld_slot(xg, i, cnt, off, sh);
-        dv[i] = ld_slot(dg, i, cnt, off, sh);
-    }
-
-    for (; g < a.ngroups; g += a.nslots) {
-        int cntn, shn;
-        int64_t offn;
-        row_stats mn;
-        locate(g + a.nslots, cntn, offn, shn, mn);
-        float s[V], xf[VEC], df[VEC], wv[VEC];
-#pragma unroll
-        for (int k = 0; k < V; k++) s[k] = 0.f;
-        const int wb = (VEC - sh) * tpr + (int)threadIdx.x; /* window word of element 0 */
-#pragma unroll
-        for (int i = 0; i < NV; i++)
-            if (i < cnt) {
-                kb_unpack<T>(xv[i], xf);
-                kb_unpack<T>(dv[i], df);
-                ld_w_at<VEC>(a.w, -lo_of(i, sh), N, w16, wv);
-                float *pw = plane(threadIdx.y, i) + wb;
-#pragma unroll
-                for (int j = 0; j < VEC; j++) {
-                    const float xh = bwd_xh(m, xf[j]), gv = df[j] * wv[j];
-                    s[0] += gv * xh;
-                    if constexpr (LN) s[1] += gv;
-                    pw[j * tpr] += df[j] * xh; /* masked elements add 0 */
-                }
-            }
-        reduce(s);
-        const float mgx = s[0] / n, mg = LN ? s[V - 1] / n : 0.f;
-#pragma unroll
-        for (int i = 0; i < NV; i++) {
-            if (i < cnt) {
-                kb_unpack<T>(xv[i], xf);
-                kb_unpack<T>(dv[i], df);
-                const int lo = lo_of(i, sh);
-                ld_w_at<VEC>(a.w, -lo, N, w16, wv);
-#pragma unroll
-                for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
-                T *dst = og + off + (int64_t)i * lm.stride;
-                if (lo <= 0 && lo + N >= VEC) st_pack<T, true>(dst, kb_pack<T>(xf), VEC);
-                else st_range<T>(dst, kb_pack<T>(xf), lo, lo + N);
-            }
-            xv[i] = ld_slot(xg, i, cntn, offn, shn);
-            dv[i] = ld_slot(dg, i, cntn, offn, shn);
-        }
-        cnt = cntn;
-        off = offn;
-        sh = shn;
-        m = mn;
-    }
-
-    /* Pack k's partial: upper half of slot k's windows + lower half of slot
-     * k+1's, summed over the row slots in order. */
-    /* every thread's (every CTA's) windows complete before a neighbour reads them */
-    if (lm.cl > 1) cg::this_cluster().sync();
-    else __syncthreads();
-    if (threadIdx.y == 0) {
-        float *ws = a.ws + slot * a.N;
-#pragma unroll
-        for (int i = 0; i < NV; i++) {
-            if (i >= lm.mine) continue;
-            int ngt = gt + 1, ni = i; /* the next slot's owner and its pack index */
-            if (ngt == G) ngt = 0, ni = i + 1;
-            const int nrank = ngt / tpr, ntid = ngt % tpr;
-            const float *nb = win;
-            if (lm.cl > 1 && nrank != (int)cg::this_cluster().block_rank())
-                nb = cg::this_cluster().map_shared_rank(win, nrank);
-            float v[VEC];
-#pragma unroll
-            for (int j = 0; j < VEC; j++) v[j] = 0.f;
-            for (int r = 0; r < R; r++) {
-                const float *up = plane(r, i) + threadIdx.x;
-#pragma unroll
-                for (int j = 0; j < VEC; j++) {
-                    const float lower = ni < NV ? nb[(r * NV + ni) * W * tpr + j * tpr + ntid] : 0.f;
-                    v[j] += up[(VEC + j) * tpr] + lower;
-                }
-            }
-            float *d = ws + lm.at(i);
-#pragma unroll
-            for (int j = 0; j < VEC; j++)
-                if (j < lm.valid(i)) d[j] = v[j];
-        }
-    }
-    reduce.finish(); /* with a cluster: no CTA leaves while a peer reads its windows */
 }
 
 /* Block-size cap that fits the kernel without spills (ptxas -v): NV <= 2:

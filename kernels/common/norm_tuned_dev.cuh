@@ -160,6 +160,78 @@ __device__ __forceinline__ void ld_w_at(const float *w, int c0, int N, bool w16,
     }
 }
 
+/* ---- realigned packs (backward, N % VEC != 0) --------------------------------
+ * The backward's dw accumulators need a thread to own the same columns on
+ * every row, so its packs stay column packs: pack p = columns [p*VEC,
+ * p*VEC + VEC). On a row shifted by sh, pack p straddles memory slots p and
+ * p+1 (slot k = columns k*VEC - sh + j). Loads and stores stay 128-bit per
+ * slot; a pack is cut from two neighbouring slots by a funnel shift of sh
+ * elements (uniform over the row), the neighbour's slot coming from the
+ * next lane by a shuffle (norm_tuned_bwd.cuh says who loads what). */
+
+/* Elements [s, s + VEC) of the 2*VEC elements a then b, 0 <= s <= VEC. A
+ * barrel of selects on words (s is a runtime value: no register indexing,
+ * so nothing goes to local memory) and, for 16-bit types, a 16-bit funnel
+ * shift. */
+template <typename T> __device__ __forceinline__ uint4 cat_shift(uint4 a, uint4 b, int s)
+{
+    constexpr bool H = sizeof(T) == 2;
+    const int ws = H ? s >> 1 : s; /* whole words, 0..4 */
+    uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+#pragma unroll
+    for (int k = 0; k < 4; k++) w[k] = ws & 4 ? w[k + 4] : w[k];
+#pragma unroll
+    for (int k = 0; k < 6; k++) w[k] = ws & 2 ? w[k + 2] : w[k];
+#pragma unroll
+    for (int k = 0; k < 5; k++) w[k] = ws & 1 ? w[k + 1] : w[k];
+    if (H && (s & 1)) {
+#pragma unroll
+        for (int k = 0; k < 4; k++) w[k] = __funnelshift_r(w[k], w[k + 1], 16);
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+/* v from the next lane (down: lane + 1) or the previous one (up); every
+ * lane of the warp must call it. */
+__device__ __forceinline__ uint4 shfl_pack_down(uint4 v)
+{
+    return make_uint4(__shfl_down_sync(0xffffffffu, v.x, 1), __shfl_down_sync(0xffffffffu, v.y, 1),
+                      __shfl_down_sync(0xffffffffu, v.z, 1), __shfl_down_sync(0xffffffffu, v.w, 1));
+}
+__device__ __forceinline__ uint4 shfl_pack_up(uint4 v)
+{
+    return make_uint4(__shfl_up_sync(0xffffffffu, v.x, 1), __shfl_up_sync(0xffffffffu, v.y, 1),
+                      __shfl_up_sync(0xffffffffu, v.z, 1), __shfl_up_sync(0xffffffffu, v.w, 1));
+}
+
+/* Store column pack o (its first `valid` elements, >= 1) of a row shifted
+ * by sh, through the slots: slot p (at dst) takes the previous pack's last
+ * sh elements (prev, from the previous lane) and o's first VEC - sh; o's
+ * last sh go to slot p+1, written here only when that slot's owner will not
+ * (tail: it is a head, or there is no next pack). A head (lane 0 of a warp;
+ * the row's pack 0 always is one) has no previous pack at hand and writes
+ * only its own elements. Whole slots are one 128-bit store, the rest go
+ * element by element. */
+template <typename T>
+__device__ __forceinline__ void st_realigned(T *dst, uint4 prev, uint4 o, int sh, int valid,
+                                             bool head, bool tail)
+{
+    constexpr int VEC = vec_of<T>();
+    const int own = valid < VEC ? valid : VEC;
+    if (sh == 0) {
+        if (own == VEC) st_pack<T, true>(dst, o, VEC);
+        else st_range<T>(dst, o, 0, own);
+        return;
+    }
+    const uint4 s = cat_shift<T>(prev, o, VEC - sh);
+    const int lo = head ? sh : 0, hi = sh + own < VEC ? sh + own : VEC;
+    if (lo == 0 && hi == VEC) st_pack<T, true>(dst, s, VEC);
+    else st_range<T>(dst, s, lo, hi);
+    const int nt = own - (VEC - sh); /* o's elements in slot p+1 */
+    if (tail && nt > 0)
+        st_range<T>(dst + VEC, cat_shift<T>(o, make_uint4(0u, 0u, 0u, 0u), VEC - sh), 0, nt);
+}
+
 __device__ __forceinline__ void pdl_wait()
 {
     KB_SM90(asm volatile("griddepcontrol.wait;" ::: "memory"));
