@@ -15,8 +15,9 @@ extern "C" {
  * part of the key because the best launch follows the grid as much as the
  * row (measured on the H200: a configuration tuned at 8192x262144 costs
  * 1024x151936 8-13 %, one tuned at 32768x32768 costs 1x32768 up to 30 %).
- * A problem without an entry of its own takes the nearest M within a
- * factor of four (kb_tuned_setup), else the heuristic. */
+ * A problem without an entry of its own takes the entry of an M class
+ * within two powers of two, the larger first (kb_tuned_setup), else the
+ * heuristic. */
 int64_t kb_tune_rows_class(int64_t M); /* M rounded up to a power of two */
 void kb_tune_bucket(kb_dtype dtype, int64_t M, int64_t N, char *buf, size_t len);
 

@@ -208,9 +208,11 @@ static const char *split_entry(char *line, cache_entry *ce)
     }
     for (int i = 0; i < CACHE_FIELDS - 1; i++)
         if (!*ce->f[i]) return "empty field";
-    if (strncmp(ce->f[3], "N<=", 3) != 0 || !strstr(ce->f[3], ",M<="))
-        return "bucket is not N<=n[,unaligned],M<=m (a bucket without M was written by an "
-               "older kbench: re-tune it with ci/tune)";
+    if (strncmp(ce->f[3], "N<=", 3) != 0)
+        return "bucket is not N<=n[,unaligned],M<=m";
+    if (!strstr(ce->f[3], ",M<="))
+        return "bucket without M<= (written before the cache was keyed by M as well as N): "
+               "delete the line, or the file, and tune again (ci/tune)";
     if (!cfg_text_ok(ce->f[4])) return "config is not key=int,key=int,...";
     char *end;
     errno = 0;
@@ -294,8 +296,9 @@ static const char cache_header[] =
     "# One entry per line: gpu|benchmark|dtype|bucket|config|GB/s\n"
     "#   bucket: N rounded up to a power of two; \",unaligned\" when N is not a\n"
     "#   multiple of the 16-byte vector width; then M rounded up to a power of two\n"
-    "#   (\"N<=4096,M<=32768\"). A shape without its own entry takes the nearest M\n"
-    "#   within a factor of 4, else the heuristic. GB/s: measured when tuned.\n"
+    "#   (\"N<=4096,M<=32768\"). A shape without its own entry takes one of the M\n"
+    "#   classes within two powers of two (larger first), else the heuristic.\n"
+    "#   GB/s: measured when tuned.\n"
     "# Edit freely: '#' comments and blank lines are kept; a malformed line is an error.\n";
 
 /* Copies src (may be NULL) into dst replacing k's entry with new_line;
@@ -937,19 +940,37 @@ kb_status kb_tuned_setup(const kb_tune_space *sp, const kb_problem *p, const kb_
             snprintf(st->source, sizeof st->source, "tuned");
         }
     } else if (ctx->tune_cache) {
-        /* This M class's entry, else the nearest within a factor of four
-         * (the larger first: timed on more rows, less noisy); never one
-         * measured further away. k.bucket is `bucket`. */
+        /* This M class's entry, else one of the M classes within two powers
+         * of two, the larger first (timed on more rows, less noisy); never
+         * one further away. An entry this build cannot use does not end the
+         * search; the first such one's reason stays as the note when none
+         * is used. k.bucket is `bucket`. */
         const int64_t mc = kb_tune_rows_class(p->M);
-        const int64_t near[] = {mc, mc * 2, mc / 2, mc * 4, mc / 4};
-        int found = 0;
-        for (size_t i = 0; i < sizeof near / sizeof near[0] && rc == KB_OK && !found; i++) {
+        const int64_t big = (int64_t)1 << 60; /* no overflow in mc * 4 */
+        const int64_t near[] = {mc, mc < big ? mc * 2 : 0, mc / 2, mc < big ? mc * 4 : 0, mc / 4};
+        char note[sizeof st->note] = "";
+        for (size_t i = 0; i < sizeof near / sizeof near[0] && rc == KB_OK; i++) {
             if (near[i] < 1) continue;
+            int found = 0;
+            st->note[0] = '\0';
             kb_tune_bucket(p->dtype, near[i], p->N, bucket, sizeof bucket);
             rc = from_cache(sp, p, ctx, &k, st, &found, e);
-            if (found && i > 0 && strncmp(st->source, "cache", 5) == 0)
-                snprintf(st->note, sizeof st->note, "entry of M<=%lld", (long long)near[i]);
+            if (rc != KB_OK || !found) continue;
+            if (strncmp(st->source, "cache", 5) == 0) { /* used */
+                if (i > 0)
+                    snprintf(st->note, sizeof st->note, "entry of M<=%lld", (long long)near[i]);
+                note[0] = '\0';
+                break;
+            }
+            if (!note[0]) {
+                if (i > 0)
+                    snprintf(note, sizeof note, "%.150s (entry of M<=%lld)", st->note,
+                             (long long)near[i]);
+                else
+                    snprintf(note, sizeof note, "%s", st->note);
+            }
         }
+        if (note[0]) snprintf(st->note, sizeof st->note, "%s", note);
     }
 out:
     if (rc != KB_OK) {

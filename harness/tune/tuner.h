@@ -108,8 +108,9 @@ kb_status kb_tune_search(const kb_tune_space *sp, const kb_problem *p, const kb_
 
 /* Generic kb_impl glue for tuned kernels. setup picks the configuration:
  * ctx->custom_config if given, else the cache entry for (GPU, op, dtype,
- * N bucket) in ctx->tune_cache, else the heuristic; with ctx->tune it first
- * runs the search and stores the winner in the cache. */
+ * bucket: N and M classes, tunekey.h) in ctx->tune_cache, else the
+ * heuristic; with ctx->tune it first runs the search and stores the winner
+ * in the cache. */
 kb_status kb_tuned_setup(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx,
                          void **state, size_t *workspace_bytes, kb_err *e);
 kb_status kb_tuned_run(const kb_problem *p, const kb_tensors *t, void *state, cudaStream_t s,

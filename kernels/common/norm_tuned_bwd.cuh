@@ -16,12 +16,13 @@
  * fixed order, launched with programmatic dependent launch to hide its
  * launch latency: the same bits on every run, no atomics.
  *
- * N % VEC != 0 (AM_SHIFT): x and dy arrive as the row's 128-bit memory
- * slots and are realigned to column packs at the top of the group (the
- * slot after a thread's own comes from the next lane; an edge lane, or the
- * row's last pack, loads it too, so those lanes hold a second register
- * set); dx goes back through the slots, whole slots as 128-bit stores and
- * the two split at each warp boundary element by element.
+ * N % VEC != 0, 16-bit types (AM_SHIFT): x and dy arrive as the row's
+ * 128-bit memory slots and are realigned to column packs at the top of the
+ * group (the slot after a thread's own comes from the next lane; an edge
+ * lane, or the row's last pack, loads it itself, into a second register set
+ * every thread carries: no register cap); dx goes back through the slots,
+ * whole slots as 128-bit stores, element by element the slot split at each
+ * warp boundary and the row's first and last slots.
  *
  * Fallback (reload = 1, any N): dx per row in two passes (bwd_dx_loop), dw
  * by a column-tiled kernel over 256-row chunks (x and dy read again,

@@ -1,5 +1,5 @@
 /* The tuned backend's configuration machinery, CPU only: parse/format,
- * N buckets, the cache file, the coordinate-descent search on synthetic cost
+ * shape buckets, the cache file, the coordinate-descent search on synthetic cost
  * functions and kb_tuned_setup's choice between custom, cache and heuristic. */
 #include <check.h>
 #include <dirent.h>
@@ -287,7 +287,7 @@ static const struct {
     {"NVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024|threads:256|100", "config is not"},
     {"NVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024|threads=2x|100", "config is not"},
     {"NVIDIA H200||bf16|N<=4096,M<=1024|threads=256|100", "empty field"},
-    {"NVIDIA H200|softmax_forward|bf16|N<=4096|threads=256|100", "written by an older kbench"},
+    {"NVIDIA H200|softmax_forward|bf16|N<=4096|threads=256|100", "bucket without M<="},
     {"NVIDIA H200|softmax_forward|bf16|M<=4096|threads=256|100", "bucket is not"},
 };
 
@@ -709,6 +709,25 @@ START_TEST(setup_chooses_custom_cache_heuristic)
     ck_assert_str_eq(buf, "threads=512,rows=1,cluster=2 (cache; entry of M<=4096)");
     describe_of(&ctx, &prob, KB_OK, buf, sizeof buf, &e);
     ck_assert_str_eq(buf, "threads=256,rows=2,cluster=4 (cache)");
+    /* An entry this build cannot use does not end the search: the next M
+     * class's is taken; with none usable, the first one's reason stays. */
+    const kb_tune_key k5 = {"NVIDIA H200", "softmax_forward", "bf16", "N<=262144,M<=2048"};
+    ck_assert_int_eq(kb_tune_cache_store(path, &k5, "threads=256,cluster=64", 1, &e), KB_OK);
+    describe_of(&ctx, &rows2k, KB_OK, buf, sizeof buf, &e);
+    ck_assert_str_eq(buf, "threads=512,rows=1,cluster=2 (cache; entry of M<=4096)");
+    const kb_problem rows64k = {KB_SOFTMAX_FWD, KB_BF16, 65536, 262144};
+    const kb_tune_key k6 = {"NVIDIA H200", "softmax_forward", "bf16", "N<=262144,M<=16384"};
+    ck_assert_int_eq(kb_tune_cache_store(path, &k6, "threads=256,cluster=64", 1, &e), KB_OK);
+    describe_of(&ctx, &rows64k, KB_OK, buf, sizeof buf, &e);
+    ck_assert_msg(strstr(buf, "(heuristic; cached threads=256,cluster=64 unknown") &&
+                      strstr(buf, "(entry of M<=16384)"),
+                  "%s", buf);
+    const kb_tune_key k7 = {"NVIDIA H200", "softmax_forward", "bf16", "N<=262144,M<=65536"};
+    ck_assert_int_eq(kb_tune_cache_store(path, &k7, "threads=128,cluster=64", 1, &e), KB_OK);
+    describe_of(&ctx, &rows64k, KB_OK, buf, sizeof buf, &e);
+    ck_assert_msg(strstr(buf, "(heuristic; cached threads=128,cluster=64 unknown") &&
+                      !strstr(buf, "entry of M<="),
+                  "%s", buf);
 
     /* Another GPU's entries are not used. */
     ctx.gpu_name = "NVIDIA H100";
