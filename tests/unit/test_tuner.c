@@ -655,6 +655,25 @@ static void describe_of(const kb_setup_ctx *ctx, const kb_problem *p, kb_status 
     kb_tuned_teardown(state);
 }
 
+/* A cache entry for softmax_forward bf16 on the H200, GB/s 1. */
+static void put_entry(const char *path, const char *bucket, const char *cfg)
+{
+    kb_err e = {""};
+    const kb_tune_key k = {"NVIDIA H200", "softmax_forward", "bf16", bucket};
+    ck_assert_int_eq(kb_tune_cache_store(path, &k, cfg, 1, &e), KB_OK);
+}
+
+/* softmax_forward bf16 MxN set up under ctx chooses `want` (kb_tuned_describe). */
+static void expect_setup(const kb_setup_ctx *ctx, int64_t M, int64_t N, const char *want)
+{
+    const kb_problem p = {KB_SOFTMAX_FWD, KB_BF16, M, N};
+    char buf[512];
+    kb_err e = {""};
+    describe_of(ctx, &p, KB_OK, buf, sizeof buf, &e);
+    ck_assert_msg(strcmp(buf, want) == 0, "%lldx%lld: got '%s', want '%s'", (long long)M,
+                  (long long)N, buf, want);
+}
+
 START_TEST(setup_chooses_custom_cache_heuristic)
 {
     make_tmpdir();
@@ -695,39 +714,26 @@ START_TEST(setup_chooses_custom_cache_heuristic)
     describe_of(&ctx, &odd, KB_OK, buf, sizeof buf, &e);
     ck_assert_msg(strstr(buf, "(heuristic; cached threads=256,cluster=64 unknown"), "%s", buf);
 
-    /* Another M: the nearest entry within a factor of four, the larger M
-     * first; none that near: the heuristic. */
-    const kb_problem rows2k = {KB_SOFTMAX_FWD, KB_BF16, 2048, 262144};
-    describe_of(&ctx, &rows2k, KB_OK, buf, sizeof buf, &e);
-    ck_assert_str_eq(buf, "threads=256,rows=2,cluster=4 (cache; entry of M<=1024)");
-    const kb_problem rows5k = {KB_SOFTMAX_FWD, KB_BF16, 4097, 262144};
-    describe_of(&ctx, &rows5k, KB_OK, buf, sizeof buf, &e);
-    ck_assert_str_eq(buf, "threads=128,rows=1,cluster=1 (heuristic)");
-    const kb_tune_key k4 = {"NVIDIA H200", "softmax_forward", "bf16", "N<=262144,M<=4096"};
-    ck_assert_int_eq(kb_tune_cache_store(path, &k4, "threads=512,rows=1,cluster=2", 1, &e), KB_OK);
-    describe_of(&ctx, &rows2k, KB_OK, buf, sizeof buf, &e);
-    ck_assert_str_eq(buf, "threads=512,rows=1,cluster=2 (cache; entry of M<=4096)");
-    describe_of(&ctx, &prob, KB_OK, buf, sizeof buf, &e);
-    ck_assert_str_eq(buf, "threads=256,rows=2,cluster=4 (cache)");
-    /* An entry this build cannot use does not end the search: the next M
-     * class's is taken; with none usable, the first one's reason stays. */
-    const kb_tune_key k5 = {"NVIDIA H200", "softmax_forward", "bf16", "N<=262144,M<=2048"};
-    ck_assert_int_eq(kb_tune_cache_store(path, &k5, "threads=256,cluster=64", 1, &e), KB_OK);
-    describe_of(&ctx, &rows2k, KB_OK, buf, sizeof buf, &e);
-    ck_assert_str_eq(buf, "threads=512,rows=1,cluster=2 (cache; entry of M<=4096)");
-    const kb_problem rows64k = {KB_SOFTMAX_FWD, KB_BF16, 65536, 262144};
-    const kb_tune_key k6 = {"NVIDIA H200", "softmax_forward", "bf16", "N<=262144,M<=16384"};
-    ck_assert_int_eq(kb_tune_cache_store(path, &k6, "threads=256,cluster=64", 1, &e), KB_OK);
-    describe_of(&ctx, &rows64k, KB_OK, buf, sizeof buf, &e);
-    ck_assert_msg(strstr(buf, "(heuristic; cached threads=256,cluster=64 unknown") &&
-                      strstr(buf, "(entry of M<=16384)"),
-                  "%s", buf);
-    const kb_tune_key k7 = {"NVIDIA H200", "softmax_forward", "bf16", "N<=262144,M<=65536"};
-    ck_assert_int_eq(kb_tune_cache_store(path, &k7, "threads=128,cluster=64", 1, &e), KB_OK);
-    describe_of(&ctx, &rows64k, KB_OK, buf, sizeof buf, &e);
-    ck_assert_msg(strstr(buf, "(heuristic; cached threads=128,cluster=64 unknown") &&
-                      !strstr(buf, "entry of M<="),
-                  "%s", buf);
+    /* Another M: an M class within two powers of two, the larger first;
+     * none that near: the heuristic. An entry this build cannot use does
+     * not end the search; with none usable, the first one's reason stays
+     * (with its M class when it is not the problem's own). */
+    const int64_t N = 262144;
+    expect_setup(&ctx, 2048, N, "threads=256,rows=2,cluster=4 (cache; entry of M<=1024)");
+    expect_setup(&ctx, 4097, N, "threads=128,rows=1,cluster=1 (heuristic)");
+    put_entry(path, "N<=262144,M<=4096", "threads=512,rows=1,cluster=2");
+    expect_setup(&ctx, 2048, N, "threads=512,rows=1,cluster=2 (cache; entry of M<=4096)");
+    expect_setup(&ctx, 1024, N, "threads=256,rows=2,cluster=4 (cache)");
+    put_entry(path, "N<=262144,M<=2048", "threads=256,cluster=64");
+    expect_setup(&ctx, 2048, N, "threads=512,rows=1,cluster=2 (cache; entry of M<=4096)");
+    put_entry(path, "N<=262144,M<=16384", "threads=256,cluster=64");
+    expect_setup(&ctx, 65536, N,
+                 "threads=128,rows=1,cluster=1 (heuristic; cached threads=256,cluster=64 unknown "
+                 "to this build (entry of M<=16384))");
+    put_entry(path, "N<=262144,M<=65536", "threads=128,cluster=64");
+    expect_setup(&ctx, 65536, N,
+                 "threads=128,rows=1,cluster=1 (heuristic; cached threads=128,cluster=64 unknown "
+                 "to this build)");
 
     /* Another GPU's entries are not used. */
     ctx.gpu_name = "NVIDIA H100";
