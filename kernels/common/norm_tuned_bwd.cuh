@@ -154,11 +154,6 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
         off = start - sh + lm.first;
         st = ld_stats<LN>(a, row, ok);
     };
-    /* SH: the slot at flat f (partial at the end of the tensor). */
-    auto ld_slot = [&](const T *g, int64_t f) {
-        if (f + VEC <= total) return ld_pack<T, true, true>(g + f, VEC);
-        return ld_pack<T, false, true>(g + f, (int)(total - f));
-    };
     auto load = [&](uint4 &xd, uint4 &dd, uint4 &xe, uint4 &de, int i, int cnt, int64_t off,
                     int sh) {
         xd = dd = make_uint4(0u, 0u, 0u, 0u);
@@ -166,11 +161,11 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
         if (i < cnt) {
             if constexpr (SH) {
                 const int64_t f = off + i * lm.stride;
-                xd = ld_slot(xg, f);
-                dd = ld_slot(dg, f);
+                xd = ld_slot<T, true>(xg, f, total);
+                dd = ld_slot<T, true>(dg, f, total);
                 if (extra(i, sh)) {
-                    xe = ld_slot(xg, f + VEC);
-                    de = ld_slot(dg, f + VEC);
+                    xe = ld_slot<T, true>(xg, f + VEC, total);
+                    de = ld_slot<T, true>(dg, f + VEC, total);
                 }
             } else {
                 xd = ld_pack<T, AL, true>(xg + off + i * lm.stride, lm.valid(i));
@@ -242,6 +237,9 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
         const float mgx = s[0] / n, mg = LN ? s[V - 1] / n : 0.f;
 #pragma unroll
         for (int i = 0; i < NV; i++) {
+            /* dx written out in both branches: one shared computation moves
+             * two aligned instantiations' registers (ci/sass-diff), and the
+             * aligned kernels keep the machine code the H200 verified. */
             if constexpr (SH) {
                 uint4 o = make_uint4(0u, 0u, 0u, 0u);
                 if (i < cnt) {

@@ -33,16 +33,16 @@ constexpr int kMaxCluster = KB_MAX_CLUSTER;
 template <typename T> constexpr int vec_of() { return (int)(16 / sizeof(T)); }
 
 /* ---- device helpers --------------------------------------------------------- */
-/* A pack = VEC consecutive elements of a row (16 bytes), held in registers
- * as one raw uint4 (kb_cuda.cuh: half the registers of fp32 for 16-bit
- * types) and converted by kb_unpack / kb_pack when used. AL: the pack is
- * 16-byte aligned (one 128-bit access); otherwise element accesses, of
- * which only the first `valid` exist (the row's last pack may be partial). */
 /* How a kernel reaches a row's elements: one element per access (any
  * pointer), 128-bit packs (N % VEC == 0, 16-byte aligned pointers), or
  * 128-bit slots of a shifted row (aligned pointers, any N; below). */
 enum { AM_ELEM = 0, AM_AL, AM_SHIFT };
 
+/* A pack = VEC consecutive elements of a row (16 bytes), held in registers
+ * as one raw uint4 (kb_cuda.cuh: half the registers of fp32 for 16-bit
+ * types) and converted by kb_unpack / kb_pack when used. AL: the pack is
+ * 16-byte aligned (one 128-bit access); otherwise element accesses, of
+ * which only the first `valid` exist (the row's last pack may be partial). */
 template <typename T>
 using bits_t = typename std::conditional<sizeof(T) == 2, uint16_t, uint32_t>::type;
 
@@ -107,6 +107,15 @@ __device__ __forceinline__ void ld_w(const float *p, int valid, bool w16, float 
  * lo = sh - k*VEC, hi = lo + N. Loads and stores of x and y stay 128-bit
  * (the edge slots' neighbour elements are read, zeroed, and never written);
  * only w, small and L1-resident, is read at a per-row column shift. */
+
+/* The slot at flat index f of a tensor of `total` elements: one 128-bit
+ * load, or element loads where the tensor ends inside the slot. */
+template <typename T, bool STREAM>
+__device__ __forceinline__ uint4 ld_slot(const T *g, int64_t f, int64_t total)
+{
+    if (f + vec_of<T>() <= total) return ld_pack<T, true, STREAM>(g + f, vec_of<T>());
+    return ld_pack<T, false, STREAM>(g + f, (int)(total - f));
+}
 
 /* Zero the elements of v outside [lo, hi). */
 template <typename T> __device__ __forceinline__ uint4 mask_pack(uint4 v, int lo, int hi)

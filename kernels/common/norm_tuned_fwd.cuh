@@ -221,8 +221,7 @@ template <typename T, bool LN, int MODE> __global__ void fwd_loop(const fwd_args
             if constexpr (MODE == AM_AL) {
                 r = ld_pack<T, true, false>(x + f0, VEC);
             } else if constexpr (MODE == AM_SHIFT) {
-                r = f0 + VEC <= total ? ld_pack<T, true, false>(x + f0, VEC)
-                                      : ld_pack<T, false, false>(x + f0, (int)(total - f0));
+                r = ld_slot<T, false>(x, f0, total);
                 if (lo > 0 || lo + N < VEC) r = mask_pack<T>(r, lo, lo + N);
             } else {
                 r = ld_pack<T, false, false>(x + f0, 1);
