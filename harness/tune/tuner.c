@@ -926,9 +926,20 @@ kb_status kb_tuned_setup(const kb_tune_space *sp, const kb_problem *p, const kb_
     kb_tune_bucket(p->dtype, p->M, p->N, bucket, sizeof bucket);
     const kb_tune_key k = {gpu, sp->op, kb_dtype_name(p->dtype), bucket};
     if (ctx->tune) {
-        kb_tune_cfg best;
+        /* The search starts at this bucket's own cache entry when this build
+         * can run it, else at the heuristic: the descent only moves to
+         * faster configurations, so re-tuning (after a kernel gained a
+         * parameter, say) ends no slower than the entry it replaces. */
+        kb_tune_cfg best, start = st->cfg;
         double gbps = 0;
-        rc = run_search(sp, p, ctx, &st->cfg, &best, &gbps, e);
+        if (ctx->tune_cache) {
+            int found = 0;
+            tuned_state probe = *st;
+            rc = from_cache(sp, p, ctx, &k, &probe, &found, e);
+            if (rc != KB_OK) goto out;
+            if (found && strncmp(probe.source, "cache", 5) == 0) start = probe.cfg;
+        }
+        rc = run_search(sp, p, ctx, &start, &best, &gbps, e);
         if (rc != KB_OK) goto out;
         st->cfg = best;
         if (ctx->tune_cache) {

@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define KB_TUNE_MAX_PARAMS 6
+#define KB_TUNE_MAX_PARAMS 7
 #define KB_TUNE_MAX_CHOICES 12
 
 typedef struct {
@@ -39,8 +39,9 @@ typedef struct kb_tune_space {
                         cudaStream_t s, kb_err *e);
     /* Kernels one launch of c enqueues (kb_impl.kernels); NULL: 1. */
     int (*kernels)(const kb_problem *p, const kb_tune_cfg *c);
-    /* Resets parameters that do not matter for the rest of c to their first
-     * choice, so that two texts of one kernel are one configuration: parsed
+    /* Resets parameters that do not matter for the rest of c to one
+     * representative choice (the first, or the one whose kernel c runs), so
+     * that two texts of one kernel are one configuration: parsed
      * texts (cache, --tuned-config) and the search's candidates pass through
      * it (no kernel timed twice, no config column naming a choice that did
      * not run). NULL: every parameter always matters. */
@@ -86,7 +87,7 @@ typedef kb_status (*kb_tune_cost_fn)(void *arg, const kb_tune_cfg *c, double *co
  * move (pairs first), then of parameter index. Only those sp->valid accepts
  * (pruned before any timing). Writes at most max into out; returns the
  * count written. */
-#define KB_TUNE_MAX_DIAGONALS 729 /* 3^KB_TUNE_MAX_PARAMS */
+#define KB_TUNE_MAX_DIAGONALS 2187 /* 3^KB_TUNE_MAX_PARAMS */
 int kb_tune_diagonals(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx,
                       const kb_tune_cfg *c, kb_tune_cfg *out, int max);
 

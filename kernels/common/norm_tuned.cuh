@@ -25,6 +25,10 @@
  *            fewer registers, more CTAs per SM)
  *   reload   0: row held in registers; 1: fallback re-reading the row (one
  *            CTA of `threads` per row, rows == cluster == 1)
+ *   hint     forward: cache operators of x's loads and y's stores, as the
+ *            tuned GLU's (0: evict-first both, 1: evict-first loads, plain
+ *            stores, 2: plain both; the reload loop's loads are always
+ *            read-only-path loads, so there 2 is 1)
  * NV, the 16-byte packs a thread holds per tensor, is derived, not tuned:
  * the smallest compiled value >= ceil(N / (tpr*CL*VEC)), VEC = 16/sizeof(T).
  * Compiled: forward 1,2,3,4,6,8,12,16 (db: up to 8); backward 1,2,3,4,6,8.
@@ -63,7 +67,7 @@
 namespace {
 
 /* ---- parameters ------------------------------------------------------------ */
-enum { P_THREADS = 0, P_ROWS, P_CLUSTER, P_OCC, P_FWD_DB = 4, P_BWD_ACC = 4, P_RELOAD };
+enum { P_THREADS = 0, P_ROWS, P_CLUSTER, P_OCC, P_FWD_DB = 4, P_BWD_ACC = 4, P_RELOAD, P_FWD_HINT };
 
 #define NT_THREADS_CHOICES {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}
 #define NT_ROWS_CHOICES {1, 2, 4, 8, 16, 32, 64, 128}
@@ -74,10 +78,12 @@ constexpr int kOccAll = 32; /* occ value meaning "as many CTAs as fit" */
 
 /* kb_tune_space initialisers for the .cu files. */
 #define KB_NORM_FWD_SPACE(opname, ln)                                                      \
-    {opname, 6, {"threads", "rows", "cluster", "occ", "db", "reload"}, {11, 8, 5, 10, 2, 2},  \
+    {opname, 7, {"threads", "rows", "cluster", "occ", "db", "reload", "hint"},               \
+     {11, 8, 5, 10, 2, 2, 3},                                                              \
      {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, NT_FWD_OCC_CHOICES, {0, 1},   \
-      {0, 1}},                                                                             \
-     nt_heuristic<ln, false>, nt_fwd_valid<ln>, nullptr, nt_fwd_launch<ln>, nullptr}
+      {0, 1}, {0, 1, 2}},                                                                  \
+     nt_heuristic<ln, false>, nt_fwd_valid<ln>, nullptr, nt_fwd_launch<ln>, nullptr,        \
+     nt_fwd_canon}
 #define KB_NORM_BWD_SPACE(opname, ln)                                                    \
     {opname, 6, {"threads", "rows", "cluster", "occ", "acc", "reload"}, {11, 8, 5, 9, 2, 2}, \
      {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, NT_OCC_CHOICES, {0, 1}, {0, 1}}, \
@@ -280,6 +286,13 @@ inline bool nt_shape_for(const kb_problem *p, int nvt, int longt, int *tpr, int 
 
 
 template <bool LN> int nt_fwd_valid(const kb_problem *, const kb_setup_ctx *, const kb_tune_cfg *);
+
+/* The reload loop's loads ignore the hint (fwd_loop): hint 2 is hint 1's
+ * kernel there, so the search times it once. */
+inline void nt_fwd_canon(kb_tune_cfg *c)
+{
+    if (c->v[P_RELOAD] && c->v[P_FWD_HINT] == 2) c->v[P_FWD_HINT] = 1;
+}
 template <bool LN> int nt_bwd_valid(const kb_problem *, const kb_setup_ctx *, const kb_tune_cfg *);
 
 /* The first valid of a list of (packs per thread, db, CTA size cap) for the
@@ -424,7 +437,7 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
      * any other base pointer runs the element-wise loop. */
     const bool ptr16 = kb_aligned16(t->x) && kb_aligned16(t->w) && kb_aligned16(t->out);
     const bool v16 = p->N % vec == 0 && ptr16;
-    fwd_args a = {t->x, t->w, t->out, p->M, p->N, p->M, 1};
+    fwd_args a = {t->x, t->w, t->out, p->M, p->N, p->M, 1, c->v[P_FWD_HINT]};
     if (c->v[P_RELOAD] || !ptr16) {
         const int lt = c->v[P_RELOAD] ? tpr : 256;
         if (lt < 32 || lt > 1024 || lt % 32)

@@ -100,6 +100,23 @@ __device__ __forceinline__ void ld_w(const float *p, int valid, bool w16, float 
     }
 }
 
+/* The forward's cache operators for whole 16-byte packs of x and y (the
+ * tuner's `hint`, as the tuned GLU's): 0 evict-first (.cs) loads and stores,
+ * 1 evict-first loads and plain write-back stores, 2 plain loads (read-only
+ * path) and stores. Which is faster depends on the kernel and the shape: a
+ * kernel that re-reads rows from L2 wants the output kept out of L2, a pure
+ * stream does not (kernels/README.md, "Store cache operators"). Partial
+ * packs at a row's or the tensor's edge keep their element accesses. */
+template <typename T> __device__ __forceinline__ uint4 ld_hint(const T *p, int hint)
+{
+    return hint == 2 ? kb_ld128(p) : kb_ld128_stream(p);
+}
+template <typename T> __device__ __forceinline__ void st_hint(T *p, uint4 v, int hint)
+{
+    if (hint) kb_st128(p, v);
+    else kb_st128_stream(p, v);
+}
+
 /* ---- shifted slots (N % VEC != 0) -------------------------------------------
  * A row starting at flat index row*N sits sh = (row*N) % VEC elements past a
  * 16-byte boundary. Its slots are the aligned 16-byte runs from row*N - sh:

@@ -3,10 +3,11 @@
  * fwd_reg: a CTA (or cluster) loops over groups of R rows, g = its index,
  * g += the number of CTAs (clusters); the grid is either one CTA per group
  * or persistent (SMs x occupancy), see the launch. A thread holds its NV
- * packs of the row raw in registers (128-bit __ldcs loads); RMS: sum of
- * squares; LN: mean, then the centred sum of squares from the registers
- * (exact two-pass); rstd = 1/sqrt(s/N + eps); y = (x - mean) * rstd * w
- * streamed out (__stcs), w (fp32) by 128-bit __ldg (L1).
+ * packs of the row raw in registers (128-bit loads); RMS: sum of squares;
+ * LN: mean, then the centred sum of squares from the registers (exact
+ * two-pass); rstd = 1/sqrt(s/N + eps); y = (x - mean) * rstd * w stored
+ * 128-bit, w (fp32) by 128-bit __ldg (L1). x's loads and y's stores take
+ * the tuner's cache operators (`hint`: ld_hint, st_hint).
  * The next group's packs are in flight while this one is reduced and
  * written, so a CTA always has loads outstanding:
  *   DB = false (rolling): pack i of the next group is loaded into pack i's
@@ -21,7 +22,9 @@
  * exchange across a cluster.
  *
  * fwd_loop (any N): one CTA per row, the row re-read per pass (RMS 2,
- * LN 3; L1/L2 serve the re-reads while rows in flight fit in them). */
+ * LN 3; L1/L2 serve the re-reads while rows in flight fit in them). Its
+ * loads stay on the read-only path whatever the hint (the re-reads need
+ * the lines cached); y's stores follow the hint. */
 #ifndef KB_NORM_TUNED_FWD_CUH
 #define KB_NORM_TUNED_FWD_CUH
 
@@ -35,6 +38,7 @@ struct fwd_args {
     void *y;
     int64_t M, N, ngroups; /* ngroups = ceil(M / R) (register kernel), M (fallback) */
     int cl;
+    int hint; /* cache operators of x's and y's whole packs (ld_hint, st_hint) */
 };
 
 /* The kernel body; fwd_reg below wraps it with or without a register cap.
@@ -82,7 +86,7 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
             return;
         }
         const int64_t f0 = off + (int64_t)i * lm.stride;
-        if (AL || f0 + VEC <= total) dst = ld_pack<T, true, true>(x + f0, VEC);
+        if (AL || f0 + VEC <= total) dst = ld_hint(x + f0, a.hint);
         else dst = ld_pack<T, false, true>(x + f0, (int)(total - f0)); /* end of x */
         if constexpr (!AL) {
             const int lo = lo_of(i, sh);
@@ -148,7 +152,7 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
 #pragma unroll
                 for (int j = 0; j < VEC; j++) f[j] = (f[j] - mean) * rstd * wv[j];
                 T *dst = y + off + (int64_t)i * lm.stride;
-                if (AL || (lo <= 0 && lo + N >= VEC)) st_pack<T, true>(dst, kb_pack<T>(f), VEC);
+                if (AL || (lo <= 0 && lo + N >= VEC)) st_hint(dst, kb_pack<T>(f), a.hint);
                 else st_range<T>(dst, kb_pack<T>(f), lo, lo + N);
             }
             if constexpr (DB) xv[i] = xn[i];
@@ -260,7 +264,7 @@ template <typename T, bool LN, int MODE> __global__ void fwd_loop(const fwd_args
             T *dst = y + base + (int64_t)k * VEC;
             if constexpr (MODE == AM_ELEM) st_pack<T, false>(dst, kb_pack<T>(f), 1);
             else if (MODE == AM_AL || (lo <= 0 && lo + N >= VEC))
-                st_pack<T, true>(dst, kb_pack<T>(f), VEC);
+                st_hint(dst, kb_pack<T>(f), a.hint);
             else st_range<T>(dst, kb_pack<T>(f), lo, lo + N);
         }
     }
