@@ -273,6 +273,14 @@ __device__ __forceinline__ void kb_st_raw(T *p, const kb_raw<T, V> &r)
         kb_st_op<STREAM>(reinterpret_cast<unsigned short *>(p), (unsigned short)r.w[0]);
     }
 }
+/* The store's cache operator chosen at run time: a tuning parameter (the
+ * tuned softmax's `hint`: 0 evict-first, 1 plain), one kernel for both. */
+template <typename T, int V>
+__device__ __forceinline__ void kb_st_raw_hint(T *p, const kb_raw<T, V> &r, int hint)
+{
+    if (hint) kb_st_raw<T, V, false>(p, r);
+    else kb_st_raw<T, V, true>(p, r);
+}
 
 /* Interior slot j of the row when ok, else every element = fill. */
 template <typename T, int V, kb_cache C>

@@ -28,7 +28,9 @@
  *   hint     forward: cache operators of x's loads and y's stores, as the
  *            tuned GLU's (0: evict-first both, 1: evict-first loads, plain
  *            stores, 2: plain both; the reload loop's loads are always
- *            read-only-path loads, so there 2 is 1)
+ *            read-only-path loads, so there 2 is 1);
+ *            backward: dx's stores in the aligned register kernel, 0
+ *            evict-first, 1 plain (the others keep evict-first)
  * NV, the 16-byte packs a thread holds per tensor, is derived, not tuned:
  * the smallest compiled value >= ceil(N / (tpr*CL*VEC)), VEC = 16/sizeof(T).
  * Compiled: forward 1,2,3,4,6,8,12,16 (db: up to 8); backward 1,2,3,4,6,8.
@@ -67,7 +69,7 @@
 namespace {
 
 /* ---- parameters ------------------------------------------------------------ */
-enum { P_THREADS = 0, P_ROWS, P_CLUSTER, P_OCC, P_FWD_DB = 4, P_BWD_ACC = 4, P_RELOAD, P_FWD_HINT };
+enum { P_THREADS = 0, P_ROWS, P_CLUSTER, P_OCC, P_FWD_DB = 4, P_BWD_ACC = 4, P_RELOAD, P_FWD_HINT = 6, P_BWD_HINT = 6 };
 
 #define NT_THREADS_CHOICES {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}
 #define NT_ROWS_CHOICES {1, 2, 4, 8, 16, 32, 64, 128}
@@ -85,10 +87,12 @@ constexpr int kOccAll = 32; /* occ value meaning "as many CTAs as fit" */
      nt_heuristic<ln, false>, nt_fwd_valid<ln>, nullptr, nt_fwd_launch<ln>, nullptr,        \
      nt_fwd_canon}
 #define KB_NORM_BWD_SPACE(opname, ln)                                                    \
-    {opname, 6, {"threads", "rows", "cluster", "occ", "acc", "reload"}, {11, 8, 5, 9, 2, 2}, \
-     {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, NT_OCC_CHOICES, {0, 1}, {0, 1}}, \
+    {opname, 7, {"threads", "rows", "cluster", "occ", "acc", "reload", "hint"},             \
+     {11, 8, 5, 9, 2, 2, 2},                                                               \
+     {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, NT_OCC_CHOICES, {0, 1}, {0, 1}, \
+      {0, 1}},                                                                             \
      nt_heuristic<ln, true>, nt_bwd_valid<ln>, nt_bwd_workspace<ln>, nt_bwd_launch<ln>,   \
-     nt_bwd_kernels}
+     nt_bwd_kernels, nt_bwd_canon}
 
 constexpr int kFwdNV[] = {1, 2, 3, 4, 6, 8, 12, 16};
 constexpr int kFwdDbNV[] = {1, 2, 3, 4, 6, 8};
@@ -100,12 +104,12 @@ constexpr int kBwdNV[] = {1, 2, 3, 4, 6, 8};
  * kernels every table instantiates (the single-buffered forward adds 12, 16). */
 #define NT_EACH_NV(X) X(1) X(2) X(3) X(4) X(6) X(8)
 
-template <typename T, bool LN, bool AL> fwd_fn fwd_reg_for(int nv, bool db)
+template <typename T, bool LN, bool AL, int H> fwd_fn fwd_reg_for(int nv, bool db)
 {
 #define NT_FWD_DB(NV)                                                                      \
-    case NV: return fwd_reg<T, LN, NV, AL, true>();
+    case NV: return fwd_reg<T, LN, NV, AL, true, H>();
 #define NT_FWD(NV)                                                                         \
-    case NV: return fwd_reg<T, LN, NV, AL, false>();
+    case NV: return fwd_reg<T, LN, NV, AL, false, H>();
     if (db) switch (nv) {
         NT_EACH_NV(NT_FWD_DB)
         default: return nullptr;
@@ -120,10 +124,10 @@ template <typename T, bool LN, bool AL> fwd_fn fwd_reg_for(int nv, bool db)
 #undef NT_FWD
 }
 
-template <typename T, bool LN, int AM, bool SACC> bwd_fn bwd_reg_for(int nv)
+template <typename T, bool LN, int AM, bool SACC, int H> bwd_fn bwd_reg_for(int nv)
 {
 #define NT_BWD(NV)                                                                         \
-    case NV: return bwd_reg<T, LN, NV, AM, SACC>();
+    case NV: return bwd_reg<T, LN, NV, AM, SACC, H>();
     switch (nv) {
     NT_EACH_NV(NT_BWD)
     default: return nullptr;
@@ -131,40 +135,49 @@ template <typename T, bool LN, int AM, bool SACC> bwd_fn bwd_reg_for(int nv)
 #undef NT_BWD
 }
 
-/* vec: N % VEC == 0 (aligned packs), else shifted slots. */
-template <bool LN> fwd_fn fwd_reg_kernel(kb_dtype d, int nv, bool vec, bool db)
+/* vec: N % VEC == 0 (aligned packs), else shifted slots; hint: the cache
+ * operators (0, 1, 2; shifted slots only 0). nullptr: not instantiated. */
+template <bool LN> fwd_fn fwd_reg_kernel(kb_dtype d, int nv, bool vec, bool db, int hint)
 {
     fwd_fn f = nullptr;
     KB_DISPATCH(d, T, {
-        f = vec ? fwd_reg_for<T, LN, true>(nv, db) : fwd_reg_for<T, LN, false>(nv, db);
+        if (!vec) f = hint == 0 ? fwd_reg_for<T, LN, false, 0>(nv, db) : nullptr;
+        else if (hint == 0) f = fwd_reg_for<T, LN, true, 0>(nv, db);
+        else if (hint == 1) f = fwd_reg_for<T, LN, true, 1>(nv, db);
+        else if (hint == 2) f = fwd_reg_for<T, LN, true, 2>(nv, db);
     });
     return f;
 }
-/* am: nt_bwd_am's choice. */
-template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc)
+/* am: nt_bwd_am's choice; hint: dx's stores (0, 1; AM_AL only 1). */
+template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, int hint)
 {
     bwd_fn f = nullptr;
-#define NT_BWD_AM(AM)                                                                      \
-    f = sacc ? bwd_reg_for<T, LN, AM, true>(nv) : bwd_reg_for<T, LN, AM, false>(nv)
+    if (hint != 0 && (hint != 1 || am != AM_AL)) return nullptr;
+#define NT_BWD_AM(AM, H)                                                                   \
+    f = sacc ? bwd_reg_for<T, LN, AM, true, H>(nv) : bwd_reg_for<T, LN, AM, false, H>(nv)
     KB_DISPATCH(d, T, {
-        if (am == AM_AL) NT_BWD_AM(AM_AL);
-        else if constexpr (sizeof(T) == 2) { /* nt_bwd_am: 16-bit types only */
-            if (am == AM_SHIFT) NT_BWD_AM(AM_SHIFT);
-            else NT_BWD_AM(AM_ELEM);
+        if (am == AM_AL) {
+            if (hint) NT_BWD_AM(AM_AL, 1);
+            else NT_BWD_AM(AM_AL, 0);
+        } else if constexpr (sizeof(T) == 2) { /* nt_bwd_am: 16-bit types only */
+            if (am == AM_SHIFT) NT_BWD_AM(AM_SHIFT, 0);
+            else NT_BWD_AM(AM_ELEM, 0);
         }
-        else NT_BWD_AM(AM_ELEM);
+        else NT_BWD_AM(AM_ELEM, 0);
     });
 #undef NT_BWD_AM
     return f;
 }
 
 /* ptr16: 16-byte aligned base pointers; al: and N % VEC == 0. */
-template <bool LN> fwd_fn fwd_loop_kernel(kb_dtype d, bool ptr16, bool al)
+/* hint: y's stores, 0 or 1 (2 is canonicalised to 1), AM_AL only 1. */
+template <bool LN> fwd_fn fwd_loop_kernel(kb_dtype d, bool ptr16, bool al, int hint)
 {
     fwd_fn f = nullptr;
+    if (hint != 0 && (hint != 1 || !al)) return nullptr;
     KB_DISPATCH(d, T, {
-        f = al ? fwd_loop<T, LN, AM_AL>
-               : ptr16 ? fwd_loop<T, LN, AM_SHIFT> : fwd_loop<T, LN, AM_ELEM>;
+        f = al ? (hint ? fwd_loop<T, LN, AM_AL, 1> : fwd_loop<T, LN, AM_AL, 0>)
+               : ptr16 ? fwd_loop<T, LN, AM_SHIFT, 0> : fwd_loop<T, LN, AM_ELEM, 0>;
     });
     return f;
 }
@@ -293,6 +306,11 @@ inline void nt_fwd_canon(kb_tune_cfg *c)
 {
     if (c->v[P_RELOAD] && c->v[P_FWD_HINT] == 2) c->v[P_FWD_HINT] = 1;
 }
+/* The reload kernels' stores ignore the backward's hint. */
+inline void nt_bwd_canon(kb_tune_cfg *c)
+{
+    if (c->v[P_RELOAD]) c->v[P_BWD_HINT] = 0;
+}
 template <bool LN> int nt_bwd_valid(const kb_problem *, const kb_setup_ctx *, const kb_tune_cfg *);
 
 /* The first valid of a list of (packs per thread, db, CTA size cap) for the
@@ -411,14 +429,15 @@ int nt_fwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     const size_t optin = ctx ? ctx->smem_optin : 0;
     if (p->M < 1 || p->N < 1 || c->v[P_OCC] < 0) return 0;
     if (c->v[P_RELOAD])
-        return tpr >= 32 && tpr <= 1024 && rows == 1 && cl == 1;
+        return tpr >= 32 && tpr <= 1024 && rows == 1 && cl == 1 &&
+               fwd_loop_kernel<LN>(p->dtype, true, p->N % vec == 0, c->v[P_FWD_HINT]);
     if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
     const int64_t span = nt_fwd_span(p->N, vec);
     const int nv = db ? nt_pick_nv(span, tpr, cl, vec, kFwdDbNV)
                       : nt_pick_nv(span, tpr, cl, vec, kFwdNV);
     if (!nv) return 0;
     const void *fn = reinterpret_cast<const void *>(
-        fwd_reg_kernel<LN>(p->dtype, nv, p->N % vec == 0, db));
+        fwd_reg_kernel<LN>(p->dtype, nv, p->N % vec == 0, db, c->v[P_FWD_HINT]));
     if (!fn || !nt_kernel_fits(fn, tpr * rows, 0, optin)) return 0;
     if (cl > 1 && kb_active_clusters(fn, dim3((unsigned)tpr, 1), 0, cl) < 1) return 0;
     return 1;
@@ -437,19 +456,22 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
      * any other base pointer runs the element-wise loop. */
     const bool ptr16 = kb_aligned16(t->x) && kb_aligned16(t->w) && kb_aligned16(t->out);
     const bool v16 = p->N % vec == 0 && ptr16;
-    fwd_args a = {t->x, t->w, t->out, p->M, p->N, p->M, 1, c->v[P_FWD_HINT]};
+    fwd_args a = {t->x, t->w, t->out, p->M, p->N, p->M, 1};
+    /* The hint concerns whole aligned packs: other access modes ignore it. */
+    const int hint = v16 ? c->v[P_FWD_HINT] : 0;
     if (c->v[P_RELOAD] || !ptr16) {
         const int lt = c->v[P_RELOAD] ? tpr : 256;
         if (lt < 32 || lt > 1024 || lt % 32)
             return NT_FAIL(e, KB_ERR_ARG, p, what, "reload needs 32..1024 threads, not %d", lt);
-        return nt_launch(p, what, e, fwd_loop_kernel<LN>(p->dtype, ptr16, v16), dim3(nt_grid(p->M, 1)),
+        return nt_launch(p, what, e, fwd_loop_kernel<LN>(p->dtype, ptr16, v16, hint > 1 ? 1 : hint),
+                         dim3(nt_grid(p->M, 1)),
                          dim3((unsigned)lt), 0, 1, false, s, a);
     }
     const int64_t span = nt_fwd_span(p->N, vec);
     const int nv = db ? nt_pick_nv(span, tpr, cl, vec, kFwdDbNV)
                       : nt_pick_nv(span, tpr, cl, vec, kFwdNV);
     const fwd_fn fn = nv && occ >= 0 && nt_shape_ok(p, tpr, rows, cl)
-                          ? fwd_reg_kernel<LN>(p->dtype, nv, v16, db)
+                          ? fwd_reg_kernel<LN>(p->dtype, nv, v16, db, hint)
                           : nullptr;
     if (!fn)
         return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
@@ -516,7 +538,8 @@ int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     const size_t smem = nt_bwd_smem(p, c, nv);
     const int am = nt_bwd_am(p->dtype, p->N, true); /* cudaMalloc'd tensors */
     const void *fn =
-        reinterpret_cast<const void *>(bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC]));
+        reinterpret_cast<const void *>(bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC],
+                                                           c->v[P_BWD_HINT]));
     if (!fn || !nt_kernel_fits(fn, tpr * rows, smem, optin)) return 0;
     if (cl > 1 && kb_active_clusters(fn, dim3((unsigned)tpr, 1), smem, cl) < 1) return 0;
     if (cl == 1) { /* what the launch will ask: at least one resident CTA */
@@ -597,10 +620,11 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     }
 
     const int nv = nt_pick_nv(p->N, tpr, cl, vec, kBwdNV);
+    /* The hint concerns whole aligned packs: other access modes ignore it. */
+    const int am = nt_bwd_am(p->dtype, p->N, ptr16);
     const bwd_fn fn = nv && nt_shape_ok(p, tpr, rows, cl)
-                          ? bwd_reg_kernel<LN>(p->dtype, nv,
-                                               nt_bwd_am(p->dtype, p->N, ptr16),
-                                               c->v[P_BWD_ACC])
+                          ? bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC],
+                                               am == AM_AL ? c->v[P_BWD_HINT] : 0)
                           : nullptr;
     if (!fn)
         return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,

@@ -73,9 +73,10 @@ __device__ __forceinline__ float bwd_dx(const row_stats &m, float x, float d, fl
  * registers, more CTAs per SM, at one shared read-modify-write per pack and
  * row. Otherwise they are registers and, with R > 1, shared memory (N
  * floats, overlaying the w slice at the end) serves the final in-order sum
- * over the row slots. This is the kernel body; bwd_reg below wraps it with
- * or without a register cap. */
-template <typename T, bool LN, int NV, int AM, bool SACC>
+ * over the row slots. H: dx's 16-byte stores (AM_AL only), 0 evict-first,
+ * 1 plain (the tuner's `hint`). This is the kernel body; bwd_reg below
+ * wraps it with or without a register cap. */
+template <typename T, bool LN, int NV, int AM, bool SACC, int H>
 __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
 {
     constexpr bool AL = AM == AM_AL, SH = AM == AM_SHIFT;
@@ -260,7 +261,8 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
                 get_w(i, wv);
 #pragma unroll
                 for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
-                st_pack<T, AL>(og + off + i * lm.stride, kb_pack<T>(xf), lm.valid(i));
+                if constexpr (AL) st_hint<H>(og + off + i * lm.stride, kb_pack<T>(xf));
+                else st_pack<T, false>(og + off + i * lm.stride, kb_pack<T>(xf), lm.valid(i));
             }
             load(xv[i], dv[i], xe[SH ? i : 0], de[SH ? i : 0], i, cntn, offn, shn);
         }
@@ -329,25 +331,25 @@ template <int NV, int AM, bool SACC> constexpr int bwd_cap()
     return AM != AM_AL ? 0 : NV <= 2 ? 1024 : NV == 3 || (SACC && NV == 4) ? 768 : 0;
 }
 
-template <int MAXT, typename T, bool LN, int NV, int AM, bool SACC>
+template <int MAXT, typename T, bool LN, int NV, int AM, bool SACC, int H>
 __global__ void __launch_bounds__(MAXT) bwd_reg_cap(const bwd_args a)
 {
-    bwd_reg_body<T, LN, NV, AM, SACC>(a);
+    bwd_reg_body<T, LN, NV, AM, SACC, H>(a);
 }
 
-template <typename T, bool LN, int NV, int AM, bool SACC>
+template <typename T, bool LN, int NV, int AM, bool SACC, int H>
 __global__ void bwd_reg_free(const bwd_args a)
 {
-    bwd_reg_body<T, LN, NV, AM, SACC>(a);
+    bwd_reg_body<T, LN, NV, AM, SACC, H>(a);
 }
 
 typedef void (*bwd_fn)(const bwd_args);
 
-template <typename T, bool LN, int NV, int AM, bool SACC> constexpr bwd_fn bwd_reg()
+template <typename T, bool LN, int NV, int AM, bool SACC, int H> constexpr bwd_fn bwd_reg()
 {
     constexpr int cap = bwd_cap<NV, AM, SACC>();
-    if constexpr (cap > 0) return bwd_reg_cap<cap, T, LN, NV, AM, SACC>;
-    else return bwd_reg_free<T, LN, NV, AM, SACC>;
+    if constexpr (cap > 0) return bwd_reg_cap<cap, T, LN, NV, AM, SACC, H>;
+    else return bwd_reg_free<T, LN, NV, AM, SACC, H>;
 }
 
 /* Fallback dx: one CTA per row, pass 1 reduces, pass 2 re-reads and writes. */

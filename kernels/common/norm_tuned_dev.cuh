@@ -100,20 +100,22 @@ __device__ __forceinline__ void ld_w(const float *p, int valid, bool w16, float 
     }
 }
 
-/* The forward's cache operators for whole 16-byte packs of x and y (the
- * tuner's `hint`, as the tuned GLU's): 0 evict-first (.cs) loads and stores,
- * 1 evict-first loads and plain write-back stores, 2 plain loads (read-only
- * path) and stores. Which is faster depends on the kernel and the shape: a
+/* Cache operators for whole 16-byte packs (the tuner's `hint`, as the tuned
+ * GLU's), a template parameter H of the kernels (a run-time choice made the
+ * capped kernels spill): 0 evict-first (.cs) loads and stores, 1 evict-first
+ * loads and plain write-back stores, 2 plain loads (read-only path) and
+ * stores. Which is faster depends on the kernel and the shape: a
  * kernel that re-reads rows from L2 wants the output kept out of L2, a pure
  * stream does not (kernels/README.md, "Store cache operators"). Partial
  * packs at a row's or the tensor's edge keep their element accesses. */
-template <typename T> __device__ __forceinline__ uint4 ld_hint(const T *p, int hint)
+template <int H, typename T> __device__ __forceinline__ uint4 ld_hint(const T *p)
 {
-    return hint == 2 ? kb_ld128(p) : kb_ld128_stream(p);
+    if constexpr (H == 2) return kb_ld128(p);
+    else return kb_ld128_stream(p);
 }
-template <typename T> __device__ __forceinline__ void st_hint(T *p, uint4 v, int hint)
+template <int H, typename T> __device__ __forceinline__ void st_hint(T *p, uint4 v)
 {
-    if (hint) kb_st128(p, v);
+    if constexpr (H != 0) kb_st128(p, v);
     else kb_st128_stream(p, v);
 }
 

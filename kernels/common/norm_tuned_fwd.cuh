@@ -7,7 +7,7 @@
  * LN: mean, then the centred sum of squares from the registers (exact
  * two-pass); rstd = 1/sqrt(s/N + eps); y = (x - mean) * rstd * w stored
  * 128-bit, w (fp32) by 128-bit __ldg (L1). x's loads and y's stores take
- * the tuner's cache operators (`hint`: ld_hint, st_hint).
+ * the tuner's cache operators (`hint` = H: ld_hint, st_hint; AL only).
  * The next group's packs are in flight while this one is reduced and
  * written, so a CTA always has loads outstanding:
  *   DB = false (rolling): pack i of the next group is loaded into pack i's
@@ -24,7 +24,7 @@
  * fwd_loop (any N): one CTA per row, the row re-read per pass (RMS 2,
  * LN 3; L1/L2 serve the re-reads while rows in flight fit in them). Its
  * loads stay on the read-only path whatever the hint (the re-reads need
- * the lines cached); y's stores follow the hint. */
+ * the lines cached); y's stores follow the hint (H: 0 or 1, AM_AL only). */
 #ifndef KB_NORM_TUNED_FWD_CUH
 #define KB_NORM_TUNED_FWD_CUH
 
@@ -38,14 +38,13 @@ struct fwd_args {
     void *y;
     int64_t M, N, ngroups; /* ngroups = ceil(M / R) (register kernel), M (fallback) */
     int cl;
-    int hint; /* cache operators of x's and y's whole packs (ld_hint, st_hint) */
 };
 
 /* The kernel body; fwd_reg below wraps it with or without a register cap.
  * AL: N % VEC == 0, every row starts 16-byte aligned, a thread's packs are
  * the same columns on every row. !AL: shifted slots (norm_tuned_dev.cuh):
  * the thread's packs are memory slots, whose columns move with the row. */
-template <typename T, bool LN, int NV, bool AL, bool DB>
+template <typename T, bool LN, int NV, bool AL, bool DB, int H>
 __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
 {
     constexpr int VEC = vec_of<T>();
@@ -86,7 +85,7 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
             return;
         }
         const int64_t f0 = off + (int64_t)i * lm.stride;
-        if (AL || f0 + VEC <= total) dst = ld_hint(x + f0, a.hint);
+        if (AL || f0 + VEC <= total) dst = ld_hint<H>(x + f0);
         else dst = ld_pack<T, false, true>(x + f0, (int)(total - f0)); /* end of x */
         if constexpr (!AL) {
             const int lo = lo_of(i, sh);
@@ -152,7 +151,7 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
 #pragma unroll
                 for (int j = 0; j < VEC; j++) f[j] = (f[j] - mean) * rstd * wv[j];
                 T *dst = y + off + (int64_t)i * lm.stride;
-                if (AL || (lo <= 0 && lo + N >= VEC)) st_hint(dst, kb_pack<T>(f), a.hint);
+                if (AL || (lo <= 0 && lo + N >= VEC)) st_hint<H>(dst, kb_pack<T>(f));
                 else st_range<T>(dst, kb_pack<T>(f), lo, lo + N);
             }
             if constexpr (DB) xv[i] = xn[i];
@@ -171,23 +170,24 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
  * there makes ptxas trade registers for spills). */
 template <int NV, bool AL> constexpr bool fwd_capped() { return AL && NV <= 4; }
 
-template <typename T, bool LN, int NV, bool AL, bool DB>
+template <typename T, bool LN, int NV, bool AL, bool DB, int H>
 __global__ void __launch_bounds__(1024) fwd_reg_cap(const fwd_args a)
 {
-    fwd_reg_body<T, LN, NV, AL, DB>(a);
+    fwd_reg_body<T, LN, NV, AL, DB, H>(a);
 }
 
-template <typename T, bool LN, int NV, bool AL, bool DB> __global__ void fwd_reg_free(const fwd_args a)
+template <typename T, bool LN, int NV, bool AL, bool DB, int H>
+__global__ void fwd_reg_free(const fwd_args a)
 {
-    fwd_reg_body<T, LN, NV, AL, DB>(a);
+    fwd_reg_body<T, LN, NV, AL, DB, H>(a);
 }
 
 typedef void (*fwd_fn)(const fwd_args);
 
-template <typename T, bool LN, int NV, bool AL, bool DB> constexpr fwd_fn fwd_reg()
+template <typename T, bool LN, int NV, bool AL, bool DB, int H> constexpr fwd_fn fwd_reg()
 {
-    if constexpr (fwd_capped<NV, AL>()) return fwd_reg_cap<T, LN, NV, AL, DB>;
-    else return fwd_reg_free<T, LN, NV, AL, DB>;
+    if constexpr (fwd_capped<NV, AL>()) return fwd_reg_cap<T, LN, NV, AL, DB, H>;
+    else return fwd_reg_free<T, LN, NV, AL, DB, H>;
 }
 
 /* fwd_loop: one CTA per row (grid-stride), every pass re-reads the row (L1
@@ -200,7 +200,7 @@ template <typename T, bool LN, int NV, bool AL, bool DB> constexpr fwd_fn fwd_re
  *             norm_tuned_dev.cuh (128-bit x and y, masked edge slots);
  *   AM_ELEM   anything else: one element per access. */
 
-template <typename T, bool LN, int MODE> __global__ void fwd_loop(const fwd_args a)
+template <typename T, bool LN, int MODE, int H> __global__ void fwd_loop(const fwd_args a)
 {
     constexpr int VEC = MODE == AM_ELEM ? 1 : vec_of<T>();
     constexpr int PV = vec_of<T>();
@@ -264,7 +264,7 @@ template <typename T, bool LN, int MODE> __global__ void fwd_loop(const fwd_args
             T *dst = y + base + (int64_t)k * VEC;
             if constexpr (MODE == AM_ELEM) st_pack<T, false>(dst, kb_pack<T>(f), 1);
             else if (MODE == AM_AL || (lo <= 0 && lo + N >= VEC))
-                st_hint(dst, kb_pack<T>(f), a.hint);
+                st_hint<H>(dst, kb_pack<T>(f));
             else st_range<T>(dst, kb_pack<T>(f), lo, lo + N);
         }
     }

@@ -45,7 +45,7 @@
 
 namespace {
 
-enum { P_THREADS, P_ROWS, P_CLUSTER, P_HOLD, P_UNROLL, P_XCHG /* backward only */ };
+enum { P_THREADS, P_ROWS, P_CLUSTER, P_HOLD, P_UNROLL, P_HINT, P_XCHG /* backward only */ };
 enum { HOLD_STREAM = 0, HOLD_F32 = 1, HOLD_RAW = 2 };
 constexpr int kNV[] = {1, 2, 3, 4, 6, 8, 12, 16};
 constexpr int kNumNV = sizeof kNV / sizeof kNV[0];
@@ -77,7 +77,7 @@ template <typename T> constexpr int slot_floats() { return 16 / sizeof(T); }
 template <typename T, int NV, bool AL, bool RAW>
 __global__ void __maxnreg__(kb_reg_cap(NV * (RAW ? slot_words<T>() : slot_floats<T>()), 32))
 sm_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
-                           int tpr_shift, int rows, int cs)
+                           int tpr_shift, int rows, int cs, int hint)
 {
     constexpr int V = 16 / sizeof(T), E = AL ? 0 : KB_EDGE_PER_THREAD;
     __shared__ kb_ms red[32];
@@ -155,7 +155,7 @@ sm_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
             else
                 o[k] = v[j][k] * scale;
         }
-        kb_st_raw<T, V>(y + off + j * step, kb_raw_of<T, V>(o));
+        kb_st_raw_hint<T, V>(y + off + j * step, kb_raw_of<T, V>(o), hint);
     }
 #pragma unroll
     for (int q = 0; q < E; q++) {
@@ -168,7 +168,7 @@ sm_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
 template <typename T, int NV, bool AL>
 __global__ void __maxnreg__(kb_reg_cap(2 * NV * slot_words<T>(), AL ? 24 : 48))
 sm_bwd_reg(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ dx,
-                           int64_t M, int64_t N, int tpr_shift, int rows, int cs)
+                           int64_t M, int64_t N, int tpr_shift, int rows, int cs, int hint)
 {
     constexpr int V = 16 / sizeof(T), E = AL ? 0 : KB_EDGE_PER_THREAD;
     __shared__ float red[32];
@@ -215,7 +215,7 @@ sm_bwd_reg(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ dx
         float o[V];
 #pragma unroll
         for (int k = 0; k < V; k++) o[k] = kb_get(py[j], k) * (kb_get(pd[j], k) - dot);
-        kb_st_raw<T, V>(dx + off + j * step, kb_raw_of<T, V>(o));
+        kb_st_raw_hint<T, V>(dx + off + j * step, kb_raw_of<T, V>(o), hint);
     }
 #pragma unroll
     for (int q = 0; q < E; q++) {
@@ -233,7 +233,7 @@ template <typename T, int V> constexpr kb_cache first_pass()
 template <typename T, int V, int U>
 __global__ void __maxnreg__(kb_reg_cap(U * slot_words<T>(), 32))
 sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
-                            int tpr_shift, int rows, int cs)
+                            int tpr_shift, int rows, int cs, int hint)
 {
     constexpr kb_cache FIRST = first_pass<T, V>();
     __shared__ kb_ms red[32];
@@ -269,7 +269,7 @@ sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
             float o[V];
 #pragma unroll
             for (int k = 0; k < V; k++) o[k] = kb_exp2(fmaf(kb_get(r[u], k), KB_LOG2E, -ML)) * inv;
-            kb_st_raw<T, V>(yb + ju * V, kb_raw_of<T, V>(o));
+            kb_st_raw_hint<T, V>(yb + ju * V, kb_raw_of<T, V>(o), hint);
             /* One slot at a time (a NaN here makes the row's sum NaN anyway). */
             if (u + 1 < U) kb_tie(r[u + 1 < U ? u + 1 : u], o[V - 1]);
         }
@@ -284,7 +284,7 @@ sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
 template <typename T, int V, int U, int XCHG>
 __global__ void __maxnreg__(kb_reg_cap(2 * U * slot_words<T>(), 24))
 sm_bwd_loop(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ dx,
-                            int64_t M, int64_t N, int tpr_shift, int rows, int cs)
+                            int64_t M, int64_t N, int tpr_shift, int rows, int cs, int hint)
 {
     constexpr kb_cache FIRST = first_pass<T, V>();
     __shared__ float red[32];
@@ -343,7 +343,7 @@ sm_bwd_loop(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ d
             float out[V];
 #pragma unroll
             for (int k = 0; k < V; k++) out[k] = kb_get(py[u], k) * (kb_get(pd[u], k) - dot);
-            kb_st_raw<T, V>(xb + ju * V, kb_raw_of<T, V>(out));
+            kb_st_raw_hint<T, V>(xb + ju * V, kb_raw_of<T, V>(out), hint);
             /* One slot at a time (a NaN here makes dot NaN anyway). */
             if (u + 1 < U) {
                 kb_tie(py[u + 1 < U ? u + 1 : u], out[V - 1]);
@@ -361,9 +361,9 @@ sm_bwd_loop(const T *__restrict__ y, const T *__restrict__ dy, T *__restrict__ d
 
 /* ---- host: kernel tables ---------------------------------------------------- */
 template <typename T>
-using fwd_fn = void (*)(const T *, T *, int64_t, int64_t, int, int, int);
+using fwd_fn = void (*)(const T *, T *, int64_t, int64_t, int, int, int, int);
 template <typename T>
-using bwd_fn = void (*)(const T *, const T *, T *, int64_t, int64_t, int, int, int);
+using bwd_fn = void (*)(const T *, const T *, T *, int64_t, int64_t, int, int, int, int);
 
 /* Largest NV instantiated. 16-bit backward stops at 12 (y and dy of 12
  * slots: 96 registers of data): longer rows are better streamed, and each
@@ -449,7 +449,7 @@ static int pick_nv(int64_t N, int V, int tpr, int cs, int maxnv)
 static bool xchg_applies(int cs, int hold) { return cs > 1 && hold == HOLD_STREAM; }
 
 struct launch_shape {
-    int tpr, rows, cs, hold, unroll, xchg;
+    int tpr, rows, cs, hold, unroll, hint, xchg;
     int64_t grid;
 };
 
@@ -461,6 +461,7 @@ static launch_shape shape_of(const kb_problem *p, const kb_tune_cfg *c)
     ls.cs = c->v[P_CLUSTER];
     ls.hold = c->v[P_HOLD];
     ls.unroll = c->v[P_UNROLL];
+    ls.hint = c->v[P_HINT];
     /* bwd_canon resets xchg where it does not apply; validity is asked of
      * candidates before canon, so apply the rule here too. 0 (push) in the
      * forward space, which has no such parameter. */
@@ -642,7 +643,8 @@ static cudaError_t launch_fwd(const kb_problem *p, const kb_tensors *t, const la
         k = fwd_reg<T>(pick_nv(p->N, V, ls.tpr, ls.cs, max_nv<T>(false)), p->N % V == 0,
                        ls.hold == HOLD_RAW);
     if (!k) return cudaErrorInvalidConfiguration;
-    return kb_launch_rows(k, ls.grid, block, ls.cs, s, x, y, p->M, p->N, sh, ls.rows, ls.cs);
+    return kb_launch_rows(k, ls.grid, block, ls.cs, s, x, y, p->M, p->N, sh, ls.rows, ls.cs,
+                          ls.hint);
 }
 
 template <typename T>
@@ -662,7 +664,8 @@ static cudaError_t launch_bwd(const kb_problem *p, const kb_tensors *t, const la
     else if (ls.hold == HOLD_F32)
         k = bwd_reg<T>(pick_nv(p->N, V, ls.tpr, ls.cs, max_nv<T>(true)), p->N % V == 0);
     if (!k) return cudaErrorInvalidConfiguration;
-    return kb_launch_rows(k, ls.grid, block, ls.cs, s, y, dy, dx, p->M, p->N, sh, ls.rows, ls.cs);
+    return kb_launch_rows(k, ls.grid, block, ls.cs, s, y, dy, dx, p->M, p->N, sh, ls.rows,
+                          ls.cs, ls.hint);
 }
 
 static kb_status launch_dir(const kb_problem *p, const kb_tensors *t, const kb_tune_cfg *c,
@@ -695,19 +698,23 @@ static void bwd_canon(kb_tune_cfg *c)
  * row (sm_90 cluster, DSMEM reduction); hold: 0 two streaming passes, 1 row
  * in registers (forward: fp32 exps; backward: raw y, dy), 2 (forward) raw x
  * in registers, exp computed twice; unroll: slots per thread and step of
- * the streaming kernels (4 with hold > 0); xchg (backward): the cluster
- * reduction's protocol, 0 st.async pushes on an mbarrier, 1 DSMEM stores
- * and a cluster barrier (streaming kernel with cluster > 1 only). */
+ * the streaming kernels (4 with hold > 0); hint: the output's 16-byte
+ * stores, 0 evict-first (.cs), 1 plain write-back (kb_st_raw_hint; the
+ * streaming kernels' second pass wants its chunk kept in L2, a single-pass
+ * register kernel need not); xchg (backward): the cluster reduction's
+ * protocol, 0 st.async pushes on an mbarrier, 1 DSMEM stores and a cluster
+ * barrier (streaming kernel with cluster > 1 only). */
 const kb_tune_space fwd_space = {
     "softmax_forward",
-    5,
-    {"threads", "rows", "cluster", "hold", "unroll"},
-    {9, 6, 5, 3, 4},
+    6,
+    {"threads", "rows", "cluster", "hold", "unroll", "hint"},
+    {9, 6, 5, 3, 4, 2},
     {{4, 8, 16, 32, 64, 128, 256, 512, 1024},
      {1, 2, 4, 8, 16, 32},
      {1, 2, 4, 8, 16},
      {0, 1, 2},
-     {1, 2, 4, 8}},
+     {1, 2, 4, 8},
+     {0, 1}},
     fwd_heuristic,
     fwd_valid,
     nullptr,
@@ -717,14 +724,15 @@ const kb_tune_space fwd_space = {
 
 const kb_tune_space bwd_space = {
     "softmax_backward",
-    6,
-    {"threads", "rows", "cluster", "hold", "unroll", "xchg"},
-    {9, 6, 5, 2, 4, 2},
+    7,
+    {"threads", "rows", "cluster", "hold", "unroll", "hint", "xchg"},
+    {9, 6, 5, 2, 4, 2, 2},
     {{4, 8, 16, 32, 64, 128, 256, 512, 1024},
      {1, 2, 4, 8, 16, 32},
      {1, 2, 4, 8, 16},
      {0, 1},
      {1, 2, 4, 8},
+     {0, 1},
      {0, 1}},
     bwd_heuristic,
     bwd_valid,
