@@ -39,6 +39,7 @@
 #include "kb_launch.cuh"
 
 #define KB_LOG2E 1.4426950408889634f
+#define KB_LN2 0.69314718055994531f
 #define KB_MAX_TPR 1024
 #define KB_MAX_ROWS 32
 
@@ -345,16 +346,34 @@ __device__ __forceinline__ float kb_exp2(float x)
     return y;
 }
 
+/* m * log2(e), rounded once and never fused into a neighbouring fma. Every
+ * exp of a row is exp2(fmaf(x, log2e, -kb_mlog2e(m))) and every rescale
+ * between two maxima takes the same rounded products (kb_rescale), so a row's
+ * exps share one reference point exactly. (m_part - m) * log2e instead
+ * differs from kb_mlog2e(m_part) - kb_mlog2e(m) by up to half an ulp of
+ * m * log2e, an error common to one thread's exps but not to the row's: fp32
+ * logits near 1000 (the `shifted` inputs) came out 4e-5 off. */
+__device__ __forceinline__ float kb_mlog2e(float m)
+{
+    return m == -INFINITY ? 0.f : __fmul_rn(m, KB_LOG2E);
+}
+/* The sum's rounding offset: exps relative to kb_mlog2e(m) carry the factor
+ * 2^kb_mlog2e_err(m) against exp(x - m), exactly (fma gives the product's
+ * residual). log(sum exp(x - m)) = log(s) - kb_mlog2e_err(m) * ln 2. */
+__device__ __forceinline__ float kb_mlog2e_err(float m)
+{
+    return m == -INFINITY ? 0.f : fmaf(m, KB_LOG2E, -kb_mlog2e(m));
+}
 __device__ __forceinline__ float kb_rescale(float m_part, float m)
 {
-    return m_part == -INFINITY ? 0.f : kb_exp2((m_part - m) * KB_LOG2E);
+    return m_part == -INFINITY ? 0.f : kb_exp2(kb_mlog2e(m_part) - kb_mlog2e(m));
 }
 
 /* One more element into a running (max, sum). */
 __device__ __forceinline__ kb_ms kb_ms_add(kb_ms a, float x)
 {
     const float m = fmaxf(a.m, x);
-    const float mL = m == -INFINITY ? 0.f : m * KB_LOG2E;
+    const float mL = kb_mlog2e(m);
     return kb_ms{m, a.s * kb_rescale(a.m, m) + kb_exp2(fmaf(x, KB_LOG2E, -mL))};
 }
 
@@ -441,7 +460,7 @@ __device__ __forceinline__ kb_ms kb_max_sumexp(const T *__restrict__ x, const kb
             for (int k = 0; k < V; k++) m = fmaxf(m, kb_get(r[u], k));
 #pragma unroll
         for (int u = 0; u < U; u++) kb_tie(r[u], m); /* convert again below */
-        const float mL = m == -INFINITY ? 0.f : m * KB_LOG2E;
+        const float mL = kb_mlog2e(m);
         float sum = acc.s * kb_rescale(acc.m, m);
 #pragma unroll
         for (int u = 0; u < U; u++)

@@ -57,7 +57,9 @@ ce_fwd(const T *__restrict__ x, const int64_t *__restrict__ target, T *__restric
         kb_max_sumexp<T, V, U, KB_LD_STREAM, KB_LD_STREAM>(x, geo, c, xb, n, step, 0);
     kb_ms r = kb_group_reduce(acc, c.tpr, c.g, red);
     if (cs > 1) r = kb_cluster_reduce(r, cs, rows, c.rank, c.g, c.t, c.tpr, part);
-    if (writer) loss[c.row] = kb_from_float<T>(tgt_ok ? r.m + logf(r.s) - xt : NAN);
+    /* r.s sums exps relative to kb_mlog2e(r.m), not r.m: remove that offset. */
+    const float lse = r.m + fmaf(-kb_mlog2e_err(r.m), KB_LN2, logf(r.s));
+    if (writer) loss[c.row] = kb_from_float<T>(tgt_ok ? lse - xt : NAN);
 }
 
 /* ---- backward ---------------------------------------------------------------- */

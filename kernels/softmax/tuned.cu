@@ -109,7 +109,7 @@ sm_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
         for (int k = 0; k < V; k++) m = fmaxf(m, kb_get(r[j], k));
 #pragma unroll
     for (int q = 0; q < E; q++) m = fmaxf(m, ev[q]);
-    const float mL = m == -INFINITY ? 0.f : m * KB_LOG2E;
+    const float mL = kb_mlog2e(m);
     float sum = 0.f;
     float v[RAW ? 1 : NV][V]; /* the exps, when not recomputed */
     if constexpr (RAW) {
@@ -134,7 +134,7 @@ sm_fwd_reg(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
     if (cs > 1) rs = kb_cluster_reduce(rs, cs, rows, c.rank, c.g, c.t, c.tpr, part);
     const float inv = 1.f / rs.s;
     const float scale = kb_rescale(m, rs.m) * inv; /* for exps relative to m */
-    const float ML = rs.m == -INFINITY ? 0.f : rs.m * KB_LOG2E;
+    const float ML = kb_mlog2e(rs.m);
 #pragma unroll
     for (int j = 0; j < NV; j++) {
         if constexpr (RAW) {
@@ -253,7 +253,7 @@ sm_fwd_loop(const T *__restrict__ x, T *__restrict__ y, int64_t M, int64_t N,
     const kb_ms acc = kb_max_sumexp<T, V, U, FIRST, KB_LD_KEEP>(x, geo, c, xb, n, step, pol);
     kb_ms rs = kb_group_reduce(acc, c.tpr, c.g, red);
     if (cs > 1) rs = kb_cluster_reduce(rs, cs, rows, c.rank, c.g, c.t, c.tpr, part);
-    const float ML = rs.m == -INFINITY ? 0.f : rs.m * KB_LOG2E;
+    const float ML = kb_mlog2e(rs.m);
     const float inv = 1.f / rs.s;
 #pragma unroll 1
     for (I j = c.t; j < n; j += step) {
