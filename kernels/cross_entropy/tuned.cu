@@ -57,9 +57,12 @@ ce_fwd(const T *__restrict__ x, const int64_t *__restrict__ target, T *__restric
         kb_max_sumexp<T, V, U, KB_LD_STREAM, KB_LD_STREAM>(x, geo, c, xb, n, step, 0);
     kb_ms r = kb_group_reduce(acc, c.tpr, c.g, red);
     if (cs > 1) r = kb_cluster_reduce(r, cs, rows, c.rank, c.g, c.t, c.tpr, part);
-    /* r.s sums exps relative to kb_mlog2e(r.m), not r.m: remove that offset. */
-    const float lse = r.m + fmaf(-kb_mlog2e_err(r.m), KB_LN2, logf(r.s));
-    if (writer) loss[c.row] = kb_from_float<T>(tgt_ok ? lse - xt : NAN);
+    /* loss = (max - x[target]) + log(sum exp(x - max)): the difference of two
+     * logits first (exact when they are close), never lse - x[target], whose
+     * rounded lse (fp32 logits near 1000: ulp 6e-5) swamps a loss of ~5. r.s
+     * sums exps relative to kb_mlog2e(r.m), not r.m: that offset removed. */
+    const float lsm = fmaf(-kb_mlog2e_err(r.m), KB_LN2, logf(r.s));
+    if (writer) loss[c.row] = kb_from_float<T>(tgt_ok ? (r.m - xt) + lsm : NAN);
 }
 
 /* ---- backward ---------------------------------------------------------------- */
