@@ -170,7 +170,8 @@ template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, 
 }
 
 /* ptr16: 16-byte aligned base pointers; al: and N % VEC == 0. */
-/* hint: y's stores, 0 or 1 (2 is canonicalised to 1), AM_AL only 1. */
+/* hint: y's stores, 0 or 1 (callers pass the forward's hint 2 as 1), AM_AL
+ * only 1. */
 template <bool LN> fwd_fn fwd_loop_kernel(kb_dtype d, bool ptr16, bool al, int hint)
 {
     fwd_fn f = nullptr;
@@ -301,7 +302,8 @@ inline bool nt_shape_for(const kb_problem *p, int nvt, int longt, int *tpr, int 
 template <bool LN> int nt_fwd_valid(const kb_problem *, const kb_setup_ctx *, const kb_tune_cfg *);
 
 /* The reload loop's loads ignore the hint (fwd_loop): hint 2 is hint 1's
- * kernel there, so the search times it once. */
+ * kernel there (valid and launch treat it so), and canon makes the two
+ * texts one configuration, so the search times that kernel once. */
 inline void nt_fwd_canon(kb_tune_cfg *c)
 {
     if (c->v[P_RELOAD] && c->v[P_FWD_HINT] == 2) c->v[P_FWD_HINT] = 1;
@@ -430,7 +432,8 @@ int nt_fwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     if (p->M < 1 || p->N < 1 || c->v[P_OCC] < 0) return 0;
     if (c->v[P_RELOAD])
         return tpr >= 32 && tpr <= 1024 && rows == 1 && cl == 1 &&
-               fwd_loop_kernel<LN>(p->dtype, true, p->N % vec == 0, c->v[P_FWD_HINT]);
+               fwd_loop_kernel<LN>(p->dtype, true, p->N % vec == 0,
+                                   c->v[P_FWD_HINT] > 1 ? 1 : c->v[P_FWD_HINT]);
     if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
     const int64_t span = nt_fwd_span(p->N, vec);
     const int nv = db ? nt_pick_nv(span, tpr, cl, vec, kFwdDbNV)

@@ -34,7 +34,8 @@
  *   reads it back from L2 with evict-first loads. The L2 holds the chunks in
  *   flight when SMs x CTAs per SM x chunk bytes stays well under its size;
  *   the heuristic picks the cluster size (chunk = row / cluster) for that.
- * - 128-bit loads and streaming (__stcs) stores.
+ * - 128-bit loads (evict-first where read once) and 128-bit stores,
+ *   evict-first (.cs) or plain by the tuner's `hint`.
  * Limits: any M >= 1, N >= 1 (64-bit row offsets; the register kernels hold
  * at most 16 x 1024 x 16 slots, i.e. N < 2^21 x V; the vector streaming
  * kernels need a CTA's chunk under 2^31 elements, i.e. a cluster for
@@ -679,9 +680,9 @@ static kb_status launch_dir(const kb_problem *p, const kb_tensors *t, const kb_t
     KB_DISPATCH(p->dtype, T, rc = bwd ? launch_bwd<T>(p, t, ls, s) : launch_fwd<T>(p, t, ls, s));
     if (rc != cudaSuccess)
         return KB_FAIL(e, KB_ERR_CUDA, "softmax_%s tuned %s %lldx%lld threads=%d rows=%d "
-                       "cluster=%d hold=%d unroll=%d%s: %s", bwd ? "backward" : "forward",
+                       "cluster=%d hold=%d unroll=%d hint=%d%s: %s", bwd ? "backward" : "forward",
                        kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, ls.tpr, ls.rows,
-                       ls.cs, ls.hold, ls.unroll, bwd ? (ls.xchg ? " xchg=1" : " xchg=0") : "",
+                       ls.cs, ls.hold, ls.unroll, ls.hint, bwd ? (ls.xchg ? " xchg=1" : " xchg=0") : "",
                        cudaGetErrorString(rc));
     KB_LAUNCHED(e);
     return KB_OK;
