@@ -128,7 +128,8 @@ int kb_tuned_kernels(const kb_problem *p, const void *state);
         return kb_tuned_setup(&(space), p, ctx, state, ws, e);                \
     }                                                                         \
     KB_EXTERN_C const kb_impl sym = {"tuned", bench_id, sym##_setup, kb_tuned_run, \
-                                     kb_tuned_describe, kb_tuned_teardown, kb_tuned_kernels};
+                                     kb_tuned_describe, kb_tuned_teardown, kb_tuned_kernels, \
+                                     &(space)};
 
 #ifdef __cplusplus
 #define KB_EXTERN_C extern "C"
