@@ -137,6 +137,17 @@ template <typename T> __device__ __forceinline__ void kb_st128_stream(T *p, uint
 {
     __stcs(reinterpret_cast<uint4 *>(p), u);
 }
+/* Written once. STREAM: evict-first (.cs), which keeps the L2 for rows a
+ * kernel re-reads (softmax's two-pass loop, the norms' reload kernels);
+ * otherwise a plain write-back store, cheaper in a single-pass kernel
+ * (kernels/README.md, "Store cache operators": both measured on the H200). */
+template <bool STREAM, typename W> __device__ __forceinline__ void kb_st_op(W *p, W v)
+{
+    if constexpr (STREAM)
+        __stcs(p, v);
+    else
+        __stwb(p, v);
+}
 
 template <typename T> __device__ __forceinline__ kb_vec<T> kb_load_vec(const T *p)
 {

@@ -252,17 +252,6 @@ __device__ __forceinline__ kb_raw<T, V> kb_ld_raw(const T *p, uint64_t pol)
     return r;
 }
 
-/* Written once. STREAM: evict-first (.cs), which keeps the L2 for rows a
- * kernel re-reads (softmax's two-pass loop, the norms' reload kernels);
- * otherwise a plain write-back store, cheaper in a single-pass kernel
- * (kernels/README.md, "Store cache operators": both measured on the H200). */
-template <bool STREAM, typename W> __device__ __forceinline__ void kb_st_op(W *p, W v)
-{
-    if constexpr (STREAM)
-        __stcs(p, v);
-    else
-        __stwb(p, v);
-}
 template <typename T, int V, bool STREAM = true>
 __device__ __forceinline__ void kb_st_raw(T *p, const kb_raw<T, V> &r)
 {

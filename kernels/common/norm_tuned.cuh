@@ -170,12 +170,12 @@ template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, 
 }
 
 /* ptr16: 16-byte aligned base pointers; al: and N % VEC == 0. */
-/* hint: y's stores, 0 or 1 (callers pass the forward's hint 2 as 1), AM_AL
- * only 1. */
+/* hint: the forward's (0, 1, 2); the loop's loads ignore it, so 2 runs
+ * hint 1's kernel (plain stores), AM_AL only. */
 template <bool LN> fwd_fn fwd_loop_kernel(kb_dtype d, bool ptr16, bool al, int hint)
 {
     fwd_fn f = nullptr;
-    if (hint != 0 && (hint != 1 || !al)) return nullptr;
+    if (hint < 0 || hint > 2 || (hint && !al)) return nullptr;
     KB_DISPATCH(d, T, {
         f = al ? (hint ? fwd_loop<T, LN, AM_AL, 1> : fwd_loop<T, LN, AM_AL, 0>)
                : ptr16 ? fwd_loop<T, LN, AM_SHIFT, 0> : fwd_loop<T, LN, AM_ELEM, 0>;
@@ -301,9 +301,9 @@ inline bool nt_shape_for(const kb_problem *p, int nvt, int longt, int *tpr, int 
 
 template <bool LN> int nt_fwd_valid(const kb_problem *, const kb_setup_ctx *, const kb_tune_cfg *);
 
-/* The reload loop's loads ignore the hint (fwd_loop): hint 2 is hint 1's
- * kernel there (valid and launch treat it so), and canon makes the two
- * texts one configuration, so the search times that kernel once. */
+/* The reload loop's loads ignore the hint (fwd_loop_kernel): hint 2 is
+ * hint 1's kernel there, and canon makes the two texts one configuration,
+ * so the search times that kernel once. */
 inline void nt_fwd_canon(kb_tune_cfg *c)
 {
     if (c->v[P_RELOAD] && c->v[P_FWD_HINT] == 2) c->v[P_FWD_HINT] = 1;
@@ -432,8 +432,7 @@ int nt_fwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     if (p->M < 1 || p->N < 1 || c->v[P_OCC] < 0) return 0;
     if (c->v[P_RELOAD])
         return tpr >= 32 && tpr <= 1024 && rows == 1 && cl == 1 &&
-               fwd_loop_kernel<LN>(p->dtype, true, p->N % vec == 0,
-                                   c->v[P_FWD_HINT] > 1 ? 1 : c->v[P_FWD_HINT]);
+               fwd_loop_kernel<LN>(p->dtype, true, p->N % vec == 0, c->v[P_FWD_HINT]);
     if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
     const int64_t span = nt_fwd_span(p->N, vec);
     const int nv = db ? nt_pick_nv(span, tpr, cl, vec, kFwdDbNV)
@@ -466,7 +465,7 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
         const int lt = c->v[P_RELOAD] ? tpr : 256;
         if (lt < 32 || lt > 1024 || lt % 32)
             return NT_FAIL(e, KB_ERR_ARG, p, what, "reload needs 32..1024 threads, not %d", lt);
-        return nt_launch(p, what, e, fwd_loop_kernel<LN>(p->dtype, ptr16, v16, hint > 1 ? 1 : hint),
+        return nt_launch(p, what, e, fwd_loop_kernel<LN>(p->dtype, ptr16, v16, hint),
                          dim3(nt_grid(p->M, 1)),
                          dim3((unsigned)lt), 0, 1, false, s, a);
     }

@@ -261,8 +261,7 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
                 get_w(i, wv);
 #pragma unroll
                 for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
-                if constexpr (AL) st_hint<H>(og + off + i * lm.stride, kb_pack<T>(xf));
-                else st_pack<T, false>(og + off + i * lm.stride, kb_pack<T>(xf), lm.valid(i));
+                st_pack<T, AL, H == 0>(og + off + i * lm.stride, kb_pack<T>(xf), lm.valid(i));
             }
             load(xv[i], dv[i], xe[SH ? i : 0], de[SH ? i : 0], i, cntn, offn, shn);
         }

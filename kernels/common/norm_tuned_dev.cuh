@@ -42,7 +42,9 @@ enum { AM_ELEM = 0, AM_AL, AM_SHIFT };
  * as one raw uint4 (kb_cuda.cuh: half the registers of fp32 for 16-bit
  * types) and converted by kb_unpack / kb_pack when used. AL: the pack is
  * 16-byte aligned (one 128-bit access); otherwise element accesses, of
- * which only the first `valid` exist (the row's last pack may be partial). */
+ * which only the first `valid` exist (the row's last pack may be partial).
+ * STREAM: evict-first (.cs) accesses, else read-only-path loads and plain
+ * write-back stores (the kernels' `hint`, kernels/README.md). */
 template <typename T>
 using bits_t = typename std::conditional<sizeof(T) == 2, uint16_t, uint32_t>::type;
 
@@ -65,17 +67,18 @@ __device__ __forceinline__ uint4 ld_pack(const T *p, int valid)
     }
 }
 
-template <typename T, bool AL> __device__ __forceinline__ void st_pack(T *p, uint4 v, int valid)
+template <typename T, bool AL, bool STREAM = true>
+__device__ __forceinline__ void st_pack(T *p, uint4 v, int valid)
 {
     if constexpr (AL) {
-        kb_st128_stream(p, v);
+        kb_st_op<STREAM>(reinterpret_cast<uint4 *>(p), v);
     } else {
         constexpr int VEC = vec_of<T>(), PER = 4 / sizeof(T);
         bits_t<T> *q = reinterpret_cast<bits_t<T> *>(p);
         const uint32_t w[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
         for (int j = 0; j < VEC; j++)
-            if (j < valid) __stcs(q + j, (bits_t<T>)(w[j / PER] >> (32 / PER * (j % PER))));
+            if (j < valid) kb_st_op<STREAM>(q + j, (bits_t<T>)(w[j / PER] >> (32 / PER * (j % PER))));
     }
 }
 
@@ -98,25 +101,6 @@ __device__ __forceinline__ void ld_w(const float *p, int valid, bool w16, float 
 #pragma unroll
         for (int j = 0; j < VEC; j++) o[j] = j < valid ? __ldg(p + j) : 0.f;
     }
-}
-
-/* Cache operators for whole 16-byte packs (the tuner's `hint`, as the tuned
- * GLU's), a template parameter H of the kernels (a run-time choice made the
- * capped kernels spill): 0 evict-first (.cs) loads and stores, 1 evict-first
- * loads and plain write-back stores, 2 plain loads (read-only path) and
- * stores. Which is faster depends on the kernel and the shape: a
- * kernel that re-reads rows from L2 wants the output kept out of L2, a pure
- * stream does not (kernels/README.md, "Store cache operators"). Partial
- * packs at a row's or the tensor's edge keep their element accesses. */
-template <int H, typename T> __device__ __forceinline__ uint4 ld_hint(const T *p)
-{
-    if constexpr (H == 2) return kb_ld128(p);
-    else return kb_ld128_stream(p);
-}
-template <int H, typename T> __device__ __forceinline__ void st_hint(T *p, uint4 v)
-{
-    if constexpr (H != 0) kb_st128(p, v);
-    else kb_st128_stream(p, v);
 }
 
 /* ---- shifted slots (N % VEC != 0) -------------------------------------------

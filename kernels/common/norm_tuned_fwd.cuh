@@ -7,7 +7,9 @@
  * LN: mean, then the centred sum of squares from the registers (exact
  * two-pass); rstd = 1/sqrt(s/N + eps); y = (x - mean) * rstd * w stored
  * 128-bit, w (fp32) by 128-bit __ldg (L1). x's loads and y's stores take
- * the tuner's cache operators (`hint` = H: ld_hint, st_hint; AL only).
+ * the tuner's cache operators (`hint` = H, AL only: 0 evict-first loads and
+ * stores, 1 evict-first loads, plain stores, 2 plain loads and stores; a
+ * template parameter, since a run-time choice made the capped kernels spill).
  * The next group's packs are in flight while this one is reduced and
  * written, so a CTA always has loads outstanding:
  *   DB = false (rolling): pack i of the next group is loaded into pack i's
@@ -85,7 +87,7 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
             return;
         }
         const int64_t f0 = off + (int64_t)i * lm.stride;
-        if (AL || f0 + VEC <= total) dst = ld_hint<H>(x + f0);
+        if (AL || f0 + VEC <= total) dst = ld_pack<T, true, H != 2>(x + f0, VEC);
         else dst = ld_pack<T, false, true>(x + f0, (int)(total - f0)); /* end of x */
         if constexpr (!AL) {
             const int lo = lo_of(i, sh);
@@ -151,7 +153,7 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
 #pragma unroll
                 for (int j = 0; j < VEC; j++) f[j] = (f[j] - mean) * rstd * wv[j];
                 T *dst = y + off + (int64_t)i * lm.stride;
-                if (AL || (lo <= 0 && lo + N >= VEC)) st_hint<H>(dst, kb_pack<T>(f));
+                if (AL || (lo <= 0 && lo + N >= VEC)) st_pack<T, true, H == 0>(dst, kb_pack<T>(f), VEC);
                 else st_range<T>(dst, kb_pack<T>(f), lo, lo + N);
             }
             if constexpr (DB) xv[i] = xn[i];
@@ -264,7 +266,7 @@ template <typename T, bool LN, int MODE, int H> __global__ void fwd_loop(const f
             T *dst = y + base + (int64_t)k * VEC;
             if constexpr (MODE == AM_ELEM) st_pack<T, false>(dst, kb_pack<T>(f), 1);
             else if (MODE == AM_AL || (lo <= 0 && lo + N >= VEC))
-                st_hint<H>(dst, kb_pack<T>(f));
+                st_pack<T, true, H == 0>(dst, kb_pack<T>(f), VEC);
             else st_range<T>(dst, kb_pack<T>(f), lo, lo + N);
         }
     }
