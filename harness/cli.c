@@ -46,8 +46,8 @@ void kb_cli_usage(FILE *f)
           "  --tune-cache FILE          cache file (default baselines/tuning/<gpu>.txt)\n"
           "  --tuned-config NAME:k=v,.. a named launch configuration, its own series\n"
           "                             (keys: threads rows cluster unroll split hold occ db acc\n"
-          "                             reload hint uncap xchg stages, as the benchmark's tuned\n"
-          "                             kernel has them)\n"
+          "                             reload hint uncap xchg, as the benchmark's tuned kernel\n"
+          "                             has them)\n"
           "PyTorch genai_layers flags, in kbench's terms:\n"
           "  --compile-mode heuristic|cache|autotune\n"
           "                             tuned launch parameters from the heuristic only, from\n"
@@ -141,7 +141,7 @@ static kb_status add_dtype(const char *s, kb_options *o, kb_err *e)
  * here a typo is caught before any GPU work. */
 static const char *const tune_keys[] = {"threads", "rows", "cluster", "unroll", "split",
                                         "hold",    "occ",  "db",      "acc",    "reload",
-                                        "hint",    "uncap", "xchg",    "stages"};
+                                        "hint",    "uncap", "xchg"};
 
 static kb_status check_config_text(const char *what, const char *text, kb_err *e)
 {

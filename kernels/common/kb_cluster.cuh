@@ -138,26 +138,6 @@ __device__ __forceinline__ void kb_mbar_wait(uint64_t *bar, unsigned phase)
 #endif
 }
 
-/* Bulk copy of `bytes` (a multiple of 16, both addresses 16-byte aligned)
- * from global memory into this CTA's shared memory by the async proxy (TMA
- * engine), counted as bytes on bar: no registers hold the data in flight. */
-__device__ __forceinline__ void kb_bulk_g2s(void *dst, const void *src, unsigned bytes,
-                                            uint64_t *bar)
-{
-    KB_SM90(asm volatile(
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-            kb_smem_addr(dst)),
-        "l"(src), "r"(bytes), "r"(kb_smem_addr(bar))
-        : "memory"));
-}
-
-/* Orders this CTA's earlier generic-proxy accesses to shared memory before
- * later async-proxy ones (a bulk copy refilling a buffer just read). */
-__device__ __forceinline__ void kb_fence_proxy_async()
-{
-    KB_SM90(asm volatile("fence.proxy.async.shared::cta;" ::: "memory"));
-}
-
 /* One float into a peer's shared memory (address from kb_peer_addr),
  * counted as 4 bytes on that peer's mbarrier. */
 __device__ __forceinline__ void kb_st_async(uint32_t dst, float v, uint32_t peer_bar)

@@ -6,8 +6,6 @@
  *                       cluster through st.async + mbarrier), lane map
  *   norm_tuned_fwd.cuh  fwd_reg (row in registers, next rows prefetched),
  *                       fwd_loop (fallback)
- *   norm_tuned_stage.cuh fwd_stage (rows staged in shared memory by bulk
- *                       asynchronous copies, persistent)
  *   norm_tuned_bwd.cuh  bwd_reg + dw_reduce (persistent, dw partials),
  *                       bwd_dx_loop + dw_cols (fallback)
  * This file: the search space, the heuristic, validity and launches.
@@ -26,18 +24,13 @@
  *   acc      backward: dw accumulators in registers (0) or shared memory (1:
  *            fewer registers, more CTAs per SM)
  *   reload   0: row held in registers; 1: fallback re-reading the row (one
- *            CTA of `threads` per row, rows == cluster == 1); forward 2:
- *            rows staged in shared memory by bulk copies (fwd_stage:
- *            groups of `rows` rows, `stages` groups in flight per CTA,
- *            occ CTAs per SM, cluster 1, db unused; aligned rows only)
+ *            CTA of `threads` per row, rows == cluster == 1)
  *   hint     forward: cache operators of x's loads and y's stores, as the
  *            tuned GLU's (0: evict-first both, 1: evict-first loads, plain
  *            stores, 2: plain both; the reload loop's loads are always
  *            read-only-path loads, so there 2 is 1);
  *            backward: dx's stores in the aligned register kernel, 0
  *            evict-first, 1 plain (the others keep evict-first)
- *   stages   forward, reload = 2 only: row groups in flight per CTA (the
- *            shared-memory ring's length); 1 for the other kernels
  * NV, the 16-byte packs a thread holds per tensor, is derived, not tuned:
  * the smallest compiled value >= ceil(N / (tpr*CL*VEC)), VEC = 16/sizeof(T).
  * Compiled: forward 1,2,3,4,6,8,12,16 (db: up to 8); backward 1,2,3,4,6,8.
@@ -69,7 +62,6 @@
 
 #include "norm_tuned_bwd.cuh"
 #include "norm_tuned_fwd.cuh"
-#include "norm_tuned_stage.cuh"
 #include "hwfit.h"
 #include "kb_launch.cuh"
 #include "tuner.h"
@@ -77,10 +69,7 @@
 namespace {
 
 /* ---- parameters ------------------------------------------------------------ */
-enum {
-    P_THREADS = 0, P_ROWS, P_CLUSTER, P_OCC, P_FWD_DB = 4, P_BWD_ACC = 4, P_RELOAD,
-    P_FWD_HINT = 6, P_BWD_HINT = 6, P_FWD_STAGES = 7
-};
+enum { P_THREADS = 0, P_ROWS, P_CLUSTER, P_OCC, P_FWD_DB = 4, P_BWD_ACC = 4, P_RELOAD, P_FWD_HINT = 6, P_BWD_HINT = 6 };
 
 #define NT_THREADS_CHOICES {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}
 #define NT_ROWS_CHOICES {1, 2, 4, 8, 16, 32, 64, 128}
@@ -91,10 +80,10 @@ constexpr int kOccAll = 32; /* occ value meaning "as many CTAs as fit" */
 
 /* kb_tune_space initialisers for the .cu files. */
 #define KB_NORM_FWD_SPACE(opname, ln)                                                      \
-    {opname, 8, {"threads", "rows", "cluster", "occ", "db", "reload", "hint", "stages"},     \
-     {11, 8, 5, 10, 2, 3, 3, 6},                                                           \
+    {opname, 7, {"threads", "rows", "cluster", "occ", "db", "reload", "hint"},               \
+     {11, 8, 5, 10, 2, 2, 3},                                                              \
      {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, NT_FWD_OCC_CHOICES, {0, 1},   \
-      {0, 1, 2}, {0, 1, 2}, {1, 2, 3, 4, 6, 8}},                                          \
+      {0, 1}, {0, 1, 2}},                                                                  \
      nt_heuristic<ln, false>, nt_fwd_valid<ln>, nullptr, nt_fwd_launch<ln>, nullptr,        \
      nt_fwd_canon}
 #define KB_NORM_BWD_SPACE(opname, ln)                                                    \
@@ -312,15 +301,12 @@ inline bool nt_shape_for(const kb_problem *p, int nvt, int longt, int *tpr, int 
 
 template <bool LN> int nt_fwd_valid(const kb_problem *, const kb_setup_ctx *, const kb_tune_cfg *);
 
-/* The reload loop's loads ignore the hint (fwd_loop_kernel), and the
- * staged kernel's are bulk copies: hint 2 is hint 1's kernel there, and
- * canon makes the two texts one configuration, so the search times that
- * kernel once. Only the staged kernel has stages; it has no db or cluster. */
+/* The reload loop's loads ignore the hint (fwd_loop_kernel): hint 2 is
+ * hint 1's kernel there, and canon makes the two texts one configuration,
+ * so the search times that kernel once. */
 inline void nt_fwd_canon(kb_tune_cfg *c)
 {
     if (c->v[P_RELOAD] && c->v[P_FWD_HINT] == 2) c->v[P_FWD_HINT] = 1;
-    if (c->v[P_RELOAD] != 2) c->v[P_FWD_STAGES] = 1;
-    else c->v[P_FWD_DB] = 0, c->v[P_CLUSTER] = 1;
 }
 /* The reload kernels' stores ignore the backward's hint. */
 inline void nt_bwd_canon(kb_tune_cfg *c)
@@ -437,35 +423,6 @@ inline cudaError_t nt_persistent_slots(const void *fn, dim3 block, size_t smem, 
  * spans up to vec - 1 more than N. */
 inline int64_t nt_fwd_span(int64_t N, int vec) { return N % vec ? N + vec - 1 : N; }
 
-/* fwd_stage's dynamic shared memory: `stages` buffers of `rows` rows. */
-inline size_t nt_stage_smem(const kb_problem *p, const kb_tune_cfg *c)
-{
-    return (size_t)c->v[P_FWD_STAGES] * c->v[P_ROWS] * (size_t)p->N * kb_dtype_size(p->dtype);
-}
-
-/* The staged kernel runs c on p: aligned rows, a block of whole warps with
- * no idle row threads, a persistent grid, the stage ring within the
- * shared-memory opt-in limit and one group's copy within the mbarrier's
- * transaction count, and at least one CTA per SM. */
-template <bool LN>
-int nt_stage_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg *c)
-{
-    const int tpr = c->v[P_THREADS], rows = c->v[P_ROWS], st = c->v[P_FWD_STAGES];
-    const size_t optin = ctx ? ctx->smem_optin : 0, smem = nt_stage_smem(p, c);
-    if (p->N % nt_vec(p->dtype) != 0 || c->v[P_CLUSTER] != 1 || c->v[P_OCC] < 1) return 0;
-    if (st < 1 || st > kMaxStages || !nt_shape_ok(p, tpr, rows, 1)) return 0;
-    if ((size_t)rows * (size_t)p->N * kb_dtype_size(p->dtype) >= ((size_t)1 << 20)) return 0;
-    const void *fn = reinterpret_cast<const void *>(fwd_stage_kernel<LN>(p->dtype, c->v[P_FWD_HINT]));
-    if (!fn || !nt_kernel_fits(fn, tpr * rows, smem, optin)) return 0;
-    int64_t slots = 0;
-    if (nt_persistent_slots(fn, dim3((unsigned)tpr, (unsigned)rows), smem, 1, c->v[P_OCC], 1,
-                            &slots) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return slots >= 1;
-}
-
 template <bool LN>
 int nt_fwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg *c)
 {
@@ -473,7 +430,6 @@ int nt_fwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     const int db = c->v[P_FWD_DB], vec = nt_vec(p->dtype);
     const size_t optin = ctx ? ctx->smem_optin : 0;
     if (p->M < 1 || p->N < 1 || c->v[P_OCC] < 0) return 0;
-    if (c->v[P_RELOAD] == 2) return nt_stage_valid<LN>(p, ctx, c);
     if (c->v[P_RELOAD])
         return tpr >= 32 && tpr <= 1024 && rows == 1 && cl == 1 &&
                fwd_loop_kernel<LN>(p->dtype, true, p->N % vec == 0, c->v[P_FWD_HINT]);
@@ -502,33 +458,9 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
      * any other base pointer runs the element-wise loop. */
     const bool ptr16 = kb_aligned16(t->x) && kb_aligned16(t->w) && kb_aligned16(t->out);
     const bool v16 = p->N % vec == 0 && ptr16;
-    fwd_args a = {t->x, t->w, t->out, p->M, p->N, p->M, 1, 1};
+    fwd_args a = {t->x, t->w, t->out, p->M, p->N, p->M, 1};
     /* The hint concerns whole aligned packs: other access modes ignore it. */
     const int hint = v16 ? c->v[P_FWD_HINT] : 0;
-    if (c->v[P_RELOAD] == 2 && ptr16) {
-        if (!v16)
-            return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
-                           "reload=2 (rows staged by bulk copies) needs N %% %d == 0", vec);
-        const fwd_fn fn = fwd_stage_kernel<LN>(p->dtype, hint);
-        const size_t smem = nt_stage_smem(p, c);
-        const dim3 block((unsigned)tpr, (unsigned)rows);
-        if (!fn || !nt_shape_ok(p, tpr, rows, 1) || cl != 1 || occ < 1 ||
-            c->v[P_FWD_STAGES] < 1 || c->v[P_FWD_STAGES] > kMaxStages)
-            return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
-                           "threads=%d rows=%d cluster=%d occ=%d stages=%d: not a staged launch",
-                           tpr, rows, cl, occ, c->v[P_FWD_STAGES]);
-        a.ngroups = kb_cdiv(p->M, rows);
-        a.stages = c->v[P_FWD_STAGES];
-        int64_t slots = 0;
-        NT_CUDA(e, p, what,
-                nt_persistent_slots(reinterpret_cast<const void *>(fn), block, smem, 1, occ,
-                                    a.ngroups, &slots));
-        if (slots < 1)
-            return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
-                           "threads=%d rows=%d stages=%d: %zu bytes of stages fit no SM", tpr,
-                           rows, c->v[P_FWD_STAGES], smem);
-        return nt_launch(p, what, e, fn, dim3((unsigned)slots), block, smem, 1, false, s, a);
-    }
     if (c->v[P_RELOAD] || !ptr16) {
         const int lt = c->v[P_RELOAD] ? tpr : 256;
         if (lt < 32 || lt > 1024 || lt % 32)

@@ -40,7 +40,6 @@ struct fwd_args {
     void *y;
     int64_t M, N, ngroups; /* ngroups = ceil(M / R) (register kernel), M (fallback) */
     int cl;
-    int stages; /* fwd_stage's stage buffers (norm_tuned_stage.cuh) */
 };
 
 /* The kernel body; fwd_reg below wraps it with or without a register cap.
