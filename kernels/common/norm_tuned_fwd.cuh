@@ -115,6 +115,7 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
     int cnt, sh;
     int64_t off;
     locate(g, cnt, off, sh);
+    float k0 = first_of(g);
     uint4 xv[NV], xn[DB ? NV : 1];
 #pragma unroll
     for (int i = 0; i < NV; i++) load(xv[i], i, cnt, off, sh);
@@ -122,8 +123,8 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
     for (; g < a.ngroups; g += step) {
         int cntn, shn;
         int64_t offn;
-        const float k0 = first_of(g);
         locate(g + step, cntn, offn, shn);
+        const float k0n = first_of(g + step); /* in flight with the next packs */
         if constexpr (DB) {
 #pragma unroll
             for (int i = 0; i < NV; i++) load(xn[i], i, cntn, offn, shn);
@@ -189,6 +190,7 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
         cnt = cntn;
         off = offn;
         sh = shn;
+        k0 = k0n;
     }
     reduce.finish();
 }
