@@ -5,8 +5,7 @@
  * or persistent (SMs x occupancy), see the launch. A thread holds its NV
  * packs of the row raw in registers (128-bit loads); RMS: sum of squares;
  * LN: mean, then the centred sum of squares from the registers (exact
- * two-pass, the mean taken of x - x[0], see below); rstd = 1/sqrt(s/N +
- * eps); y = (x - mean) * rstd * w stored
+ * two-pass); rstd = 1/sqrt(s/N + eps); y = (x - mean) * rstd * w stored
  * 128-bit, w (fp32) by 128-bit __ldg (L1). x's loads and y's stores take
  * the tuner's cache operators (`hint` = H, AL only: 0 evict-first loads and
  * stores, 1 evict-first loads, plain stores, 2 plain loads and stores; a
@@ -23,13 +22,6 @@
  * Reductions: row_reducer (norm_tuned_dev.cuh): shuffles within a warp,
  * one __syncthreads only when a row spans several warps, an mbarrier
  * exchange across a cluster.
- *
- * LayerNorm's mean is k0 + sum(x - k0)/N with k0 = the row's first element
- * (a shifted-data mean): a constant row then has exactly its value as mean
- * and y = 0, where the fp32 sum of N equal values is not exact and rstd =
- * 1/sqrt(eps) amplifies its error (fp16/fp32 constant rows wrote up to
- * 1e-2); rows far from zero lose less to cancellation too. k0 is one
- * element load per thread and row, issued with the row's packs.
  *
  * fwd_loop (any N): one CTA per row, the row re-read per pass (RMS 2,
  * LN 3; L1/L2 serve the re-reads while rows in flight fit in them). Its
@@ -103,19 +95,9 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
         }
     };
 
-    /* LN: the row's first element (k0 of the shifted mean); 0 past M. */
-    auto first_of = [&](int64_t gg) {
-        const int64_t row = gg * R + threadIdx.y;
-        if (!LN || gg >= a.ngroups || row >= a.M) return 0.f;
-        float f1[VEC];
-        kb_unpack<T>(ld_pack<T, false, false>(x + row * a.N, 1), f1);
-        return f1[0];
-    };
-
     int cnt, sh;
     int64_t off;
     locate(g, cnt, off, sh);
-    float k0 = first_of(g);
     uint4 xv[NV], xn[DB ? NV : 1];
 #pragma unroll
     for (int i = 0; i < NV; i++) load(xv[i], i, cnt, off, sh);
@@ -124,32 +106,22 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
         int cntn, shn;
         int64_t offn;
         locate(g + step, cntn, offn, shn);
-        const float k0n = first_of(g + step); /* in flight with the next packs */
         if constexpr (DB) {
 #pragma unroll
             for (int i = 0; i < NV; i++) load(xn[i], i, cntn, offn, shn);
         }
-        /* Masked elements are zero: they add nothing to the sums of
-         * squares; LN's passes skip them (x - k0, (x - mean)^2). */
+        /* Masked elements are zero: they add nothing to the sums below
+         * except (0 - mean)^2, which the centred pass skips. */
         float mean = 0.f, s[1] = {0.f}, f[VEC];
         if constexpr (LN) {
 #pragma unroll
             for (int i = 0; i < NV; i++) {
                 kb_unpack<T>(xv[i], f);
-                if constexpr (AL) {
-                    /* A pack past the row is zeros: shifted by 0, it adds 0. */
-                    const float kk = i < cnt ? k0 : 0.f;
 #pragma unroll
-                    for (int j = 0; j < VEC; j++) s[0] += f[j] - kk;
-                } else if (i < cnt) {
-                    const int lo = lo_of(i, sh);
-#pragma unroll
-                    for (int j = 0; j < VEC; j++)
-                        if (j >= lo && j < lo + N) s[0] += f[j] - k0;
-                }
+                for (int j = 0; j < VEC; j++) s[0] += f[j];
             }
             reduce(s);
-            mean = k0 + s[0] / n;
+            mean = s[0] / n;
             s[0] = 0.f;
 #pragma unroll
             for (int i = 0; i < NV; i++)
@@ -190,7 +162,6 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
         cnt = cntn;
         off = offn;
         sh = shn;
-        k0 = k0n;
     }
     reduce.finish();
 }
@@ -263,26 +234,16 @@ template <typename T, bool LN, int MODE, int H> __global__ void fwd_loop(const f
             }
             kb_unpack<T>(r, f);
         };
-        float mean = 0.f, s[1] = {0.f}, f[PV], k0 = 0.f;
+        float mean = 0.f, s[1] = {0.f}, f[PV];
         int lo;
-        if constexpr (LN) { /* the shifted mean's k0: x[start] */
-            kb_unpack<T>(ld_pack<T, false, false>(x + start, 1), f);
-            k0 = f[0];
-        }
         for (int k = threadIdx.x; k < nsl; k += tpr) {
             slot(k, f, lo);
 #pragma unroll
-            for (int j = 0; j < VEC; j++) {
-                if constexpr (LN) {
-                    if (MODE != AM_SHIFT || (j >= lo && j < lo + N)) s[0] += f[j] - k0;
-                } else {
-                    s[0] += f[j] * f[j];
-                }
-            }
+            for (int j = 0; j < VEC; j++) s[0] += LN ? f[j] : f[j] * f[j];
         }
         reduce(s);
         if constexpr (LN) {
-            mean = k0 + s[0] / n;
+            mean = s[0] / n;
             s[0] = 0.f;
             for (int k = threadIdx.x; k < nsl; k += tpr) {
                 slot(k, f, lo);
