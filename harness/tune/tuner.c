@@ -225,10 +225,16 @@ static const char *split_entry(char *line, cache_entry *ce)
     return NULL;
 }
 
-static int key_match(const cache_entry *ce, const kb_tune_key *k)
+static kb_tune_key entry_key(const cache_entry *ce)
 {
-    return strcmp(ce->f[0], k->gpu) == 0 && strcmp(ce->f[1], k->op) == 0 &&
-           strcmp(ce->f[2], k->dtype) == 0 && strcmp(ce->f[3], k->bucket) == 0;
+    const kb_tune_key k = {ce->f[0], ce->f[1], ce->f[2], ce->f[3]};
+    return k;
+}
+
+static int key_eq(const kb_tune_key *a, const kb_tune_key *b)
+{
+    return strcmp(a->gpu, b->gpu) == 0 && strcmp(a->op, b->op) == 0 &&
+           strcmp(a->dtype, b->dtype) == 0 && strcmp(a->bucket, b->bucket) == 0;
 }
 
 static kb_status key_check(const kb_tune_key *k, kb_err *e)
@@ -246,11 +252,8 @@ static int read_line(FILE *f, char **buf, size_t *cap, ssize_t *n)
     return *n >= 0;
 }
 
-kb_status kb_tune_cache_lookup(const char *path, const kb_tune_key *k, char *cfg, size_t cfg_len,
-                               double *gbps, int *found, kb_err *e)
+kb_status kb_tune_cache_each(const char *path, kb_tune_entry_fn fn, void *arg, kb_err *e)
 {
-    *found = 0;
-    KB_TRY(key_check(k, e));
     FILE *f = fopen(path, "r");
     if (!f) {
         if (errno == ENOENT) return KB_OK;
@@ -261,7 +264,7 @@ kb_status kb_tune_cache_lookup(const char *path, const kb_tune_key *k, char *cfg
     ssize_t n;
     int lineno = 0;
     kb_status st = KB_OK;
-    while (read_line(f, &line, &cap, &n)) {
+    while (st == KB_OK && read_line(f, &line, &cap, &n)) {
         lineno++;
         if (n > CACHE_LINE_MAX) {
             st = KB_FAIL(e, KB_ERR_PARSE, "%s:%d: line longer than %d characters", path, lineno,
@@ -277,19 +280,46 @@ kb_status kb_tune_cache_lookup(const char *path, const kb_tune_key *k, char *cfg
                          why);
             break;
         }
-        if (!key_match(&ce, k)) continue;
-        if (strlen(ce.f[4]) >= cfg_len) {
-            st = KB_FAIL(e, KB_ERR_PARSE, "%s:%d: config too long", path, lineno);
-            break;
-        }
-        strcpy(cfg, ce.f[4]);
-        *gbps = ce.gbps;
-        *found = 1;
+        const kb_tune_key k = entry_key(&ce);
+        st = fn(arg, &k, ce.f[4], ce.gbps, lineno, e);
     }
     if (st == KB_OK && ferror(f))
         st = KB_FAIL(e, KB_ERR_IO, "error reading tuning cache %s", path);
     free(line);
     fclose(f);
+    return st;
+}
+
+/* kb_tune_cache_lookup's visitor: the last entry of key k wins. */
+typedef struct {
+    const char *path;
+    const kb_tune_key *k;
+    char *cfg;
+    size_t cfg_len;
+    double *gbps;
+    int *found;
+} lookup_ctx;
+
+static kb_status lookup_entry(void *arg, const kb_tune_key *k, const char *cfg, double gbps,
+                              int lineno, kb_err *e)
+{
+    const lookup_ctx *l = arg;
+    if (!key_eq(k, l->k)) return KB_OK;
+    if (strlen(cfg) >= l->cfg_len)
+        return KB_FAIL(e, KB_ERR_PARSE, "%s:%d: config too long", l->path, lineno);
+    strcpy(l->cfg, cfg);
+    *l->gbps = gbps;
+    *l->found = 1;
+    return KB_OK;
+}
+
+kb_status kb_tune_cache_lookup(const char *path, const kb_tune_key *k, char *cfg, size_t cfg_len,
+                               double *gbps, int *found, kb_err *e)
+{
+    *found = 0;
+    KB_TRY(key_check(k, e));
+    const lookup_ctx l = {path, k, cfg, cfg_len, gbps, found};
+    const kb_status st = kb_tune_cache_each(path, lookup_entry, (void *)&l, e);
     if (st != KB_OK) *found = 0;
     return st;
 }
@@ -336,7 +366,8 @@ static kb_status merge_into(FILE *src, FILE *dst, const char *path, const kb_tun
                                  path, lineno, why);
                     break;
                 }
-                if (key_match(&ce, k)) {
+                const kb_tune_key ck = entry_key(&ce);
+                if (key_eq(&ck, k)) {
                     /* The first occurrence is replaced, later duplicates dropped. */
                     if (!written) out_err |= fprintf(dst, "%s\n", new_line) < 0;
                     written = 1;

@@ -70,6 +70,14 @@ typedef struct {
  * matching line wins. cfg receives the "key=val,..." text. */
 kb_status kb_tune_cache_lookup(const char *path, const kb_tune_key *k, char *cfg, size_t cfg_len,
                                double *gbps, int *found, kb_err *e);
+/* Every entry of the cache file at path, in file order (comments and blank
+ * lines skipped): fn(arg, its key, its "key=val,..." text, its GB/s, its
+ * line number). Stops at the first malformed line (KB_ERR_PARSE naming
+ * path:line) or at fn's first status other than KB_OK, and returns it. A
+ * missing file has no entries. kb_tune_cache_lookup is built on it. */
+typedef kb_status (*kb_tune_entry_fn)(void *arg, const kb_tune_key *k, const char *cfg,
+                                      double gbps, int lineno, kb_err *e);
+kb_status kb_tune_cache_each(const char *path, kb_tune_entry_fn fn, void *arg, kb_err *e);
 /* Insert or replace k's entry, keeping every other line (comments too);
  * creates the file (and its directory) with a comment header when missing.
  * Atomic: written to a temporary file, then renamed over path. */

@@ -762,6 +762,31 @@ START_TEST(setup_chooses_custom_cache_heuristic)
 }
 END_TEST
 
+/* The file being checked and its entries so far. */
+typedef struct {
+    const char *path;
+    int entries;
+} cache_check;
+
+/* kb_tune_cache_each's visitor: the entry's config against its benchmark's
+ * tuned search space. */
+static kb_status check_cache_entry(void *arg, const kb_tune_key *k, const char *cfg, double gbps,
+                                   int lineno, kb_err *e)
+{
+    cache_check *cc = arg;
+    (void)gbps;
+    kb_bench_id id;
+    ck_assert_msg(kb_bench_find(k->op, &id, e) == KB_OK, "%s:%d: %s", cc->path, lineno, e->msg);
+    const kb_impl *impl = kb_impl_get(id, "tuned");
+    ck_assert_msg(impl && impl->tune_space, "%s:%d: %s has no tuned search space", cc->path,
+                  lineno, k->op);
+    kb_tune_cfg c;
+    ck_assert_msg(kb_tune_parse(impl->tune_space, cfg, NULL, &c, e) == KB_OK, "%s:%d: %s",
+                  cc->path, lineno, e->msg);
+    cc->entries++;
+    return KB_OK;
+}
+
 /* Every committed tuning cache parses, and every entry is a complete
  * configuration of its benchmark's tuned search space in this build (every
  * key present, no unknown key, each value among the choices). Without this a
@@ -771,40 +796,11 @@ END_TEST
  * heuristic (an H200 run measured that as -25..-29 % on long-row norms). */
 static void check_cache_file(const char *path, void *arg)
 {
-    const kb_tune_key k = {"no such gpu", "softmax_forward", "bf16", "N<=1024,M<=1024"};
-    char cfg[256];
-    double gbps = 0;
-    int found = 1;
+    (void)arg;
+    cache_check cc = {path, 0};
     kb_err e = {{0}};
-    ck_assert_msg(kb_tune_cache_lookup(path, &k, cfg, sizeof cfg, &gbps, &found, &e) == KB_OK,
-                  "%s", e.msg);
-    ck_assert_int_eq(found, 0);
-
-    FILE *f = fopen(path, "r");
-    ck_assert_ptr_nonnull(f);
-    char line[1024];
-    int lineno = 0, entries = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
-        if (!line[0] || line[0] == '#') continue;
-        char *field[6] = {0}, *save = NULL;
-        int n = 0;
-        for (char *t = strtok_r(line, "|", &save); t && n < 6; t = strtok_r(NULL, "|", &save))
-            field[n++] = t;
-        ck_assert_msg(n == 6, "%s:%d: %d fields", path, lineno, n);
-        kb_bench_id id;
-        ck_assert_msg(kb_bench_find(field[1], &id, &e) == KB_OK, "%s:%d: %s", path, lineno, e.msg);
-        const kb_impl *impl = kb_impl_get(id, "tuned");
-        ck_assert_msg(impl && impl->tune_space, "%s:%d: %s has no tuned search space", path,
-                      lineno, field[1]);
-        kb_tune_cfg c;
-        ck_assert_msg(kb_tune_parse(impl->tune_space, field[4], NULL, &c, &e) == KB_OK,
-                      "%s:%d: %s", path, lineno, e.msg);
-        entries++;
-    }
-    fclose(f);
-    ck_assert_int_ge(entries, 1);
+    ck_assert_msg(kb_tune_cache_each(path, check_cache_entry, &cc, &e) == KB_OK, "%s", e.msg);
+    ck_assert_int_ge(cc.entries, 1);
 }
 
 START_TEST(committed_caches_parse)
