@@ -43,14 +43,11 @@
  * converted to fp32 where used. AL (N % VEC == 0 and 16-byte aligned base
  * pointers): one 128-bit access per pack. Forward with N % VEC != 0:
  * shifted slots (norm_tuned_dev.cuh), still 128-bit for x and y, w read at
- * a per-row column shift. Backward with N % VEC != 0, 16-bit types: dw's
- * per-thread column accumulators need a thread to own the same columns on
- * every row, so its packs stay column packs, cut from two neighbouring
- * 128-bit slots (the next lane's by a shuffle) and stored back through them
- * (norm_tuned_dev.cuh, "realigned packs"); fp32: element accesses
- * (nt_bwd_am). Base pointers not 16-byte aligned: element accesses (the
- * loop kernels forward; backward, the register kernel one element at a
- * time).
+ * a per-row column shift. Backward with N % VEC != 0: the same slots, with
+ * the rows dealt out by shift class so that a thread still owns the same
+ * columns on every row it sees (norm_tuned_bwd.cuh, nt_bwd_am). Base
+ * pointers not 16-byte aligned: element accesses (the loop kernels
+ * forward; backward, the register kernel one element at a time).
  *
  * Limits: registers hold up to tpr*CL*NV*VEC elements (bf16: ~1M forward,
  * CL=16 x 512 threads x NV=16; ~512K backward); valid() asks the
@@ -159,11 +156,11 @@ template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, 
         if (am == AM_AL) {
             if (hint) NT_BWD_AM(AM_AL, 1);
             else NT_BWD_AM(AM_AL, 0);
-        } else if constexpr (sizeof(T) == 2) { /* nt_bwd_am: 16-bit types only */
-            if (am == AM_SHIFT) NT_BWD_AM(AM_SHIFT, 0);
-            else NT_BWD_AM(AM_ELEM, 0);
+        } else if (am == AM_SHIFT) {
+            NT_BWD_AM(AM_SHIFT, 0);
+        } else {
+            NT_BWD_AM(AM_ELEM, 0);
         }
-        else NT_BWD_AM(AM_ELEM, 0);
     });
 #undef NT_BWD_AM
     return f;
@@ -496,16 +493,29 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
 }
 
 /* ---- backward: valid / workspace / launch ---------------------------------- */
-/* The backward register kernel's access mode. N % VEC != 0 with aligned
- * tensors: realigned 128-bit packs for 16-bit types; fp32 keeps element
- * accesses, which measured faster there (an fp32 element is a whole word:
- * VEC = 4 loads per pack against the realignment's shuffles and selects;
- * numbers in kernels/README.md, "Odd N, backward"). */
+/* The backward register kernel's access mode: 128-bit packs (N % VEC == 0)
+ * or shifted slots with the rows dealt out by shift class (any N), both on
+ * 16-byte aligned tensors; element accesses otherwise. */
 inline int nt_bwd_am(kb_dtype d, int64_t N, bool ptr16)
 {
     if (!ptr16) return AM_ELEM;
-    if (N % nt_vec(d) == 0) return AM_AL;
-    return d == KB_FP32 ? AM_ELEM : AM_SHIFT;
+    return N % nt_vec(d) == 0 ? AM_AL : AM_SHIFT;
+}
+
+/* Rows after which a row's shift from the 16-byte grid repeats (the class
+ * count of AM_SHIFT): VEC / gcd(N, VEC); 1 for aligned rows. */
+inline int nt_shift_period(int64_t N, int vec)
+{
+    int g = vec;
+    while (N % g) g >>= 1; /* vec is a power of two */
+    return vec / g;
+}
+
+/* The elements a thread's packs span per row: AM_SHIFT's slots cover up to
+ * VEC - 1 more than N (nt_fwd_span). */
+inline int64_t nt_bwd_span(kb_dtype d, int64_t N, int am)
+{
+    return am == AM_SHIFT ? nt_fwd_span(N, nt_vec(d)) : N;
 }
 
 /* Dynamic shared memory of bwd_reg: the w slice after the dw accumulators
@@ -535,10 +545,11 @@ int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     if (c->v[P_RELOAD])
         return tpr >= 32 && tpr <= 1024 && rows == 1 && cl == 1;
     if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
-    const int nv = nt_pick_nv(p->N, tpr, cl, nt_vec(p->dtype), kBwdNV);
+    const int am = nt_bwd_am(p->dtype, p->N, true); /* cudaMalloc'd tensors */
+    const int nv =
+        nt_pick_nv(nt_bwd_span(p->dtype, p->N, am), tpr, cl, nt_vec(p->dtype), kBwdNV);
     if (!nv) return 0;
     const size_t smem = nt_bwd_smem(p, c, nv);
-    const int am = nt_bwd_am(p->dtype, p->N, true); /* cudaMalloc'd tensors */
     const void *fn =
         reinterpret_cast<const void *>(bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC],
                                                            c->v[P_BWD_HINT]));
@@ -557,7 +568,8 @@ int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
 }
 
 /* Upper bound of the persistent grid's slots, from hardware limits alone
- * (2048 threads and 32 CTAs per SM), so it needs no device query. */
+ * (2048 threads and 32 CTAs per SM), so it needs no device query; shifted
+ * rows (cudaMalloc'd tensors) have at least one slot per shift class. */
 inline int64_t nt_bwd_slots_bound(const kb_problem *p, int sms, const kb_tune_cfg *c)
 {
     const int block = c->v[P_THREADS] * c->v[P_ROWS], cl = c->v[P_CLUSTER];
@@ -567,8 +579,10 @@ inline int64_t nt_bwd_slots_bound(const kb_problem *p, int sms, const kb_tune_cf
     if (per_sm < 1) per_sm = 1;
     int64_t slots = (int64_t)sms * per_sm / cl;
     if (slots < 1) slots = 1;
-    const int64_t groups = kb_cdiv(p->M, c->v[P_ROWS]);
-    return slots < groups ? slots : groups;
+    const int64_t per = nt_shift_period(p->N, nt_vec(p->dtype));
+    const int64_t groups = kb_cdiv(kb_cdiv(p->M, per), c->v[P_ROWS]) * per;
+    if (slots > groups) slots = groups;
+    return slots > per ? slots : per;
 }
 
 template <bool LN>
@@ -600,7 +614,7 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     const size_t row_bytes = (size_t)p->N * sizeof(float);
     const int64_t ws_rows = t->workspace ? (int64_t)(t->workspace_bytes / row_bytes) : 0;
     bwd_args a = {t->x, t->dy, t->w, t->mean, t->rstd, t->out, (float *)t->workspace,
-                  p->M, p->N, 0, 0, 1};
+                  p->M, p->N, 0, 0, 1, 1};
 
     if (c->v[P_RELOAD]) {
         if (tpr < 32 || tpr > 1024 || tpr % 32)
@@ -621,9 +635,9 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
                          t->dw);
     }
 
-    const int nv = nt_pick_nv(p->N, tpr, cl, vec, kBwdNV);
     /* The hint concerns whole aligned packs: other access modes ignore it. */
     const int am = nt_bwd_am(p->dtype, p->N, ptr16);
+    const int nv = nt_pick_nv(nt_bwd_span(p->dtype, p->N, am), tpr, cl, vec, kBwdNV);
     const bwd_fn fn = nv && nt_shape_ok(p, tpr, rows, cl)
                           ? bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC],
                                                am == AM_AL ? c->v[P_BWD_HINT] : 0)
@@ -633,20 +647,25 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
                        "threads=%d rows=%d cluster=%d cannot hold the row", tpr, rows, cl);
     const size_t smem = nt_bwd_smem(p, c, nv);
     const dim3 block((unsigned)tpr, (unsigned)rows);
-    a.ngroups = kb_cdiv(p->M, rows);
+    /* Shifted rows: P classes (rows c, c+P, ...), each with its own slots
+     * (nt_bwd_span); otherwise P = 1, one class of all rows. */
+    const int per = am == AM_SHIFT ? nt_shift_period(p->N, vec) : 1;
+    a.per = per;
+    a.ngroups = kb_cdiv(kb_cdiv(p->M, per), rows); /* per class */
     a.cl = cl;
     int64_t slots = 0;
     NT_CUDA(e, p, what,
             nt_persistent_slots(reinterpret_cast<const void *>(fn), block, smem, cl,
-                                c->v[P_OCC], a.ngroups, &slots));
+                                c->v[P_OCC], a.ngroups * per, &slots));
     if (slots < 1)
         return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
                        "threads=%d rows=%d cluster=%d: no CTA (cluster) fits", tpr, rows, cl);
-    if (slots > ws_rows) slots = ws_rows;
+    slots = slots / per < 1 ? per : slots / per * per; /* whole classes */
+    if (slots > ws_rows) slots = ws_rows / per * per;
     if (slots < 1)
-        return NT_FAIL(e, KB_ERR_ARG, p, what, "workspace of %zu bytes holds no dw partial row",
-                       t->workspace_bytes);
-    a.nslots = slots;
+        return NT_FAIL(e, KB_ERR_ARG, p, what, "workspace of %zu bytes holds no dw partial row%s",
+                       t->workspace_bytes, per > 1 ? " per shift class" : "");
+    a.nslots = slots / per;
     KB_TRY(nt_launch(p, what, e, fn, dim3((unsigned)(slots * cl)), block, smem, cl, false, s, a));
     return nt_launch(p, what, e, dw_reduce, dim3((unsigned)kb_cdiv(p->N, 32)),
                      dim3(32, kReduceRows), 0, 1, true, s, (const float *)a.ws, slots, p->N,

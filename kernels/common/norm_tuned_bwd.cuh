@@ -16,13 +16,16 @@
  * fixed order, launched with programmatic dependent launch to hide its
  * launch latency: the same bits on every run, no atomics.
  *
- * N % VEC != 0, 16-bit types (AM_SHIFT): x and dy arrive as the row's
- * 128-bit memory slots and are realigned to column packs at the top of the
- * group (the slot after a thread's own comes from the next lane; an edge
- * lane, or the row's last pack, loads it itself, into a second register set
- * every thread carries: no register cap); dx goes back through the slots,
- * whole slots as 128-bit stores, element by element the slot split at each
- * warp boundary and the row's first and last slots.
+ * N % VEC != 0 (AM_SHIFT): shifted slots, as the forward's, with the rows
+ * dealt out by shift class. Row r starts (r*N) % VEC elements past a 16-byte
+ * boundary; that shift repeats every P = VEC / gcd(N, VEC) rows, so rows
+ * r, r+P, r+2P, ... (one class) cut into 16-byte slots at the same columns.
+ * Slot s serves class s % P only (its R row slots too), so a thread's slots
+ * hold the same columns on every row it sees: dw accumulates per thread as
+ * in the aligned kernel, x, dy and dx move as whole 128-bit slots (the two
+ * edge slots of a row masked on load, stored element by element), and the
+ * thread's w slice is read once at its class's column shift. The partial
+ * rows of the P classes are summed by dw_reduce like any other slots.
  *
  * Fallback (reload = 1, any N): dx per row in two passes (bwd_dx_loop), dw
  * by a column-tiled kernel over 256-row chunks (x and dy read again,
@@ -43,8 +46,9 @@ struct bwd_args {
     const float *w, *mean, *rstd;
     void *dx;
     float *ws;
-    int64_t M, N, ngroups, nslots;
+    int64_t M, N, ngroups, nslots; /* AM_SHIFT: groups and slots per class */
     int cl;
+    int per; /* AM_SHIFT: P, the rows' shift period (else 1) */
 };
 
 /* A row's saved statistics; rows past M get zeros (so does everything else). */
@@ -85,25 +89,21 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
     extern __shared__ float4 dyn[];
     __shared__ red_smem<V> rsm;
     pdl_trigger(); /* dw_reduce may be scheduled; it waits for our completion */
-    const lane_map lm(a.N, VEC, a.cl);
+    const int64_t slot = blockIdx.x / a.cl, R = blockDim.y, total = a.M * a.N;
+    /* SH: this slot's class and its rows' shift; the thread's slots cover
+     * the span N + sh from the aligned start, slot k = columns k*VEC - sh + j. */
+    const int per = SH ? a.per : 1, cls = SH ? (int)(slot % per) : 0;
+    const int sh = SH ? (int)(((int64_t)cls * a.N) & (VEC - 1)) : 0;
+    const lane_map lm(a.N + sh, VEC, a.cl);
     row_reducer<V> reduce(rsm, lm.tpr, lm.cl);
     const float n = (float)a.N;
-    const float *wb = a.w + lm.first;
     const bool w16 = kb_aligned16(a.w);
-    const int64_t slot = blockIdx.x / lm.cl, R = blockDim.y, total = a.M * a.N;
     const T *xg = static_cast<const T *>(a.x), *dg = static_cast<const T *>(a.dy);
     T *og = static_cast<T *>(a.dx);
-    /* SH: the pack after this thread's is the next lane's, except at the
-     * end of a warp or of the row's threads (edge), where it belongs to a
-     * thread starting a warp or the row (head). */
-    const bool edge = (threadIdx.x & 31) == 31 || (int)threadIdx.x == lm.tpr - 1;
-    const bool head = (threadIdx.x & 31) == 0;
-    /* SH, a row shifted by sh: pack i needs the slot after its own, which
-     * this thread loads itself (the next lane cannot give it) when it is an
-     * edge or its pack is the row's last, and the row has columns there. */
-    auto extra = [&](int i, int sh) {
-        return sh > 0 && lm.at(i) + VEC - sh < lm.N && (edge || lm.at(i) + VEC >= lm.N);
-    };
+    /* Elements [lo(i), hi(i)) of pack i are columns of the row (SH: only a
+     * row's first and last slots have fewer than VEC). */
+    auto lo = [&](int i) { return SH && lm.at(i) < sh ? sh - lm.at(i) : 0; };
+    auto hi = [&](int i) { return lm.valid(i) < VEC ? lm.valid(i) : VEC; };
     /* float4 index of quarter q of pack i of row slot r, this thread */
     auto su = [&](int r, int i, int q) {
         return ((r * NV + i) * Q + q) * lm.tpr + (int)threadIdx.x;
@@ -125,7 +125,10 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
             float wv[VEC];
 #pragma unroll
             for (int j = 0; j < VEC; j++) wv[j] = 0.f;
-            if (i < lm.mine) ld_w<VEC, AL>(wb + i * lm.stride, lm.valid(i), w16, wv);
+            if (i < lm.mine) {
+                if constexpr (SH) ld_w_at<VEC>(a.w, lm.at(i) - sh, (int)a.N, w16, wv);
+                else ld_w<VEC, AL>(a.w + lm.at(i), lm.valid(i), w16, wv);
+            }
 #pragma unroll
             for (int q = 0; q < Q; q++)
                 wsm[su(0, i, q)] =
@@ -144,29 +147,26 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
         }
     };
 
-    /* Group gg for this thread: pack count (lm.mine or 0), the row's shift
-     * (SH), the flat offset of pack 0 (SH: of its slot) and the stats. */
-    auto locate = [&](int64_t gg, int &cnt, int64_t &off, int &sh, row_stats &st) {
-        const int64_t row = gg * R + threadIdx.y;
+    /* Group gg of this slot's class for this thread: pack count (lm.mine
+     * or 0), the flat offset of pack 0 (SH: of its slot) and the stats. */
+    auto locate = [&](int64_t gg, int &cnt, int64_t &off, row_stats &st) {
+        const int64_t row = cls + per * (gg * R + threadIdx.y);
         const bool ok = gg < a.ngroups && row < a.M;
         const int64_t start = (ok ? row : 0) * a.N;
         cnt = ok ? lm.mine : 0;
-        sh = SH ? (int)(start & (VEC - 1)) : 0;
-        off = start - sh + lm.first;
+        off = (ok ? start - sh : 0) + lm.first;
         st = ld_stats<LN>(a, row, ok);
     };
-    auto load = [&](uint4 &xd, uint4 &dd, uint4 &xe, uint4 &de, int i, int cnt, int64_t off,
-                    int sh) {
+    auto load = [&](uint4 &xd, uint4 &dd, int i, int cnt, int64_t off) {
         xd = dd = make_uint4(0u, 0u, 0u, 0u);
-        if constexpr (SH) xe = de = xd;
         if (i < cnt) {
             if constexpr (SH) {
                 const int64_t f = off + i * lm.stride;
                 xd = ld_slot<T, true>(xg, f, total);
                 dd = ld_slot<T, true>(dg, f, total);
-                if (extra(i, sh)) {
-                    xe = ld_slot<T, true>(xg, f + VEC, total);
-                    de = ld_slot<T, true>(dg, f + VEC, total);
+                if (lo(i) > 0 || hi(i) < VEC) { /* neighbouring rows' elements */
+                    xd = mask_pack<T>(xd, lo(i), hi(i));
+                    dd = mask_pack<T>(dd, lo(i), hi(i));
                 }
             } else {
                 xd = ld_pack<T, AL, true>(xg + off + i * lm.stride, lm.valid(i));
@@ -175,37 +175,19 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
         }
     };
 
-    int64_t g = slot, off;
-    int cnt, sh;
+    int64_t g = slot / per, off;
+    int cnt;
     row_stats m;
-    locate(g, cnt, off, sh, m);
-    uint4 xv[NV], dv[NV], xe[SH ? NV : 1], de[SH ? NV : 1];
+    locate(g, cnt, off, m);
+    uint4 xv[NV], dv[NV];
 #pragma unroll
-    for (int i = 0; i < NV; i++) load(xv[i], dv[i], xe[SH ? i : 0], de[SH ? i : 0], i, cnt, off, sh);
+    for (int i = 0; i < NV; i++) load(xv[i], dv[i], i, cnt, off);
 
     for (; g < a.ngroups; g += a.nslots) {
-        int cntn, shn;
+        int cntn;
         int64_t offn;
         row_stats mn;
-        locate(g + a.nslots, cntn, offn, shn, mn);
-        if constexpr (SH) {
-            /* Slots -> column packs: own slot, then the next (next lane's,
-             * or loaded here); columns past N zeroed. Every lane shuffles. */
-#pragma unroll
-            for (int i = 0; i < NV; i++) {
-                uint4 nx = shfl_pack_down(xv[i]), nd = shfl_pack_down(dv[i]);
-                if (extra(i, sh)) {
-                    nx = xe[i];
-                    nd = de[i];
-                }
-                xv[i] = cat_shift<T>(xv[i], nx, sh);
-                dv[i] = cat_shift<T>(dv[i], nd, sh);
-                if (i < cnt && lm.valid(i) < VEC) {
-                    xv[i] = mask_pack<T>(xv[i], 0, lm.valid(i));
-                    dv[i] = mask_pack<T>(dv[i], 0, lm.valid(i));
-                }
-            }
-        }
+        locate(g + a.nslots, cntn, offn, mn);
         float s[V], xf[VEC], df[VEC], wv[VEC];
 #pragma unroll
         for (int k = 0; k < V; k++) s[k] = 0.f;
@@ -238,40 +220,26 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
         const float mgx = s[0] / n, mg = LN ? s[V - 1] / n : 0.f;
 #pragma unroll
         for (int i = 0; i < NV; i++) {
-            /* dx written out in both branches: one shared computation moves
-             * two aligned instantiations' registers (ci/sass-diff), and the
-             * aligned kernels keep the machine code the H200 verified. */
-            if constexpr (SH) {
-                uint4 o = make_uint4(0u, 0u, 0u, 0u);
-                if (i < cnt) {
-                    kb_unpack<T>(xv[i], xf);
-                    kb_unpack<T>(dv[i], df);
-                    get_w(i, wv);
-#pragma unroll
-                    for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
-                    o = kb_pack<T>(xf);
-                }
-                const uint4 prev = shfl_pack_up(o); /* every lane shuffles */
-                if (i < cnt)
-                    st_realigned<T>(og + off + i * lm.stride, prev, o, sh, lm.valid(i), head,
-                                    edge || lm.at(i) + VEC >= lm.N);
-            } else if (i < cnt) {
+            if (i < cnt) {
                 kb_unpack<T>(xv[i], xf);
                 kb_unpack<T>(dv[i], df);
                 get_w(i, wv);
 #pragma unroll
                 for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
-                st_pack<T, AL, H == 0>(og + off + i * lm.stride, kb_pack<T>(xf), lm.valid(i));
+                T *dst = og + off + i * lm.stride;
+                if (!SH || (lo(i) == 0 && hi(i) == VEC))
+                    st_pack<T, AL || SH, H == 0>(dst, kb_pack<T>(xf), lm.valid(i));
+                else st_range<T>(dst, kb_pack<T>(xf), lo(i), hi(i));
             }
-            load(xv[i], dv[i], xe[SH ? i : 0], de[SH ? i : 0], i, cntn, offn, shn);
+            load(xv[i], dv[i], i, cntn, offn);
         }
         cnt = cntn;
         off = offn;
-        sh = shn;
         m = mn;
     }
 
-    /* The slot's partial row: the R row slots summed in slot order. */
+    /* The slot's partial row: the R row slots summed in slot order. Pack i
+     * holds columns at(i) - sh + j, j in [lo(i), hi(i)). */
     float *ws = a.ws + slot * a.N;
     if constexpr (SACC) {
         if (R > 1) __syncthreads();
@@ -292,10 +260,10 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
                         v[4 * q + 2] = t.z;
                         v[4 * q + 3] = t.w;
                     }
-                    float *d = ws + lm.at(i);
+                    const int c0 = lm.at(i) - sh;
 #pragma unroll
                     for (int j = 0; j < VEC; j++)
-                        if (AL || j < lm.valid(i)) d[j] = v[j];
+                        if (AL || (j >= lo(i) && j < hi(i))) ws[c0 + j] = v[j];
                 }
     } else {
         /* comb overlays the w slice: wait until every row slot is done with it */
@@ -306,28 +274,34 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
 #pragma unroll
                 for (int i = 0; i < NV; i++)
                     if (i < lm.mine) {
-                        float *d = dst + lm.at(i);
+                        const int c0 = lm.at(i) - sh;
 #pragma unroll
                         for (int j = 0; j < VEC; j++)
-                            if (AL || j < lm.valid(i)) d[j] = r == 0 ? acc[i][j] : d[j] + acc[i][j];
+                            if (AL || (j >= lo(i) && j < hi(i)))
+                                dst[c0 + j] = r == 0 ? acc[i][j] : dst[c0 + j] + acc[i][j];
                     }
             if (R > 1) __syncthreads();
         }
         if (R > 1)
-            for (int c = (int)(threadIdx.y * blockDim.x + threadIdx.x); c < lm.N; c += R * lm.tpr)
+            for (int c = (int)(threadIdx.y * blockDim.x + threadIdx.x); c < a.N; c += R * lm.tpr)
                 ws[c] = comb[c];
     }
     reduce.finish();
 }
 
-/* Block-size cap that fits the kernel without spills (ptxas -v): NV <= 2:
- * 1024 threads (64 registers); NV = 3, or 4 with dw in shared memory: 768
- * (80 registers, three 256-thread CTAs per SM); otherwise (or other than
- * 128-bit packs) uncapped (a cap there makes ptxas trade registers for
- * spills). */
+/* Block-size cap that fits the kernel without spills (ptxas -v). Aligned
+ * packs: NV <= 2: 1024 threads (64 registers); NV = 3, or 4 with dw in
+ * shared memory: 768 (80 registers, three 256-thread CTAs per SM). Shifted
+ * slots (masks, edge stores, the class's shift: a few more registers) one
+ * step lower where the aligned cap spills. Otherwise (and element
+ * accesses) uncapped: a cap there makes ptxas trade registers for spills. */
 template <int NV, int AM, bool SACC> constexpr int bwd_cap()
 {
-    return AM != AM_AL ? 0 : NV <= 2 ? 1024 : NV == 3 || (SACC && NV == 4) ? 768 : 0;
+    if constexpr (AM == AM_AL) return NV <= 2 ? 1024 : NV == 3 || (SACC && NV == 4) ? 768 : 0;
+    else if constexpr (AM == AM_SHIFT)
+        return NV == 1 || (SACC && NV == 2) ? 1024 : NV == 2 || (SACC && NV == 3) ? 768
+                                                      : NV == 3 || (SACC && NV == 4) ? 512 : 0;
+    else return 0;
 }
 
 template <int MAXT, typename T, bool LN, int NV, int AM, bool SACC, int H>
