@@ -4,6 +4,9 @@
 # registered shape and input kind, class edge cases (M < P, P = 2/4/8, N = 1, 3), forced
 # configurations over the layouts, memcheck and racecheck; ci/gate on the norm backwards with the
 # committed cache (tuned for the realigned packs), the unaligned buckets re-tuned, the gate again.
+# Also the LayerNorm forward's corrected two-pass (mean moved by the centred round's residual):
+# accuracy on every shape and input kind (fp16/fp32 constant rows included), forced layouts,
+# memcheck, and ci/gate on layernorm_forward.
 set -u
 T0=$(date +%s); END=$((T0 + 570))
 LD_LIBRARY_PATH=.devbuild/zbin .devbuild/zbin/zstd -dc --long=27 .devbuild/build.tar.zst | tar xf -
@@ -27,14 +30,23 @@ T acc-tiny 60 $K $B --backend tuned --dtype bf16,fp16,fp32 --shape 5x37 --shape 
 T acc-mid 60 $K $B --backend tuned --dtype bf16,fp16,fp32 --shape 17x4095 --shape 9x4097 --shape 33x2049 --shape 3000x4095 --shape 19x4094 --shape 21x4092 --tuned-config $a --tuned-config $b --tuned-config $c --tuned-config $d --tuned-config $a0 --tuned-config $d2 --no-timing --csv $L/acc-mid.csv
 T acc-long 60 $K $B --backend tuned --dtype bf16,fp16,fp32 --shape 5x50257 --shape 2x40001 --shape 700x50257 --tuned-config $e --tuned-config $f --tuned-config $g --no-timing --csv $L/acc-long.csv
 T acc-long2 40 $K $B --backend tuned --dtype bf16,fp32 --shape 3x131071 --tuned-config $h --no-timing --csv $L/acc-long2.csv
+F="layernorm_forward"
+l1="l1:threads=256,rows=1,cluster=1,occ=0,db=0,reload=1,hint=0"; l2="l2:threads=1024,rows=1,cluster=1,occ=0,db=0,reload=1,hint=1"
+c4="c4:threads=512,rows=1,cluster=4,occ=1,db=1,reload=0,hint=2"; c8="c8:threads=1024,rows=1,cluster=8,occ=1,db=0,reload=0,hint=0"
+r8="r8:threads=32,rows=8,cluster=1,occ=0,db=1,reload=0,hint=1"; r2="r2:threads=128,rows=2,cluster=1,occ=4,db=0,reload=0,hint=2"
+T ln-all 60 $K $F --backend tuned --dtype bf16,fp16,fp32 --sweep all --no-timing --csv $L/ln-all.csv
+T ln-kinds 60 $K $F --backend tuned --dtype bf16,fp16,fp32 --inputs shifted,wide,masked,constant,small --no-timing --csv $L/ln-kinds.csv
+T ln-const 60 $K $F --backend tuned --dtype bf16,fp16,fp32 --shape 4096x1000 --shape 512x50256 --shape 512x50257 --shape 64x131072 --shape 8x262144 --shape 300x4095 --inputs constant,shifted --no-timing --csv $L/ln-const.csv
+T ln-forced 60 $K $F --backend tuned --dtype bf16,fp16,fp32 --shape 5x64 --shape 17x4096 --shape 3x4095 --shape 9x32768 --shape 2x262144 --inputs randn,constant,shifted --tuned-config $l1 --tuned-config $l2 --tuned-config $c4 --tuned-config $c8 --tuned-config $r8 --tuned-config $r2 --no-timing --csv $L/ln-forced.csv
 MC="compute-sanitizer --tool memcheck --error-exitcode 9"
+T ln-memcheck 60 $MC $K $F --backend tuned --dtype bf16,fp32 --shape 5x64 --shape 3x4095 --shape 2x262144 --tuned-config $l1 --tuned-config $c4 --tuned-config $r8 --no-timing
 T memcheck1 60 $MC $K $B --backend tuned --dtype bf16,fp32 --shape 5x37 --shape 70x59 --shape 3x37 --tuned-config $s2 --tuned-config $s4 --no-timing
 T memcheck2 60 $MC $K $B --backend tuned --dtype bf16,fp32 --shape 17x4095 --shape 9x4097 --shape 19x4094 --tuned-config $a --tuned-config $c --tuned-config $a0 --no-timing
 T memcheck3 60 $MC $K $B --backend tuned --dtype bf16,fp32 --shape 2x40001 --shape 3x50257 --tuned-config $f --tuned-config $g --no-timing
 RC="compute-sanitizer --tool racecheck --error-exitcode 9"
 T racecheck1 60 $RC $K rmsnorm_backward --backend tuned --dtype bf16 --shape 5x37 --shape 17x4095 --tuned-config $s4 --tuned-config $a --tuned-config $a0 --no-timing
 T racecheck2 60 $RC $K layernorm_backward --backend tuned --dtype fp32 --shape 70x59 --shape 9x4097 --tuned-config $s2 --tuned-config $b --no-timing
-T gate-before 100 ci/gate --no-build --labels "rmsnorm_backward|layernorm_backward" --out $L/gate-before
+T gate-before 130 ci/gate --no-build --labels "rmsnorm_backward|layernorm_backward|layernorm_forward" --out $L/gate-before
 T tune-odd 120 python3 ci/tune --bench rmsnorm_backward,layernorm_backward --bucket unaligned --out $L/tune-odd
 cp baselines/tuning/NVIDIA_H200.txt $L/NVIDIA_H200.txt
 T gate-after 100 ci/gate --no-build --labels "rmsnorm_backward|layernorm_backward" --out $L/gate-after
@@ -42,7 +54,7 @@ rm -rf $L/gate-*/report $L/gate-*/prepare-*
 python3 - $L > $L/summary.txt 2>&1 <<'PY'
 import csv,sys,collections,glob
 L=sys.argv[1]
-for f in ('acc-all','acc-kinds','acc-edge','acc-tiny','acc-mid','acc-long','acc-long2'):
+for f in ('acc-all','acc-kinds','acc-edge','acc-tiny','acc-mid','acc-long','acc-long2','ln-all','ln-kinds','ln-const','ln-forced'):
     try: rows=list(csv.DictReader(open(f'{L}/{f}.csv')))
     except Exception as e: print(f,'missing',e); continue
     print(f,len(rows),dict(collections.Counter(r['accuracy'] for r in rows)))
@@ -60,5 +72,5 @@ for g in ('gate-before','gate-after'):
 PY
 cd $O && tar czf r1.tgz logs && rm -rf logs/gate-*/results
 cat $L/status.txt
-grep -h -E "ERROR SUMMARY|RACECHECK SUMMARY" $L/memcheck*.log $L/racecheck*.log
+grep -H -E "ERROR SUMMARY|RACECHECK SUMMARY" $L/*memcheck*.log $L/racecheck*.log
 cat $L/summary.txt | head -150
