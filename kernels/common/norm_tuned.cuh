@@ -614,7 +614,7 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     const size_t row_bytes = (size_t)p->N * sizeof(float);
     const int64_t ws_rows = t->workspace ? (int64_t)(t->workspace_bytes / row_bytes) : 0;
     bwd_args a = {t->x, t->dy, t->w, t->mean, t->rstd, t->out, (float *)t->workspace,
-                  p->M, p->N, 0, 0, 1};
+                  p->M, p->N, 0, 0, 1, 1};
 
     if (c->v[P_RELOAD]) {
         if (tpr < 32 || tpr > 1024 || tpr % 32)
@@ -649,7 +649,8 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     const dim3 block((unsigned)tpr, (unsigned)rows);
     /* Shifted rows: P classes (rows c, c+P, ...), each with its own slots
      * (nt_bwd_span); otherwise P = 1, one class of all rows. */
-    const int per = am == AM_SHIFT ? nt_shift_period(p->N, vec) : 1; /* as the kernel's */
+    const int per = am == AM_SHIFT ? nt_shift_period(p->N, vec) : 1;
+    a.per = per;
     a.ngroups = kb_cdiv(kb_cdiv(p->M, per), rows); /* per class */
     a.cl = cl;
     int64_t slots = 0;

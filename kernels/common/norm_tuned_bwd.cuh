@@ -46,8 +46,9 @@ struct bwd_args {
     const float *w, *mean, *rstd;
     void *dx;
     float *ws;
-    int64_t M, N, ngroups, nslots; /* AM_SHIFT: groups and slots per shift class */
+    int64_t M, N, ngroups, nslots; /* AM_SHIFT: groups and slots per class */
     int cl;
+    int per; /* AM_SHIFT: P, the rows' shift period (else 1) */
 };
 
 /* A row's saved statistics; rows past M get zeros (so does everything else). */
@@ -88,24 +89,20 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
     extern __shared__ float4 dyn[];
     __shared__ red_smem<V> rsm;
     pdl_trigger(); /* dw_reduce may be scheduled; it waits for our completion */
-    /* SH: this slot's class (P = VEC / gcd(N, VEC) classes; gcd(N, VEC) is
-     * the lowest set bit of N | VEC) and its rows' shift sh; the thread's
-     * slots cover the span N + sh from the aligned row start, slot k holding
-     * columns k*VEC - sh + j. Otherwise one class, sh = 0. */
-    const int per = SH ? VEC / (int)(((int)a.N | VEC) & -((int)a.N | VEC)) : 1;
-    const int cls = SH ? (int)((blockIdx.x / a.cl) % per) : 0;
+    const int64_t slot = blockIdx.x / a.cl, R = blockDim.y, total = a.M * a.N;
+    /* SH: this slot's class and its rows' shift; the thread's slots cover
+     * the span N + sh from the aligned start, slot k = columns k*VEC - sh + j. */
+    const int per = SH ? a.per : 1, cls = SH ? (int)(slot % per) : 0;
     const int sh = SH ? (int)(((int64_t)cls * a.N) & (VEC - 1)) : 0;
     const lane_map lm(a.N + sh, VEC, a.cl);
     row_reducer<V> reduce(rsm, lm.tpr, lm.cl);
     const float n = (float)a.N;
-    const float *wb = a.w + lm.first;
     const bool w16 = kb_aligned16(a.w);
-    const int64_t slot = blockIdx.x / lm.cl, R = blockDim.y, total = a.M * a.N;
     const T *xg = static_cast<const T *>(a.x), *dg = static_cast<const T *>(a.dy);
     T *og = static_cast<T *>(a.dx);
-    /* SH: elements [lo(i), hi(i)) of slot i are columns of the row (only a
+    /* Elements [lo(i), hi(i)) of pack i are columns of the row (SH: only a
      * row's first and last slots have fewer than VEC). */
-    auto lo = [&](int i) { return lm.at(i) < sh ? sh - lm.at(i) : 0; };
+    auto lo = [&](int i) { return SH && lm.at(i) < sh ? sh - lm.at(i) : 0; };
     auto hi = [&](int i) { return lm.valid(i) < VEC ? lm.valid(i) : VEC; };
     /* float4 index of quarter q of pack i of row slot r, this thread */
     auto su = [&](int r, int i, int q) {
@@ -130,7 +127,7 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
             for (int j = 0; j < VEC; j++) wv[j] = 0.f;
             if (i < lm.mine) {
                 if constexpr (SH) ld_w_at<VEC>(a.w, lm.at(i) - sh, (int)a.N, w16, wv);
-                else ld_w<VEC, AL>(wb + i * lm.stride, lm.valid(i), w16, wv);
+                else ld_w<VEC, AL>(a.w + lm.at(i), lm.valid(i), w16, wv);
             }
 #pragma unroll
             for (int q = 0; q < Q; q++)
@@ -151,14 +148,13 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
     };
 
     /* Group gg of this slot's class for this thread: pack count (lm.mine
-     * or 0), the flat offset of pack 0 (SH: of its slot) and the stats.
-     * ngroups and nslots count per class (SH: the launch's). */
+     * or 0), the flat offset of pack 0 (SH: of its slot) and the stats. */
     auto locate = [&](int64_t gg, int &cnt, int64_t &off, row_stats &st) {
         const int64_t row = cls + per * (gg * R + threadIdx.y);
         const bool ok = gg < a.ngroups && row < a.M;
         const int64_t start = (ok ? row : 0) * a.N;
         cnt = ok ? lm.mine : 0;
-        off = start - sh + lm.first;
+        off = (ok ? start - sh : 0) + lm.first;
         st = ld_stats<LN>(a, row, ok);
     };
     auto load = [&](uint4 &xd, uint4 &dd, int i, int cnt, int64_t off) {
@@ -224,27 +220,16 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
         const float mgx = s[0] / n, mg = LN ? s[V - 1] / n : 0.f;
 #pragma unroll
         for (int i = 0; i < NV; i++) {
-            /* dx written out in both branches: one shared computation moves
-             * two aligned instantiations' registers (ci/sass-diff), and the
-             * aligned kernels keep the machine code the H200 verified. */
-            if constexpr (SH) {
-                if (i < cnt) {
-                    kb_unpack<T>(xv[i], xf);
-                    kb_unpack<T>(dv[i], df);
-                    get_w(i, wv);
-#pragma unroll
-                    for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
-                    T *dst = og + off + i * lm.stride;
-                    if (lo(i) == 0 && hi(i) == VEC) st_pack<T, true>(dst, kb_pack<T>(xf), VEC);
-                    else st_range<T>(dst, kb_pack<T>(xf), lo(i), hi(i));
-                }
-            } else if (i < cnt) {
+            if (i < cnt) {
                 kb_unpack<T>(xv[i], xf);
                 kb_unpack<T>(dv[i], df);
                 get_w(i, wv);
 #pragma unroll
                 for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
-                st_pack<T, AL, H == 0>(og + off + i * lm.stride, kb_pack<T>(xf), lm.valid(i));
+                T *dst = og + off + i * lm.stride;
+                if (!SH || (lo(i) == 0 && hi(i) == VEC))
+                    st_pack<T, AL || SH, H == 0>(dst, kb_pack<T>(xf), lm.valid(i));
+                else st_range<T>(dst, kb_pack<T>(xf), lo(i), hi(i));
             }
             load(xv[i], dv[i], i, cntn, offn);
         }
@@ -253,8 +238,8 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
         m = mn;
     }
 
-    /* The slot's partial row: the R row slots summed in slot order (SH:
-     * pack i holds columns at(i) - sh + j, j in [lo(i), hi(i))). */
+    /* The slot's partial row: the R row slots summed in slot order. Pack i
+     * holds columns at(i) - sh + j, j in [lo(i), hi(i)). */
     float *ws = a.ws + slot * a.N;
     if constexpr (SACC) {
         if (R > 1) __syncthreads();
@@ -275,10 +260,10 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
                         v[4 * q + 2] = t.z;
                         v[4 * q + 3] = t.w;
                     }
-                    float *d = ws + (lm.at(i) - sh);
+                    const int c0 = lm.at(i) - sh;
 #pragma unroll
                     for (int j = 0; j < VEC; j++)
-                        if (AL || (SH ? j >= lo(i) && j < hi(i) : j < lm.valid(i))) d[j] = v[j];
+                        if (AL || (j >= lo(i) && j < hi(i))) ws[c0 + j] = v[j];
                 }
     } else {
         /* comb overlays the w slice: wait until every row slot is done with it */
@@ -289,16 +274,16 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
 #pragma unroll
                 for (int i = 0; i < NV; i++)
                     if (i < lm.mine) {
-                        float *d = dst + (lm.at(i) - sh);
+                        const int c0 = lm.at(i) - sh;
 #pragma unroll
                         for (int j = 0; j < VEC; j++)
-                            if (AL || (SH ? j >= lo(i) && j < hi(i) : j < lm.valid(i)))
-                                d[j] = r == 0 ? acc[i][j] : d[j] + acc[i][j];
+                            if (AL || (j >= lo(i) && j < hi(i)))
+                                dst[c0 + j] = r == 0 ? acc[i][j] : dst[c0 + j] + acc[i][j];
                     }
             if (R > 1) __syncthreads();
         }
         if (R > 1)
-            for (int c = (int)(threadIdx.y * blockDim.x + threadIdx.x); c < lm.N - sh; c += R * lm.tpr)
+            for (int c = (int)(threadIdx.y * blockDim.x + threadIdx.x); c < a.N; c += R * lm.tpr)
                 ws[c] = comb[c];
     }
     reduce.finish();

@@ -215,37 +215,35 @@ template <int V> struct row_reducer {
         }
     }
 
-    /* U <= V sums this round (LayerNorm's rounds reduce 1, then 2). */
-    template <int U> __device__ __forceinline__ void operator()(float (&v)[U])
+    __device__ __forceinline__ void operator()(float (&v)[V])
     {
-        static_assert(U >= 1 && U <= V, "row_reducer: more sums than its shared memory holds");
 #pragma unroll
-        for (int k = 0; k < U; k++) v[k] = butterfly(v[k], tpr < 32 ? tpr : 32);
+        for (int k = 0; k < V; k++) v[k] = butterfly(v[k], tpr < 32 ? tpr : 32);
         const int lin = (int)(threadIdx.y * blockDim.x + threadIdx.x), lane = lin & 31;
         if (tpr > 32) {
             const int nw = tpr >> 5, first = (int)threadIdx.y * nw;
             float *b = sm.warp[parity];
             if (lane == 0)
 #pragma unroll
-                for (int k = 0; k < U; k++) b[(lin >> 5) * U + k] = v[k];
+                for (int k = 0; k < V; k++) b[(lin >> 5) * V + k] = v[k];
             __syncthreads();
 #pragma unroll
-            for (int k = 0; k < U; k++)
-                v[k] = butterfly(lane < nw ? b[(first + lane) * U + k] : 0.f, 32);
+            for (int k = 0; k < V; k++)
+                v[k] = butterfly(lane < nw ? b[(first + lane) * V + k] : 0.f, 32);
         }
         if (cl > 1) {
             uint64_t *bar = &sm.bar[parity];
             float *slot = sm.slot[parity];
             if (lin < 32) {
-                if (lin == 0) kb_cluster_expect<U>(bar, cl);
+                if (lin == 0) kb_cluster_expect<V>(bar, cl);
                 if (lin < cl) {
                     const int rank = (int)cg::this_cluster().block_rank();
-                    kb_cluster_push(bar, slot + rank * U, v, lin);
+                    kb_cluster_push(bar, slot + rank * V, v, lin);
                 }
             }
             kb_cluster_wait_round(bar, parity, phase);
 #pragma unroll
-            for (int k = 0; k < U; k++) v[k] = butterfly(lane < cl ? slot[lane * U + k] : 0.f, 32);
+            for (int k = 0; k < V; k++) v[k] = butterfly(lane < cl ? slot[lane * V + k] : 0.f, 32);
         }
         parity ^= 1;
     }

@@ -4,8 +4,8 @@
  * g += the number of CTAs (clusters); the grid is either one CTA per group
  * or persistent (SMs x occupancy), see the launch. A thread holds its NV
  * packs of the row raw in registers (128-bit loads); RMS: sum of squares;
- * LN: mean, then the centred sums from the registers (corrected two-pass,
- * ln_centred); rstd = 1/sqrt(var + eps); y = (x - mean) * rstd * w stored
+ * LN: mean, then the centred sum of squares from the registers (exact
+ * two-pass); rstd = 1/sqrt(s/N + eps); y = (x - mean) * rstd * w stored
  * 128-bit, w (fp32) by 128-bit __ldg (L1). x's loads and y's stores take
  * the tuner's cache operators (`hint` = H, AL only: 0 evict-first loads and
  * stores, 1 evict-first loads, plain stores, 2 plain loads and stores; a
@@ -34,22 +34,6 @@
 
 namespace {
 
-/* LayerNorm's variance from its centred round, and the mean corrected by
- * it: c[0] = sum (x - m)^2, c[1] = sum (x - m) around the first round's
- * mean m (the corrected two-pass algorithm of Chan, Golub and LeVeque).
- * m = sum(x)/N is rounded, so on a constant row every x - m is the same
- * small nonzero d, which rstd = 1/sqrt(eps) would amplify into the output;
- * with the residual c[1]/N = d (exact: N equal exact terms) the mean
- * becomes the value itself and the variance d^2 - d^2 = 0. Elsewhere the
- * correction is below the rounding of the sums; the clamp keeps a
- * cancellation from going negative. */
-__device__ __forceinline__ float ln_centred(float &mean, const float (&c)[2], float n)
-{
-    const float r = c[1] / n;
-    mean += r;
-    return fmaxf(c[0] / n - r * r, 0.f);
-}
-
 struct fwd_args {
     const void *x;
     const float *w;
@@ -65,10 +49,10 @@ struct fwd_args {
 template <typename T, bool LN, int NV, bool AL, bool DB, int H>
 __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
 {
-    constexpr int VEC = vec_of<T>(), V = LN ? 2 : 1;
-    __shared__ red_smem<V> rsm;
+    constexpr int VEC = vec_of<T>();
+    __shared__ red_smem<1> rsm;
     const lane_map lm(a.N, VEC, a.cl);
-    row_reducer<V> reduce(rsm, lm.tpr, lm.cl);
+    row_reducer<1> reduce(rsm, lm.tpr, lm.cl);
     const float n = (float)a.N;
     const int N = (int)a.N, G = lm.stride / VEC, gt = lm.first / VEC;
     const int64_t total = a.M * a.N;
@@ -128,17 +112,17 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
         }
         /* Masked elements are zero: they add nothing to the sums below
          * except (0 - mean)^2, which the centred pass skips. */
-        float mean = 0.f, s[V] = {}, f[VEC];
+        float mean = 0.f, s[1] = {0.f}, f[VEC];
         if constexpr (LN) {
-            float m[1] = {0.f};
 #pragma unroll
             for (int i = 0; i < NV; i++) {
                 kb_unpack<T>(xv[i], f);
 #pragma unroll
-                for (int j = 0; j < VEC; j++) m[0] += f[j];
+                for (int j = 0; j < VEC; j++) s[0] += f[j];
             }
-            reduce(m);
-            mean = m[0] / n;
+            reduce(s);
+            mean = s[0] / n;
+            s[0] = 0.f;
 #pragma unroll
             for (int i = 0; i < NV; i++)
                 if (i < cnt) {
@@ -146,11 +130,7 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
                     kb_unpack<T>(xv[i], f);
 #pragma unroll
                     for (int j = 0; j < VEC; j++)
-                        if (AL || (j >= lo && j < lo + N)) {
-                            const float d = f[j] - mean;
-                            s[0] += d * d;
-                            s[1] += d;
-                        }
+                        if (AL || (j >= lo && j < lo + N)) s[0] += (f[j] - mean) * (f[j] - mean);
                 }
         } else {
 #pragma unroll
@@ -161,9 +141,7 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
             }
         }
         reduce(s);
-        float var = s[0] / n;
-        if constexpr (LN) var = ln_centred(mean, s, n);
-        const float rstd = 1.f / sqrtf(var + KB_NORM_EPS);
+        const float rstd = 1.f / sqrtf(s[0] / n + KB_NORM_EPS);
 #pragma unroll
         for (int i = 0; i < NV; i++) {
             if (i < cnt) {
@@ -227,10 +205,10 @@ template <typename T, bool LN, int NV, bool AL, bool DB, int H> constexpr fwd_fn
 template <typename T, bool LN, int MODE, int H> __global__ void fwd_loop(const fwd_args a)
 {
     constexpr int VEC = MODE == AM_ELEM ? 1 : vec_of<T>();
-    constexpr int PV = vec_of<T>(), V = LN ? 2 : 1;
-    __shared__ red_smem<V> rsm;
+    constexpr int PV = vec_of<T>();
+    __shared__ red_smem<1> rsm;
     const int tpr = (int)blockDim.x, N = (int)a.N;
-    row_reducer<V> reduce(rsm, tpr, 1);
+    row_reducer<1> reduce(rsm, tpr, 1);
     const float n = (float)a.N;
     const int64_t total = a.M * a.N;
     const bool w16 = kb_aligned16(a.w);
@@ -264,24 +242,19 @@ template <typename T, bool LN, int MODE, int H> __global__ void fwd_loop(const f
             for (int j = 0; j < VEC; j++) s[0] += LN ? f[j] : f[j] * f[j];
         }
         reduce(s);
-        float var = s[0] / n;
         if constexpr (LN) {
             mean = s[0] / n;
-            float c[2] = {0.f, 0.f};
+            s[0] = 0.f;
             for (int k = threadIdx.x; k < nsl; k += tpr) {
                 slot(k, f, lo);
 #pragma unroll
                 for (int j = 0; j < VEC; j++)
-                    if (MODE == AM_AL || (j >= lo && j < lo + N)) {
-                        const float d = f[j] - mean;
-                        c[0] += d * d;
-                        c[1] += d;
-                    }
+                    if (MODE == AM_AL || (j >= lo && j < lo + N))
+                        s[0] += (f[j] - mean) * (f[j] - mean);
             }
-            reduce(c);
-            var = ln_centred(mean, c, n);
+            reduce(s);
         }
-        const float rstd = 1.f / sqrtf(var + KB_NORM_EPS);
+        const float rstd = 1.f / sqrtf(s[0] / n + KB_NORM_EPS);
         for (int k = threadIdx.x; k < nsl; k += tpr) {
             slot(k, f, lo);
             float wv[PV];
