@@ -43,9 +43,10 @@
  * converted to fp32 where used. AL (N % VEC == 0 and 16-byte aligned base
  * pointers): one 128-bit access per pack. Forward with N % VEC != 0:
  * shifted slots (norm_tuned_dev.cuh), still 128-bit for x and y, w read at
- * a per-row column shift. Backward with N % VEC != 0: the same slots, with
- * the rows dealt out by shift class so that a thread still owns the same
- * columns on every row it sees (norm_tuned_bwd.cuh, nt_bwd_am). Base
+ * a per-row column shift. Backward with N % VEC != 0, 16-bit types: the
+ * same slots, with the rows dealt out by shift class so that a thread still
+ * owns the same columns on every row it sees (norm_tuned_bwd.cuh); fp32:
+ * element accesses (nt_bwd_am). Base
  * pointers not 16-byte aligned: element accesses (the loop kernels
  * forward; backward, the register kernel one element at a time).
  *
@@ -156,8 +157,9 @@ template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, 
         if (am == AM_AL) {
             if (hint) NT_BWD_AM(AM_AL, 1);
             else NT_BWD_AM(AM_AL, 0);
-        } else if (am == AM_SHIFT) {
-            NT_BWD_AM(AM_SHIFT, 0);
+        } else if constexpr (sizeof(T) == 2) { /* nt_bwd_am: 16-bit types only */
+            if (am == AM_SHIFT) NT_BWD_AM(AM_SHIFT, 0);
+            else NT_BWD_AM(AM_ELEM, 0);
         } else {
             NT_BWD_AM(AM_ELEM, 0);
         }
@@ -494,12 +496,16 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
 
 /* ---- backward: valid / workspace / launch ---------------------------------- */
 /* The backward register kernel's access mode: 128-bit packs (N % VEC == 0)
- * or shifted slots with the rows dealt out by shift class (any N), both on
- * 16-byte aligned tensors; element accesses otherwise. */
+ * or, for 16-bit types, shifted slots with the rows dealt out by shift class
+ * (any N), both on 16-byte aligned tensors; element accesses otherwise. fp32
+ * keeps element accesses on odd N: an fp32 element is a whole word, and at
+ * 4096x50257 the shifted slots, re-tuned, ran 2409-2550 GB/s against 2868-3122
+ * (H200, kernels/README.md "Odd N, backward"). */
 inline int nt_bwd_am(kb_dtype d, int64_t N, bool ptr16)
 {
     if (!ptr16) return AM_ELEM;
-    return N % nt_vec(d) == 0 ? AM_AL : AM_SHIFT;
+    if (N % nt_vec(d) == 0) return AM_AL;
+    return d == KB_FP32 ? AM_ELEM : AM_SHIFT;
 }
 
 /* Rows after which a row's shift from the 16-byte grid repeats (the class

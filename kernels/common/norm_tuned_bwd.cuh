@@ -16,10 +16,11 @@
  * fixed order, launched with programmatic dependent launch to hide its
  * launch latency: the same bits on every run, no atomics.
  *
- * N % VEC != 0 (AM_SHIFT): shifted slots, as the forward's, with the rows
- * dealt out by shift class. Row r starts (r*N) % VEC elements past a 16-byte
- * boundary; that shift repeats every P = VEC / gcd(N, VEC) rows, so rows
- * r, r+P, r+2P, ... (one class) cut into 16-byte slots at the same columns.
+ * N % VEC != 0, 16-bit types (AM_SHIFT): shifted slots, as the forward's,
+ * with the rows dealt out by shift class. Row r starts (r*N) % VEC elements
+ * past a 16-byte boundary; that shift repeats every P = VEC / gcd(N, VEC)
+ * rows, so rows r, r+P, r+2P, ... (one class) cut into 16-byte slots at the
+ * same columns.
  * Slot s serves class s % P only (its R row slots too), so a thread's slots
  * hold the same columns on every row it sees: dw accumulates per thread as
  * in the aligned kernel, x, dy and dx move as whole 128-bit slots (the two
