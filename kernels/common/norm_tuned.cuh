@@ -46,9 +46,9 @@
  * a per-row column shift. Backward with N % VEC != 0, 16-bit types: the
  * same slots, with the rows dealt out by shift class so that a thread still
  * owns the same columns on every row it sees (norm_tuned_bwd.cuh); fp32:
- * element accesses (nt_bwd_am). Base
- * pointers not 16-byte aligned: element accesses (the loop kernels
- * forward; backward, the register kernel one element at a time).
+ * element accesses (nt_bwd_am). Base pointers not 16-byte aligned: element
+ * accesses (the loop kernels forward; backward, the register kernel one
+ * element at a time).
  *
  * Limits: registers hold up to tpr*CL*NV*VEC elements (bf16: ~1M forward,
  * CL=16 x 512 threads x NV=16; ~512K backward); valid() asks the
@@ -585,7 +585,9 @@ inline int64_t nt_bwd_slots_bound(const kb_problem *p, int sms, const kb_tune_cf
     if (per_sm < 1) per_sm = 1;
     int64_t slots = (int64_t)sms * per_sm / cl;
     if (slots < 1) slots = 1;
-    const int64_t per = nt_shift_period(p->N, nt_vec(p->dtype));
+    const int64_t per = nt_bwd_am(p->dtype, p->N, true) == AM_SHIFT
+                            ? nt_shift_period(p->N, nt_vec(p->dtype))
+                            : 1;
     const int64_t groups = kb_cdiv(kb_cdiv(p->M, per), c->v[P_ROWS]) * per;
     if (slots > groups) slots = groups;
     return slots > per ? slots : per;
