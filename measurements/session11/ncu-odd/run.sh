@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Session 11, run 4: ncu of the tuned norm backward's register kernel (cache configurations) on the
 # odd-N shapes beside the aligned 32768x4096: what bounds the shifted-slot kernel (occupancy,
-# registers, DRAM throughput).
+# registers, DRAM throughput); then ci/gate on the norm backwards and fp32 odd-N accuracy for the
+# last host change (the workspace bound of fp32 odd N back to one class).
 set -u
 T0=$(date +%s); END=$((T0 + 400))
 LD_LIBRARY_PATH=.devbuild/zbin .devbuild/zbin/zstd -dc --long=27 .devbuild/build.tar.zst | tar xf -
@@ -14,6 +15,10 @@ T rms-4095 90 $NCU build/kbench rmsnorm_backward --backend tuned --dtype bf16 --
 T rms-4096 90 $NCU build/kbench rmsnorm_backward --backend tuned --dtype bf16 --shape 32768x4096 --no-timing
 T rms-50257 90 $NCU build/kbench rmsnorm_backward --backend tuned --dtype bf16 --shape 4096x50257 --no-timing
 T ln-50257 90 $NCU build/kbench layernorm_backward --backend tuned --dtype bf16 --shape 4096x50257 --no-timing
+T acc-fp32 40 build/kbench rmsnorm_backward layernorm_backward --backend tuned --dtype fp32,bf16 --shape 5x37 --shape 3x4095 --shape 700x50257 --shape 4096x50257 --no-timing --csv $L/acc.csv
+T gate 120 ci/gate --no-build --labels "rmsnorm_backward|layernorm_backward" --out $L/gate
+rm -rf $L/gate/report $L/gate/prepare-* $L/gate/results
 cd $O && tar czf r4.tgz logs
 cat $L/status.txt
+grep -E "^selected|ci/gate:" $L/gate.log | tail -2; grep -c PASS $L/acc.csv
 for f in $L/*-4*.log $L/*-5*.log; do echo "### $f"; grep -E "bwd_reg|Registers Per|Achieved Occupancy|Theoretical Occupancy|DRAM Throughput|Memory Throughput|Duration|Block Limit Reg|Grid Size|Block Size|Cluster Size|Dynamic Shared" $f | head -20; done
