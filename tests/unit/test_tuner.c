@@ -809,6 +809,50 @@ START_TEST(committed_caches_parse)
 }
 END_TEST
 
+/* The tuned norm backward deals shifted rows (16-bit, N % 8 != 0) out by
+ * shift class: rows r, r+P, r+2P, ... with P = 8 / gcd(N, 8) share a slot's
+ * columns, and every class needs its own dw partial rows. Its launch refuses
+ * a workspace without one partial row per class, so the workspace a case
+ * asks for (from hardware limits alone, before any launch) must cover P rows
+ * even when M < P: otherwise the case would fail only on a GPU. fp32 and
+ * aligned rows keep one class, and ask for no more than before. */
+static const struct {
+    const char *op;
+    kb_dtype dtype;
+    int64_t M, N, rows; /* rows: the partial rows the workspace must hold */
+    int exact;          /* and not more */
+} ws_cases[] = {
+    {"rmsnorm_backward", KB_BF16, 3, 37, 8, 1},      /* P = 8 > M           */
+    {"layernorm_backward", KB_FP16, 1, 50257, 8, 1}, /* P = 8, one row      */
+    {"rmsnorm_backward", KB_BF16, 2, 4094, 4, 1},    /* P = 4               */
+    {"layernorm_backward", KB_BF16, 1, 4092, 2, 1},  /* P = 2               */
+    {"rmsnorm_backward", KB_BF16, 40000, 4095, 8, 0}, /* many rows: >= P    */
+    {"rmsnorm_backward", KB_FP32, 3, 37, 1, 1},      /* element accesses    */
+    {"layernorm_backward", KB_BF16, 3, 4096, 1, 1},  /* aligned             */
+};
+
+START_TEST(norm_backward_workspace_covers_shift_classes)
+{
+    kb_bench_id id;
+    kb_err e = {{0}};
+    ck_assert_int_eq(kb_bench_find(ws_cases[_i].op, &id, &e), KB_OK);
+    const kb_impl *impl = kb_impl_get(id, "tuned");
+    ck_assert(impl && impl->tune_space && impl->tune_space->workspace);
+    kb_tune_cfg c;
+    ck_assert_int_eq(kb_tune_parse(impl->tune_space,
+                                   "threads=8,rows=4,cluster=1,occ=32,acc=0,reload=0,hint=0", NULL,
+                                   &c, &e),
+                     KB_OK);
+    const kb_problem p = {id, ws_cases[_i].dtype, ws_cases[_i].M, ws_cases[_i].N, 0};
+    kb_setup_ctx ctx = {0};
+    ctx.sm_count = 132;
+    const size_t ws = impl->tune_space->workspace(&p, &ctx, &c);
+    const size_t need = (size_t)ws_cases[_i].rows * (size_t)ws_cases[_i].N * sizeof(float);
+    if (ws_cases[_i].exact) ck_assert_uint_eq(ws, need);
+    else ck_assert_uint_ge(ws, need);
+}
+END_TEST
+
 Suite *kb_suite_tuner(void)
 {
     Suite *s = suite_create("tuner");
@@ -818,6 +862,8 @@ Suite *kb_suite_tuner(void)
     tcase_add_test(tc, parse_without_base_needs_every_key);
     tcase_add_test(tc, bucket_rounds_up_and_flags_unaligned);
     tcase_add_test(tc, committed_caches_parse);
+    tcase_add_loop_test(tc, norm_backward_workspace_covers_shift_classes, 0,
+                        (int)(sizeof ws_cases / sizeof ws_cases[0]));
     suite_add_tcase(s, tc);
 
     tc = tcase_create("cache");
