@@ -32,13 +32,15 @@
  *            backward: dx's stores in the aligned register kernel, 0
  *            evict-first, 1 plain (the others keep evict-first)
  * NV, the 16-byte packs a thread holds per tensor, is derived, not tuned:
- * the smallest compiled value >= ceil(N / (tpr*CL*VEC)), VEC = 16/sizeof(T).
+ * the smallest compiled value >= ceil(S / (tpr*CL*VEC)), VEC = 16/sizeof(T),
+ * S the row's span: N, or for shifted slots N + VEC - 1 (nt_fwd_span).
  * Compiled: forward 1,2,3,4,6,8,12,16 (db: up to 8); backward 1,2,3,4,6,8.
  *
  * Layout: a row is cut into packs of VEC elements; thread t of CTA rank r
  * owns packs i*(tpr*CL) + r*tpr + t, i < NV: a warp touches consecutive
- * 16-byte packs (coalesced) and a thread owns the same columns on every
- * row (the backward's dw accumulators rely on it). Packs sit in registers
+ * 16-byte packs (coalesced) and, with aligned rows, a thread owns the
+ * same columns on every row (the backward's dw accumulators rely on it;
+ * shifted rows give it only within a shift class, below). Packs sit in registers
  * raw (one uint4: half the registers of fp32 for 16-bit types) and are
  * converted to fp32 where used. AL (N % VEC == 0 and 16-byte aligned base
  * pointers): one 128-bit access per pack. Forward with N % VEC != 0:
@@ -160,7 +162,7 @@ template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, 
         } else if constexpr (sizeof(T) == 2) { /* nt_bwd_am: 16-bit types only */
             if (am == AM_SHIFT) NT_BWD_AM(AM_SHIFT, 0);
             else NT_BWD_AM(AM_ELEM, 0);
-        } else {
+        } else if (am == AM_ELEM) {
             NT_BWD_AM(AM_ELEM, 0);
         }
     });
@@ -199,8 +201,8 @@ inline int64_t nt_pow2ceil(int64_t v)
     return p;
 }
 
-/* Smallest instantiated NV holding ceil(N / (tpr*cl)) elements; 0 if none.
- * list: kFwdNV, kFwdDbNV or kBwdNV. */
+/* Smallest instantiated NV holding ceil(N / (tpr*cl)) elements (N: the
+ * row's span); 0 if none. list: kFwdNV, kFwdDbNV or kBwdNV. */
 template <size_t K>
 inline int nt_pick_nv(int64_t N, int tpr, int cl, int vec, const int (&list)[K])
 {
@@ -517,8 +519,8 @@ inline int nt_shift_period(int64_t N, int vec)
     return vec / g;
 }
 
-/* The elements a thread's packs span per row: AM_SHIFT's slots cover up to
- * VEC - 1 more than N (nt_fwd_span). */
+/* The elements a row's slots span, over every shift: AM_SHIFT's cover up
+ * to VEC - 1 more than N (nt_fwd_span), which sizes NV. */
 inline int64_t nt_bwd_span(kb_dtype d, int64_t N, int am)
 {
     return am == AM_SHIFT ? nt_fwd_span(N, nt_vec(d)) : N;
@@ -573,9 +575,11 @@ int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     return 1;
 }
 
-/* Upper bound of the persistent grid's slots, from hardware limits alone
- * (2048 threads and 32 CTAs per SM), so it needs no device query; shifted
- * rows (cudaMalloc'd tensors) have at least one slot per shift class. */
+/* The persistent grid's slots the workspace must hold, from hardware limits
+ * alone (2048 threads and 32 CTAs per SM), so it needs no device query; an
+ * upper bound of what the launch asks for, which it clamps to the
+ * workspace. Shifted rows (cudaMalloc'd tensors) get at least one slot per
+ * shift class, which the launch needs. */
 inline int64_t nt_bwd_slots_bound(const kb_problem *p, int sms, const kb_tune_cfg *c)
 {
     const int block = c->v[P_THREADS] * c->v[P_ROWS], cl = c->v[P_CLUSTER];
@@ -655,8 +659,9 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
                        "threads=%d rows=%d cluster=%d cannot hold the row", tpr, rows, cl);
     const size_t smem = nt_bwd_smem(p, c, nv);
     const dim3 block((unsigned)tpr, (unsigned)rows);
-    /* Shifted rows: P classes (rows c, c+P, ...), each with its own slots
-     * (nt_bwd_span); otherwise P = 1, one class of all rows. */
+    /* Shifted rows: P classes (rows c, c+P, ...; nt_shift_period), each
+     * with its own slots (norm_tuned_bwd.cuh); otherwise P = 1, one class of
+     * all rows. */
     const int per = am == AM_SHIFT ? nt_shift_period(p->N, vec) : 1;
     a.per = per;
     a.ngroups = kb_cdiv(kb_cdiv(p->M, per), rows); /* per class */
@@ -668,11 +673,16 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     if (slots < 1)
         return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
                        "threads=%d rows=%d cluster=%d: no CTA (cluster) fits", tpr, rows, cl);
-    slots = slots / per < 1 ? per : slots / per * per; /* whole classes */
+    /* Whole classes: slot s serves class s % P, nslots counts per class.
+     * At least one slot per class, even beyond what fits at once: slots
+     * never wait on each other. */
+    slots = slots / per < 1 ? per : slots / per * per;
     if (slots > ws_rows) slots = ws_rows / per * per;
     if (slots < 1)
-        return NT_FAIL(e, KB_ERR_ARG, p, what, "workspace of %zu bytes holds no dw partial row%s",
-                       t->workspace_bytes, per > 1 ? " per shift class" : "");
+        return NT_FAIL(e, KB_ERR_ARG, p, what,
+                       "workspace of %zu bytes, %lld needed (a dw partial row of N floats%s)",
+                       t->workspace_bytes, (long long)per * (long long)row_bytes,
+                       per > 1 ? " per shift class" : "");
     a.nslots = slots / per;
     KB_TRY(nt_launch(p, what, e, fn, dim3((unsigned)(slots * cl)), block, smem, cl, false, s, a));
     return nt_launch(p, what, e, dw_reduce, dim3((unsigned)kb_cdiv(p->N, 32)),

@@ -2,7 +2,9 @@
  *
  * bwd_reg + dw_reduce: a persistent grid of S slots (CTAs, or clusters),
  * S = min(row groups, SMs x occupancy); slot s owns row groups s, s+S, ...
- * (slots running together touch neighbouring rows). The thread's w slice is
+ * (slots running together touch neighbouring rows); with shifted rows
+ * (below) S is whole classes, P x nslots, and slot s owns groups s/P,
+ * s/P + nslots, ... of class s % P. The thread's w slice is
  * copied to shared memory once (w is read twice per row). Per group of R
  * rows: x and dy raw in registers (NV 16-byte packs each), the saved rstd
  * (and mean), one reduction round of sum(g*xh) (and sum(g)), dx streamed
@@ -293,9 +295,12 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
 /* Block-size cap that fits the kernel without spills (ptxas -v). Aligned
  * packs: NV <= 2: 1024 threads (64 registers); NV = 3, or 4 with dw in
  * shared memory: 768 (80 registers, three 256-thread CTAs per SM). Shifted
- * slots (masks, edge stores, the class's shift: a few more registers) one
- * step lower where the aligned cap spills. Otherwise (and element
- * accesses) uncapped: a cap there makes ptxas trade registers for spills. */
+ * slots (masks, edge stores, the class's shift: a few more registers): the
+ * aligned cap spilled 8-32 bytes at NV = 2 and 3 with dw in registers and at
+ * NV = 4 with dw in shared memory (CUDA 13.0), so those take one step lower
+ * (768: 80 registers, 512: 128); NV = 1, and 2-3 with dw in shared memory,
+ * keep the aligned cap. Otherwise (and element accesses) uncapped: a cap
+ * there makes ptxas trade registers for spills. */
 template <int NV, int AM, bool SACC> constexpr int bwd_cap()
 {
     if constexpr (AM == AM_AL) return NV <= 2 ? 1024 : NV == 3 || (SACC && NV == 4) ? 768 : 0;

@@ -816,19 +816,26 @@ END_TEST
  * asks for (from hardware limits alone, before any launch) must cover P rows
  * even when M < P: otherwise the case would fail only on a GPU. fp32 and
  * aligned rows keep one class, and ask for no more than before. */
+#define WS_SMALL "threads=8,rows=4,cluster=1,occ=32,acc=0,reload=0,hint=0"
+/* 1 SM, 16-CTA clusters of 32 threads: 2 slots fit, fewer than P = 8 */
+#define WS_FEW "threads=32,rows=1,cluster=16,occ=32,acc=1,reload=0,hint=0"
 static const struct {
     const char *op;
     kb_dtype dtype;
-    int64_t M, N, rows; /* rows: the partial rows the workspace must hold */
-    int exact;          /* and not more */
+    int64_t M, N;
+    const char *cfg;
+    int sms;
+    int64_t rows; /* the partial rows the workspace must hold */
+    int exact;    /* and not more */
 } ws_cases[] = {
-    {"rmsnorm_backward", KB_BF16, 3, 37, 8, 1},      /* P = 8 > M           */
-    {"layernorm_backward", KB_FP16, 1, 50257, 8, 1}, /* P = 8, one row      */
-    {"rmsnorm_backward", KB_BF16, 2, 4094, 4, 1},    /* P = 4               */
-    {"layernorm_backward", KB_BF16, 1, 4092, 2, 1},  /* P = 2               */
-    {"rmsnorm_backward", KB_BF16, 40000, 4095, 8, 0}, /* many rows: >= P    */
-    {"rmsnorm_backward", KB_FP32, 3, 37, 1, 1},      /* element accesses    */
-    {"layernorm_backward", KB_BF16, 3, 4096, 1, 1},  /* aligned             */
+    {"rmsnorm_backward", KB_BF16, 3, 37, WS_SMALL, 132, 8, 1},      /* P = 8 > M      */
+    {"layernorm_backward", KB_FP16, 1, 50257, WS_SMALL, 132, 8, 1}, /* P = 8, one row */
+    {"rmsnorm_backward", KB_BF16, 2, 4094, WS_SMALL, 132, 4, 1},    /* P = 4          */
+    {"layernorm_backward", KB_BF16, 1, 4092, WS_SMALL, 132, 2, 1},  /* P = 2          */
+    {"rmsnorm_backward", KB_BF16, 40000, 4095, WS_SMALL, 132, 8, 0}, /* many rows     */
+    {"layernorm_backward", KB_BF16, 4096, 4095, WS_FEW, 1, 8, 1},   /* fit < P        */
+    {"rmsnorm_backward", KB_FP32, 3, 37, WS_SMALL, 132, 1, 1},      /* element access */
+    {"layernorm_backward", KB_BF16, 3, 4096, WS_SMALL, 132, 1, 1},  /* aligned        */
 };
 
 START_TEST(norm_backward_workspace_covers_shift_classes)
@@ -839,13 +846,10 @@ START_TEST(norm_backward_workspace_covers_shift_classes)
     const kb_impl *impl = kb_impl_get(id, "tuned");
     ck_assert(impl && impl->tune_space && impl->tune_space->workspace);
     kb_tune_cfg c;
-    ck_assert_int_eq(kb_tune_parse(impl->tune_space,
-                                   "threads=8,rows=4,cluster=1,occ=32,acc=0,reload=0,hint=0", NULL,
-                                   &c, &e),
-                     KB_OK);
+    ck_assert_int_eq(kb_tune_parse(impl->tune_space, ws_cases[_i].cfg, NULL, &c, &e), KB_OK);
     const kb_problem p = {id, ws_cases[_i].dtype, ws_cases[_i].M, ws_cases[_i].N, 0};
     kb_setup_ctx ctx = {0};
-    ctx.sm_count = 132;
+    ctx.sm_count = ws_cases[_i].sms;
     const size_t ws = impl->tune_space->workspace(&p, &ctx, &c);
     const size_t need = (size_t)ws_cases[_i].rows * (size_t)ws_cases[_i].N * sizeof(float);
     if (ws_cases[_i].exact) ck_assert_uint_eq(ws, need);
