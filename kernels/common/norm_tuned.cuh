@@ -38,19 +38,19 @@
  *
  * Layout: a row is cut into packs of VEC elements; thread t of CTA rank r
  * owns packs i*(tpr*CL) + r*tpr + t, i < NV: a warp touches consecutive
- * 16-byte packs (coalesced) and, with aligned rows, a thread owns the
- * same columns on every row (the backward's dw accumulators rely on it;
- * shifted rows give it only within a shift class, below). Packs sit in registers
- * raw (one uint4: half the registers of fp32 for 16-bit types) and are
- * converted to fp32 where used. AL (N % VEC == 0 and 16-byte aligned base
- * pointers): one 128-bit access per pack. Forward with N % VEC != 0:
- * shifted slots (norm_tuned_dev.cuh), still 128-bit for x and y, w read at
- * a per-row column shift. Backward with N % VEC != 0, 16-bit types: the
- * same slots, with the rows dealt out by shift class so that a thread still
- * owns the same columns on every row it sees (norm_tuned_bwd.cuh); fp32:
- * element accesses (nt_bwd_am). Base pointers not 16-byte aligned: element
- * accesses (the loop kernels forward; backward, the register kernel one
- * element at a time).
+ * 16-byte packs (coalesced) and, with aligned rows, a thread owns the same
+ * columns on every row (the backward's dw accumulators rely on it; shifted
+ * rows give it only within a shift class, below). Packs sit in registers raw
+ * (one uint4: half the registers of fp32 for 16-bit types) and are converted
+ * to fp32 where used. AL (N % VEC == 0 and 16-byte aligned base pointers):
+ * one 128-bit access per pack. Forward with N % VEC != 0: shifted slots
+ * (norm_tuned_dev.cuh), still 128-bit for x and y, w read at a per-row
+ * column shift. Backward with N % VEC != 0, 16-bit types: the same slots,
+ * with the rows dealt out by shift class so that a thread still owns the
+ * same columns on every row it sees (norm_tuned_bwd.cuh); fp32: element
+ * accesses (nt_bwd_am). Base pointers not 16-byte aligned: element accesses
+ * (the loop kernels forward; backward, the register kernel one element at a
+ * time).
  *
  * Limits: registers hold up to tpr*CL*NV*VEC elements (bf16: ~1M forward,
  * CL=16 x 512 threads x NV=16; ~512K backward); valid() asks the
@@ -510,10 +510,13 @@ inline int nt_bwd_am(kb_dtype d, int64_t N, bool ptr16)
     return d == KB_FP32 ? AM_ELEM : AM_SHIFT;
 }
 
-/* Rows after which a row's shift from the 16-byte grid repeats (the class
- * count of AM_SHIFT): VEC / gcd(N, VEC); 1 for aligned rows. */
-inline int nt_shift_period(int64_t N, int vec)
+/* The shift classes the backward deals rows out by (access mode am): for
+ * AM_SHIFT, the rows after which a row's shift from the 16-byte grid
+ * repeats, VEC / gcd(N, VEC); otherwise 1, one class of all rows. */
+inline int nt_bwd_classes(kb_dtype d, int64_t N, int am)
 {
+    const int vec = nt_vec(d);
+    if (am != AM_SHIFT) return 1;
     int g = vec;
     while (N % g) g >>= 1; /* vec is a power of two */
     return vec / g;
@@ -589,9 +592,7 @@ inline int64_t nt_bwd_slots_bound(const kb_problem *p, int sms, const kb_tune_cf
     if (per_sm < 1) per_sm = 1;
     int64_t slots = (int64_t)sms * per_sm / cl;
     if (slots < 1) slots = 1;
-    const int64_t per = nt_bwd_am(p->dtype, p->N, true) == AM_SHIFT
-                            ? nt_shift_period(p->N, nt_vec(p->dtype))
-                            : 1;
+    const int64_t per = nt_bwd_classes(p->dtype, p->N, nt_bwd_am(p->dtype, p->N, true));
     const int64_t groups = kb_cdiv(kb_cdiv(p->M, per), c->v[P_ROWS]) * per;
     if (slots > groups) slots = groups;
     return slots > per ? slots : per;
@@ -659,10 +660,10 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
                        "threads=%d rows=%d cluster=%d cannot hold the row", tpr, rows, cl);
     const size_t smem = nt_bwd_smem(p, c, nv);
     const dim3 block((unsigned)tpr, (unsigned)rows);
-    /* Shifted rows: P classes (rows c, c+P, ...; nt_shift_period), each
+    /* Shifted rows: P classes (rows c, c+P, ...; nt_bwd_classes), each
      * with its own slots (norm_tuned_bwd.cuh); otherwise P = 1, one class of
      * all rows. */
-    const int per = am == AM_SHIFT ? nt_shift_period(p->N, vec) : 1;
+    const int per = nt_bwd_classes(p->dtype, p->N, am);
     a.per = per;
     a.ngroups = kb_cdiv(kb_cdiv(p->M, per), rows); /* per class */
     a.cl = cl;

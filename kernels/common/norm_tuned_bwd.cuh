@@ -22,13 +22,13 @@
  * with the rows dealt out by shift class. Row r starts (r*N) % VEC elements
  * past a 16-byte boundary; that shift repeats every P = VEC / gcd(N, VEC)
  * rows, so rows r, r+P, r+2P, ... (one class) cut into 16-byte slots at the
- * same columns.
- * Slot s serves class s % P only (its R row slots too), so a thread's slots
- * hold the same columns on every row it sees: dw accumulates per thread as
- * in the aligned kernel, x, dy and dx move as whole 128-bit slots (the two
- * edge slots of a row masked on load, stored element by element), and the
- * thread's w slice is read once at its class's column shift. The partial
- * rows of the P classes are summed by dw_reduce like any other slots.
+ * same columns. Slot s serves class s % P only (its R row slots too), so a
+ * thread's slots hold the same columns on every row it sees: dw accumulates
+ * per thread as in the aligned kernel, x, dy and dx move as whole 128-bit
+ * slots (the two edge slots of a row masked on load, stored element by
+ * element), and the thread's w slice is read once at its class's column
+ * shift. The partial rows of the P classes are summed by dw_reduce like any
+ * other slots.
  *
  * Fallback (reload = 1, any N): dx per row in two passes (bwd_dx_loop), dw
  * by a column-tiled kernel over 256-row chunks (x and dy read again,
