@@ -172,7 +172,8 @@ const char *kb_inputs_name(kb_inputs k);
 kb_status kb_inputs_parse(const char *s, kb_inputs *out, kb_err *e);
 /* Does the kind apply to the benchmark (randn: always)? */
 int kb_inputs_apply(kb_inputs k, kb_bench_id b);
-/* Dtypes a kind is registered in: bf16, and fp16 for wide (fp16's range). */
+/* Dtypes a kind is registered in: bf16, fp16 for wide (fp16's range),
+ * every dtype for constant. */
 int kb_inputs_dtype(kb_inputs k, kb_dtype d);
 
 /* Backends, in display order: eager first (speedups are against it). */

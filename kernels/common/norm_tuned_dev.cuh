@@ -188,9 +188,16 @@ __device__ __forceinline__ float butterfly(float v, int width)
     return v;
 }
 
+__device__ __forceinline__ double butterfly(double v, int width)
+{
+    for (int o = width >> 1; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
 /* ---- row reduction ----------------------------------------------------------- */
 /* Shared state of a reduction of V sums per row: cross-warp partials and,
- * with a cluster, the per-rank slots and their mbarriers, both per parity. */
+ * with a cluster, the per-rank slots and their mbarriers, both per parity.
+ * A double sum takes two words (V >= 2). */
 template <int V> struct red_smem {
     float warp[2][32 * V];
     float slot[2][kMaxCluster * V];
@@ -200,7 +207,8 @@ template <int V> struct red_smem {
 /* Sum of v over the tpr threads of this row (and the cl CTAs of the
  * cluster); every participating thread receives the same bits. All threads
  * of the CTA (cluster) must construct it and call it the same number of
- * times; finish() before the kernel returns. */
+ * times; finish() before the kernel returns. A call sums K <= V floats, or
+ * (sum_d) one value into a double. */
 template <int V> struct row_reducer {
     red_smem<V> &sm;
     int tpr, cl, parity;
@@ -215,37 +223,73 @@ template <int V> struct row_reducer {
         }
     }
 
-    __device__ __forceinline__ void operator()(float (&v)[V])
+    template <int K> __device__ __forceinline__ void operator()(float (&v)[K])
     {
+        static_assert(K <= V, "more sums than red_smem holds");
 #pragma unroll
-        for (int k = 0; k < V; k++) v[k] = butterfly(v[k], tpr < 32 ? tpr : 32);
+        for (int k = 0; k < K; k++) v[k] = butterfly(v[k], tpr < 32 ? tpr : 32);
         const int lin = (int)(threadIdx.y * blockDim.x + threadIdx.x), lane = lin & 31;
         if (tpr > 32) {
             const int nw = tpr >> 5, first = (int)threadIdx.y * nw;
             float *b = sm.warp[parity];
             if (lane == 0)
 #pragma unroll
-                for (int k = 0; k < V; k++) b[(lin >> 5) * V + k] = v[k];
+                for (int k = 0; k < K; k++) b[(lin >> 5) * K + k] = v[k];
             __syncthreads();
 #pragma unroll
-            for (int k = 0; k < V; k++)
-                v[k] = butterfly(lane < nw ? b[(first + lane) * V + k] : 0.f, 32);
+            for (int k = 0; k < K; k++)
+                v[k] = butterfly(lane < nw ? b[(first + lane) * K + k] : 0.f, 32);
         }
         if (cl > 1) {
             uint64_t *bar = &sm.bar[parity];
             float *slot = sm.slot[parity];
             if (lin < 32) {
-                if (lin == 0) kb_cluster_expect<V>(bar, cl);
+                if (lin == 0) kb_cluster_expect<K>(bar, cl);
                 if (lin < cl) {
                     const int rank = (int)cg::this_cluster().block_rank();
-                    kb_cluster_push(bar, slot + rank * V, v, lin);
+                    kb_cluster_push(bar, slot + rank * K, v, lin);
                 }
             }
             kb_cluster_wait_round(bar, parity, phase);
 #pragma unroll
-            for (int k = 0; k < V; k++) v[k] = butterfly(lane < cl ? slot[lane * V + k] : 0.f, 32);
+            for (int k = 0; k < K; k++) v[k] = butterfly(lane < cl ? slot[lane * K + k] : 0.f, 32);
         }
         parity ^= 1;
+    }
+
+    /* One sum returned in double: within the warp in A (float or double),
+     * then across warps and cluster ranks in double, whose two words travel
+     * as two floats. LayerNorm's mean (norm_tuned_fwd.cuh says when A =
+     * float is exact). */
+    template <typename A> __device__ __forceinline__ double sum_d(A v)
+    {
+        static_assert(V >= 2, "a double sum takes two words of red_smem");
+        double d = (double)butterfly(v, tpr < 32 ? tpr : 32);
+        const int lin = (int)(threadIdx.y * blockDim.x + threadIdx.x), lane = lin & 31;
+        if (tpr > 32) {
+            const int nw = tpr >> 5, first = (int)threadIdx.y * nw;
+            double *b = reinterpret_cast<double *>(sm.warp[parity]);
+            if (lane == 0) b[lin >> 5] = d;
+            __syncthreads();
+            d = butterfly(lane < nw ? b[first + lane] : 0.0, 32);
+        }
+        if (cl > 1) {
+            uint64_t *bar = &sm.bar[parity];
+            float *slot = sm.slot[parity];
+            if (lin < 32) {
+                if (lin == 0) kb_cluster_expect<2>(bar, cl);
+                if (lin < cl) {
+                    const int rank = (int)cg::this_cluster().block_rank();
+                    const long long q = __double_as_longlong(d);
+                    const float w[2] = {__int_as_float((int)q), __int_as_float((int)(q >> 32))};
+                    kb_cluster_push(bar, slot + rank * 2, w, lin);
+                }
+            }
+            kb_cluster_wait_round(bar, parity, phase);
+            d = butterfly(lane < cl ? reinterpret_cast<const double *>(slot)[lane] : 0.0, 32);
+        }
+        parity ^= 1;
+        return d;
     }
 
     __device__ __forceinline__ void finish()

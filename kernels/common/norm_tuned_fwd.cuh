@@ -5,7 +5,8 @@
  * or persistent (SMs x occupancy), see the launch. A thread holds its NV
  * packs of the row raw in registers (128-bit loads); RMS: sum of squares;
  * LN: mean, then the centred sum of squares from the registers (exact
- * two-pass); rstd = 1/sqrt(s/N + eps); y = (x - mean) * rstd * w stored
+ * two-pass, the mean summed as below); rstd = 1/sqrt(s/N + eps);
+ * y = (x - mean) * rstd * w stored
  * 128-bit, w (fp32) by 128-bit __ldg (L1). x's loads and y's stores take
  * the tuner's cache operators (`hint` = H, AL only: 0 evict-first loads and
  * stores, 1 evict-first loads, plain stores, 2 plain loads and stores; a
@@ -26,7 +27,22 @@
  * fwd_loop (any N): one CTA per row, the row re-read per pass (RMS 2,
  * LN 3; L1/L2 serve the re-reads while rows in flight fit in them). Its
  * loads stay on the read-only path whatever the hint (the re-reads need
- * the lines cached); y's stores follow the hint (H: 0 or 1, AM_AL only). */
+ * the lines cached); y's stores follow the hint (H: 0 or 1, AM_AL only).
+ *
+ * LayerNorm's mean is exact on a constant row (y = 0, as PyTorch's Welford
+ * gives), which an fp32 sum of N equal values divided by N is not: the
+ * rounding error d of the mean comes back as d * rstd with rstd up to
+ * 1/sqrt(eps). k equal values of p significant bits sum exactly in fp32
+ * while k <= 2^(24-p) (2^13 fp16, 2^16 bf16), and N times a 24-bit value is
+ * exact in double. So the register kernel sums 16-bit elements in fp32
+ * through the warp (at most 32 x NV x VEC = 4096 elements) and fp32 ones in
+ * double; the loop adds each slot's sum (at most VEC 16-bit values in fp32)
+ * into a double; warps and cluster ranks add doubles (row_reducer::sum_d),
+ * and mean = (float)(sum * (1/N)) is then the value itself. Only the
+ * mean's round is in double: the centred sum is then exactly 0. Three
+ * cheaper-looking cures that added work per element (a shifted mean with
+ * one more load, the same with the load prefetched, the corrected
+ * two-pass) cost the clustered rows 7-23 % (kernels/README.md). */
 #ifndef KB_NORM_TUNED_FWD_CUH
 #define KB_NORM_TUNED_FWD_CUH
 
@@ -49,11 +65,12 @@ struct fwd_args {
 template <typename T, bool LN, int NV, bool AL, bool DB, int H>
 __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
 {
-    constexpr int VEC = vec_of<T>();
-    __shared__ red_smem<1> rsm;
+    constexpr int VEC = vec_of<T>(), RV = LN ? 2 : 1;
+    __shared__ red_smem<RV> rsm;
     const lane_map lm(a.N, VEC, a.cl);
-    row_reducer<1> reduce(rsm, lm.tpr, lm.cl);
+    row_reducer<RV> reduce(rsm, lm.tpr, lm.cl);
     const float n = (float)a.N;
+    const double inv_n = 1.0 / (double)a.N;
     const int N = (int)a.N, G = lm.stride / VEC, gt = lm.first / VEC;
     const int64_t total = a.M * a.N;
     const float *wb = a.w + lm.first;
@@ -114,14 +131,18 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
          * except (0 - mean)^2, which the centred pass skips. */
         float mean = 0.f, s[1] = {0.f}, f[VEC];
         if constexpr (LN) {
+            double sd = 0.0; /* fp32 elements; 16-bit ones sum in s[0] */
 #pragma unroll
             for (int i = 0; i < NV; i++) {
                 kb_unpack<T>(xv[i], f);
 #pragma unroll
-                for (int j = 0; j < VEC; j++) s[0] += f[j];
+                for (int j = 0; j < VEC; j++) {
+                    if constexpr (sizeof(T) == 4) sd += (double)f[j];
+                    else s[0] += f[j];
+                }
             }
-            reduce(s);
-            mean = s[0] / n;
+            if constexpr (sizeof(T) == 4) mean = (float)(reduce.sum_d(sd) * inv_n);
+            else mean = (float)(reduce.sum_d(s[0]) * inv_n);
             s[0] = 0.f;
 #pragma unroll
             for (int i = 0; i < NV; i++)
@@ -205,11 +226,12 @@ template <typename T, bool LN, int NV, bool AL, bool DB, int H> constexpr fwd_fn
 template <typename T, bool LN, int MODE, int H> __global__ void fwd_loop(const fwd_args a)
 {
     constexpr int VEC = MODE == AM_ELEM ? 1 : vec_of<T>();
-    constexpr int PV = vec_of<T>();
-    __shared__ red_smem<1> rsm;
+    constexpr int PV = vec_of<T>(), RV = LN ? 2 : 1;
+    __shared__ red_smem<RV> rsm;
     const int tpr = (int)blockDim.x, N = (int)a.N;
-    row_reducer<1> reduce(rsm, tpr, 1);
+    row_reducer<RV> reduce(rsm, tpr, 1);
     const float n = (float)a.N;
+    const double inv_n = 1.0 / (double)a.N;
     const int64_t total = a.M * a.N;
     const bool w16 = kb_aligned16(a.w);
     const T *x = static_cast<const T *>(a.x);
@@ -236,15 +258,28 @@ template <typename T, bool LN, int MODE, int H> __global__ void fwd_loop(const f
         };
         float mean = 0.f, s[1] = {0.f}, f[PV];
         int lo;
-        for (int k = threadIdx.x; k < nsl; k += tpr) {
-            slot(k, f, lo);
-#pragma unroll
-            for (int j = 0; j < VEC; j++) s[0] += LN ? f[j] : f[j] * f[j];
-        }
-        reduce(s);
         if constexpr (LN) {
-            mean = s[0] / n;
-            s[0] = 0.f;
+            double sd = 0.0; /* the mean's sum, exact on a constant row (above) */
+            for (int k = threadIdx.x; k < nsl; k += tpr) {
+                slot(k, f, lo);
+                float p = 0.f;
+#pragma unroll
+                for (int j = 0; j < VEC; j++) {
+                    if constexpr (sizeof(T) == 4) sd += (double)f[j];
+                    else p += f[j];
+                }
+                if constexpr (sizeof(T) != 4) sd += (double)p;
+            }
+            mean = (float)(reduce.sum_d(sd) * inv_n);
+        } else {
+            for (int k = threadIdx.x; k < nsl; k += tpr) {
+                slot(k, f, lo);
+#pragma unroll
+                for (int j = 0; j < VEC; j++) s[0] += f[j] * f[j];
+            }
+            reduce(s);
+        }
+        if constexpr (LN) {
             for (int k = threadIdx.x; k < nsl; k += tpr) {
                 slot(k, f, lo);
 #pragma unroll

@@ -157,13 +157,14 @@ START_TEST(case_name_and_labels)
 END_TEST
 
 /* Every kind where it applies, at two shapes (one of them a long odd row),
- * bf16 and fp16 for wide; nowhere else. */
+ * bf16, fp16 for wide, every dtype for constant; nowhere else. */
 static kb_status count_kinds(const kb_case *c, void *arg)
 {
     int(*n)[KB_NUM_INPUTS] = arg;
     ck_assert(kb_inputs_apply(c->inputs, c->p.bench));
     if (c->inputs) {
-        ck_assert(c->p.dtype == KB_BF16 || (c->inputs == KB_INPUTS_WIDE && c->p.dtype == KB_FP16));
+        ck_assert(c->p.dtype == KB_BF16 || (c->inputs == KB_INPUTS_WIDE && c->p.dtype == KB_FP16) ||
+                  c->inputs == KB_INPUTS_CONSTANT);
         ck_assert_int_eq(c->set, KB_SHAPES_INPUTS);
     }
     n[c->p.bench][c->inputs]++;
@@ -191,7 +192,7 @@ START_TEST(input_kinds_registered)
         ck_assert_int_eq(n[b][KB_INPUTS_WIDE], backends * 2 * 2);
         ck_assert_int_eq(n[b][KB_INPUTS_SHIFTED], logits ? backends * 2 : 0);
         ck_assert_int_eq(n[b][KB_INPUTS_MASKED], logits ? backends * 2 : 0);
-        ck_assert_int_eq(n[b][KB_INPUTS_CONSTANT], norm ? backends * 2 : 0);
+        ck_assert_int_eq(n[b][KB_INPUTS_CONSTANT], norm ? backends * 2 * KB_NUM_DTYPES : 0);
         ck_assert_int_eq(n[b][KB_INPUTS_SMALL], norm ? backends * 2 : 0);
     }
 }
