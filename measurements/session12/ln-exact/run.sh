@@ -25,7 +25,7 @@ T ln-all 70 $K $F --backend tuned --dtype bf16,fp16,fp32 --sweep all --no-timing
 T ln-kinds 60 $K $F --backend tuned --dtype bf16,fp16,fp32 --inputs shifted,wide,masked,constant,small --no-timing --csv $L/ln-kinds.csv
 T ln-const 60 $K $F --backend tuned --dtype bf16,fp16,fp32 --shape 4096x1000 --shape 512x50256 --shape 512x50257 --shape 64x131072 --shape 8x262144 --shape 300x4095 --shape 4x1048576 --shape 2x4194304 --inputs constant,shifted --no-timing --csv $L/ln-const.csv
 T ln-forced 90 $K $F --backend tuned --dtype bf16,fp16,fp32 --shape 5x64 --shape 17x4096 --shape 3x4095 --shape 9x32768 --shape 2x262144 --shape 3x131071 --inputs randn,constant,wide,small --tuned-config $l1 --tuned-config $l2 --tuned-config $c4 --tuned-config $c8 --tuned-config $c16 --tuned-config $r8 --tuned-config $r2 --tuned-config $s8 --no-timing --csv $L/ln-forced.csv
-T const-all 60 $K rmsnorm_forward rmsnorm_backward layernorm_forward layernorm_backward --backend all --dtype fp16,fp32 --inputs constant --no-timing --csv $L/const-all.csv
+T const-all 60 $K rmsnorm_forward rmsnorm_backward layernorm_forward layernorm_backward --backend eager,fused,tuned,cudnn --dtype fp16,fp32 --inputs constant --no-timing --csv $L/const-all.csv
 MC="compute-sanitizer --tool memcheck --error-exitcode 9"
 T ln-memcheck 60 $MC $K $F --backend tuned --dtype bf16,fp32 --shape 5x64 --shape 3x4095 --shape 2x262144 --tuned-config $l1 --tuned-config $c4 --tuned-config $c16 --tuned-config $r8 --no-timing
 T ln-memcheck16 40 $MC $K $F --backend tuned --dtype fp16 --shape 7x1000 --shape 3x50257 --tuned-config $l2 --tuned-config $c8 --tuned-config $s8 --no-timing
