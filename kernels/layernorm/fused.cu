@@ -17,7 +17,13 @@
  *             threads the same way in two sum reductions (sum of n*mean gives
  *             the mean, then sum of M2 + n*(mean_t - mean)^2). Biased
  *             variance, rstd = 1/sqrt(var + eps); pass 2 writes
- *             y = (x - mean) * rstd * w.
+ *             y = (x - mean) * rstd * w. Departing from Liger, whose fp32
+ *             mean is off on a constant row (y = d * rstd there instead of
+ *             0, rstd up to 1/sqrt(eps)): a row whose variance is within
+ *             the mean's rounding error re-reads itself once more for
+ *             r = sum (x - mean) and takes mean + r / N, which is the value
+ *             itself on a constant row (the tuned kernels' cure,
+ *             common/norm_tuned_fwd.cuh).
  *   backward: Liger's layout: P programs (SMs x resident CTAs per SM, fewer
  *             per SM if the partials would outgrow 3/4 of L2), each owning a
  *             contiguous block of rows. Per row, pass 1 reduces sum(g) and
@@ -43,6 +49,14 @@
 #define FUSED_TILE_ELEMS_BWD1 4
 
 /* ---- kernels ------------------------------------------------------------- */
+/* Is var within what the mean's rounding error alone gives (relative error
+ * bound eb)? A zero row (mean 0) is exact already. */
+static __device__ __forceinline__ bool fused_near_constant(float var, float mean, float eb)
+{
+    const float e = fabsf(mean) * eb;
+    return mean != 0.f && var <= e * e;
+}
+
 template <typename T, int W, int U>
 static __global__ void __launch_bounds__(1024)
 ln_fwd_kernel(const T *__restrict__ x, const float *__restrict__ w, T *__restrict__ y,
@@ -90,9 +104,20 @@ ln_fwd_kernel(const T *__restrict__ x, const float *__restrict__ w, T *__restric
             m2 += tm2 + delta * delta * (n * cnt / nn);
             n = nn;
         }
-        const float mean = kb_block_sum(n * mu, scratch) / (float)N;
+        float mean = kb_block_sum(n * mu, scratch) / (float)N;
         const float dm = mu - mean;
-        const float var = kb_block_sum(m2 + n * dm * dm, scratch) / (float)N;
+        float var = kb_block_sum(m2 + n * dm * dm, scratch) / (float)N;
+        /* One CTA per row: every thread sees the same mean and var. A
+         * thread adds at most a tile's elements in sequence, then merges. */
+        if (fused_near_constant(var, mean, (float)(W * U + 32) * 0x1p-24f)) {
+            float r = 0.f; /* element by element: rare, and few registers */
+#pragma unroll 1
+            for (int64_t c = threadIdx.x; c < N; c += blockDim.x) r += kb_to_float(xr[c]) - mean;
+            /* r / N to a few ulps is enough: r is N d within 2^-16 anyway. */
+            const float m = mean + __fdividef(kb_block_sum(r, scratch), (float)N);
+            var = fmaxf(0.f, var - (m - mean) * (m - mean));
+            mean = m;
+        }
         const float rs = 1.f / sqrtf(var + KB_NORM_EPS);
         /* pass 2: y = (x - mean) * rstd * w */
         for (int64_t base = 0; base < N; base += tile) {
