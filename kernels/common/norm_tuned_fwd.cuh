@@ -34,25 +34,18 @@
  * rounding error d of the mean comes back as d * rstd with rstd up to
  * 1/sqrt(eps). k equal values of p significant bits sum exactly in fp32
  * while k <= 2^(24-p) (2^13 fp16, 2^16 bf16), and N times a 24-bit value is
- * exact in double. So the register kernel sums 16-bit elements in fp32
- * through the warp (at most 32 x NV x VEC = 4096 elements) and fp32 ones in
- * double; warps and cluster ranks add doubles (row_reducer::sum_d), and
- * mean = (float)(sum * (1/N)) is then the value itself; the centred sum is
- * then exactly 0. The clustered rows pay 3-4 % for it (kernels/README.md);
- * the alternative, an extra round only for rows that look constant (below),
- * made the capped double-buffered kernels spill. Three cures that added
- * work per element cost them 7-23 %.
- *
- * The loop keeps the plain fp32 mean and gives a row whose centred sum is
- * no larger than the plain mean's own rounding error can explain
- * (|d| <= (k + 32) * 2^-24 * |mean|, k the elements one thread adds in
- * sequence) one more round: r = sum (x - mean), mean' = mean + r / N (the
- * corrected two-pass). On a constant row every x - mean is the same exact
- * d, r = N d to a relative 2^-16, and mean + r / N rounds to the value
- * itself; the centred sum moves to mean' as sum (x - mean)^2 -
- * N (mean' - mean)^2. Every constant row qualifies, a row of genuine spread
- * does not: the usual rows pay one compare. (Summing every slot into a
- * double cost it up to 7 %.) */
+ * exact in double. So the register kernel sums 16-bit elements in fp32 as
+ * before through the thread and the warp (at most 32 x NV x VEC = 4096
+ * elements) and fp32 ones in double; the loop adds each slot's sum (at most
+ * VEC 16-bit values in fp32) into a double; warps and cluster ranks add
+ * doubles (row_reducer::sum_d), and mean = (float)(sum * (1/N)) is then the
+ * value itself; the centred sum is exactly 0. Measured cost on the H200
+ * (kernels/README.md): none on single-CTA rows, 3-4 % on rows split over a
+ * cluster (the double's cross-warp and cluster rounds sit on their serial
+ * path). Cheaper-looking cures cost more: an extra round only for rows that
+ * look constant spilled the capped double-buffered kernels and, in the
+ * loop, took 40 registers (-5 %); three that added work per element cost
+ * the clustered rows 7-23 %. */
 #ifndef KB_NORM_TUNED_FWD_CUH
 #define KB_NORM_TUNED_FWD_CUH
 
@@ -223,24 +216,6 @@ template <typename T, bool LN, int NV, bool AL, bool DB, int H> constexpr fwd_fn
     else return fwd_reg_free<T, LN, NV, AL, DB, H>;
 }
 
-/* fwd_loop's extra round (header). Is a row's centred sum ss within what
- * the plain mean's rounding error alone gives? k: the elements one thread
- * sums in sequence. A zero row (mean 0) is exact already. */
-__device__ __forceinline__ bool near_constant(float ss, float mean, float n, int64_t k)
-{
-    const float e = fabsf(mean) * ((float)(k + 32) * 0x1p-24f);
-    return mean != 0.f && ss <= n * e * e;
-}
-
-/* The centred sum about the exact mean from the one about the plain mean:
- * sum (x - m')^2 = sum (x - m)^2 - N (m' - m)^2, as sum (x - m) = N (m' - m).
- * (no second centred round, no third read of the row).
- * On a constant row both sides are ~0 and y = (x - m') * rstd = 0 anyway. */
-__device__ __forceinline__ float recentre(float ss, float n, float dm)
-{
-    return fmaxf(0.f, ss - n * dm * dm);
-}
-
 /* fwd_loop: one CTA per row (grid-stride), every pass re-reads the row (L1
  * and L2 serve the re-reads). Few registers, so full occupancy: the
  * tuner's pick for mid-length rows. The loops are not unrolled: unrolling
@@ -254,11 +229,12 @@ __device__ __forceinline__ float recentre(float ss, float n, float dm)
 template <typename T, bool LN, int MODE, int H> __global__ void fwd_loop(const fwd_args a)
 {
     constexpr int VEC = MODE == AM_ELEM ? 1 : vec_of<T>();
-    constexpr int PV = vec_of<T>();
-    __shared__ red_smem<1> rsm;
+    constexpr int PV = vec_of<T>(), RV = LN ? 2 : 1;
+    __shared__ red_smem<RV> rsm;
     const int tpr = (int)blockDim.x, N = (int)a.N;
-    row_reducer<1> reduce(rsm, tpr, 1);
+    row_reducer<RV> reduce(rsm, tpr, 1);
     const float n = (float)a.N;
+    const double inv_n = 1.0 / (double)a.N;
     const int64_t total = a.M * a.N;
     const bool w16 = kb_aligned16(a.w);
     const T *x = static_cast<const T *>(a.x);
@@ -285,15 +261,28 @@ template <typename T, bool LN, int MODE, int H> __global__ void fwd_loop(const f
         };
         float mean = 0.f, s[1] = {0.f}, f[PV];
         int lo;
-        for (int k = threadIdx.x; k < nsl; k += tpr) {
-            slot(k, f, lo);
-#pragma unroll
-            for (int j = 0; j < VEC; j++) s[0] += LN ? f[j] : f[j] * f[j];
-        }
-        reduce(s);
         if constexpr (LN) {
-            mean = s[0] / n;
-            s[0] = 0.f;
+            double sd = 0.0; /* the mean's sum, exact on a constant row (above) */
+            for (int k = threadIdx.x; k < nsl; k += tpr) {
+                slot(k, f, lo);
+                float p = 0.f;
+#pragma unroll
+                for (int j = 0; j < VEC; j++) {
+                    if constexpr (sizeof(T) == 4) sd += (double)f[j];
+                    else p += f[j];
+                }
+                if constexpr (sizeof(T) != 4) sd += (double)p;
+            }
+            mean = (float)(reduce.sum_d(sd) * inv_n);
+        } else {
+            for (int k = threadIdx.x; k < nsl; k += tpr) {
+                slot(k, f, lo);
+#pragma unroll
+                for (int j = 0; j < VEC; j++) s[0] += f[j] * f[j];
+            }
+            reduce(s);
+        }
+        if constexpr (LN) {
             for (int k = threadIdx.x; k < nsl; k += tpr) {
                 slot(k, f, lo);
 #pragma unroll
@@ -302,20 +291,6 @@ template <typename T, bool LN, int MODE, int H> __global__ void fwd_loop(const f
                         s[0] += (f[j] - mean) * (f[j] - mean);
             }
             reduce(s);
-            /* One CTA per row: the choice is uniform without a vote. */
-            if (near_constant(s[0], mean, n, (int64_t)((nsl + tpr - 1) / tpr) * VEC)) {
-                float r[1] = {0.f};
-                for (int k = threadIdx.x; k < nsl; k += tpr) {
-                    slot(k, f, lo);
-#pragma unroll
-                    for (int j = 0; j < VEC; j++)
-                        if (MODE == AM_AL || (j >= lo && j < lo + N)) r[0] += f[j] - mean;
-                }
-                reduce(r);
-                const float m = mean + __fdividef(r[0], n); /* a few ulps of r: enough */
-                s[0] = recentre(s[0], n, m - mean);
-                mean = m;
-            }
         }
         const float rstd = 1.f / sqrtf(s[0] / n + KB_NORM_EPS);
         for (int k = threadIdx.x; k < nsl; k += tpr) {
