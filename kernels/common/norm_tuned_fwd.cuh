@@ -40,7 +40,7 @@
  * VEC 16-bit values in fp32) into a double; warps and cluster ranks add
  * doubles (row_reducer::sum_d), and mean = (float)(sum * (1/N)) is then the
  * value itself; the centred sum is exactly 0. Measured cost on the H200
- * (kernels/README.md): none on single-CTA rows, 3-4 % on rows split over a
+ * (kernels/README.md): none on single-CTA rows, 2-4 % on rows split over a
  * cluster (the double's cross-warp and cluster rounds sit on their serial
  * path). Cheaper-looking cures cost more: an extra round only for rows that
  * look constant spilled the capped double-buffered kernels and, in the
