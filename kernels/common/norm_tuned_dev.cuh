@@ -258,20 +258,29 @@ template <int V> struct row_reducer {
     }
 
     /* One sum returned in double: within the warp in A (float or double),
-     * then across warps and cluster ranks in double, whose two words travel
-     * as two floats. LayerNorm's mean (norm_tuned_fwd.cuh says when A =
-     * float is exact). */
-    template <typename A> __device__ __forceinline__ double sum_d(A v)
+     * across warps in double (in fp32 when the caller says cta_f32, i.e. fp32
+     * is exact for what one CTA adds), across cluster ranks in double, whose
+     * two words travel as two floats. LayerNorm's mean (norm_tuned_fwd.cuh
+     * says when fp32 is exact). */
+    template <typename A> __device__ __forceinline__ double sum_d(A v, bool cta_f32)
     {
         static_assert(V >= 2, "a double sum takes two words of red_smem");
-        double d = (double)butterfly(v, tpr < 32 ? tpr : 32);
+        const A wsum = butterfly(v, tpr < 32 ? tpr : 32);
+        double d = (double)wsum;
         const int lin = (int)(threadIdx.y * blockDim.x + threadIdx.x), lane = lin & 31;
         if (tpr > 32) {
             const int nw = tpr >> 5, first = (int)threadIdx.y * nw;
-            double *b = reinterpret_cast<double *>(sm.warp[parity]);
-            if (lane == 0) b[lin >> 5] = d;
-            __syncthreads();
-            d = butterfly(lane < nw ? b[first + lane] : 0.0, 32);
+            if (cta_f32) { /* the caller knows fp32 is exact here: half the shuffles */
+                float *b = sm.warp[parity];
+                if (lane == 0) b[lin >> 5] = (float)wsum;
+                __syncthreads();
+                d = (double)butterfly(lane < nw ? b[first + lane] : 0.f, 32);
+            } else {
+                double *b = reinterpret_cast<double *>(sm.warp[parity]);
+                if (lane == 0) b[lin >> 5] = d;
+                __syncthreads();
+                d = butterfly(lane < nw ? b[first + lane] : 0.0, 32);
+            }
         }
         if (cl > 1) {
             uint64_t *bar = &sm.bar[parity];
@@ -286,7 +295,13 @@ template <int V> struct row_reducer {
                 }
             }
             kb_cluster_wait_round(bar, parity, phase);
-            d = butterfly(lane < cl ? reinterpret_cast<const double *>(slot)[lane] : 0.0, 32);
+            /* Over the next power of two of cl lanes only, every group of them
+             * holding all cl partials: each lane still gets the same bits, in
+             * fewer (double, so two-shuffle) levels than a full warp's five. */
+            int wd = 1;
+            while (wd < cl) wd <<= 1;
+            const int r = lane & (wd - 1);
+            d = butterfly(r < cl ? reinterpret_cast<const double *>(slot)[r] : 0.0, wd);
         }
         parity ^= 1;
         return d;

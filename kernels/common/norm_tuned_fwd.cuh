@@ -36,10 +36,11 @@
  * while k <= 2^(24-p) (2^13 fp16, 2^16 bf16), and N times a 24-bit value is
  * exact in double. So the register kernel sums 16-bit elements in fp32 as
  * before through the thread and the warp (at most 32 x NV x VEC = 4096
- * elements) and fp32 ones in double; the loop adds each slot's sum (at most
- * VEC 16-bit values in fp32) into a double; warps and cluster ranks add
- * doubles (row_reducer::sum_d), and mean = (float)(sum * (1/N)) is then the
- * value itself; the centred sum is exactly 0. Measured cost on the H200
+ * elements), and through the CTA while its share of the row is within
+ * 2^(24-p), and fp32 ones in double; the loop adds each slot's sum (at most
+ * VEC 16-bit values in fp32) into a double; warps (beyond that) and cluster
+ * ranks add doubles (row_reducer::sum_d), and mean = (float)(sum * (1/N))
+ * is then the value itself; the centred sum is exactly 0. Measured cost on the H200
  * (kernels/README.md): none on single-CTA rows, 2-4 % on rows split over a
  * cluster (the double's cross-warp and cluster rounds sit on their serial
  * path). Cheaper-looking cures cost more: an extra round only for rows that
@@ -74,6 +75,10 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
     row_reducer<RV> reduce(rsm, lm.tpr, lm.cl);
     const float n = (float)a.N;
     const double inv_n = 1.0 / (double)a.N;
+    /* What one CTA adds for a row (at most tpr x NV x VEC 16-bit values) is
+     * exact in fp32 within 2^(24-p) elements (header). */
+    const bool cta_f32 = sizeof(T) != 4 && (int64_t)lm.tpr * NV * VEC <=
+                                               (std::is_same<T, kb_fp16>::value ? 8192 : 65536);
     const int N = (int)a.N, G = lm.stride / VEC, gt = lm.first / VEC;
     const int64_t total = a.M * a.N;
     const float *wb = a.w + lm.first;
@@ -144,8 +149,8 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
                     else s[0] += f[j];
                 }
             }
-            if constexpr (sizeof(T) == 4) mean = (float)(reduce.sum_d(sd) * inv_n);
-            else mean = (float)(reduce.sum_d(s[0]) * inv_n);
+            if constexpr (sizeof(T) == 4) mean = (float)(reduce.sum_d(sd, false) * inv_n);
+            else mean = (float)(reduce.sum_d(s[0], cta_f32) * inv_n);
             s[0] = 0.f;
 #pragma unroll
             for (int i = 0; i < NV; i++)
@@ -273,7 +278,7 @@ template <typename T, bool LN, int MODE, int H> __global__ void fwd_loop(const f
                 }
                 if constexpr (sizeof(T) != 4) sd += (double)p;
             }
-            mean = (float)(reduce.sum_d(sd) * inv_n);
+            mean = (float)(reduce.sum_d(sd, false) * inv_n);
         } else {
             for (int k = threadIdx.x; k < nsl; k += tpr) {
                 slot(k, f, lo);
