@@ -34,19 +34,21 @@
  * rounding error d of the mean comes back as d * rstd with rstd up to
  * 1/sqrt(eps). k equal values of p significant bits sum exactly in fp32
  * while k <= 2^(24-p) (2^13 fp16, 2^16 bf16), and N times a 24-bit value is
- * exact in double. So the register kernel sums 16-bit elements in fp32 as
- * before through the thread and the warp (at most 32 x NV x VEC = 4096
- * elements), and through the CTA while its share of the row is within
- * 2^(24-p), and fp32 ones in double; the loop adds each slot's sum (at most
- * VEC 16-bit values in fp32) into a double; warps (beyond that) and cluster
- * ranks add doubles (row_reducer::sum_d), and mean = (float)(sum * (1/N))
- * is then the value itself; the centred sum is exactly 0. Measured cost on the H200
- * (kernels/README.md): none on single-CTA rows, 1-3 % on rows split over a
- * cluster (the double cluster round sits on their serial path), 6 % on the
- * fp16 loop at 4096x50257. Cheaper-looking cures cost more: an extra round only for rows that
- * look constant spilled the capped double-buffered kernels and, in the
- * loop, took 40 registers (-5 %); three that added work per element cost
- * the clustered rows 7-23 %. */
+ * exact in double for N <= 2^29 (beyond, within far less than half an fp32
+ * ulp). So the register kernel sums 16-bit elements in fp32 as before
+ * through the thread and the warp (at most 32 x NV x VEC = 4096 elements,
+ * asserted below), and through the CTA while its share of the row is
+ * within 2^(24-p), and fp32 ones in double; the loop adds each slot's sum
+ * (at most VEC 16-bit values in fp32) into a double; warps (beyond that)
+ * and cluster ranks add doubles (row_reducer::sum_d), and
+ * mean = (float)(sum * (1/N)) is then the value itself; the centred sum is
+ * exactly 0. Measured cost on the H200 (kernels/README.md): none on
+ * single-CTA rows, 1-3 % on rows split over a cluster (the double cluster
+ * round sits on their serial path), 6-7 % on the fp16 loop at 4096x50257.
+ * Cheaper-looking cures cost more: an extra round only for rows that look
+ * constant spilled the capped double-buffered kernels and, in the loop,
+ * took 40 registers (-5 %); three that added work per element cost the
+ * clustered rows 7-23 %. */
 #ifndef KB_NORM_TUNED_FWD_CUH
 #define KB_NORM_TUNED_FWD_CUH
 
@@ -70,6 +72,8 @@ template <typename T, bool LN, int NV, bool AL, bool DB, int H>
 __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
 {
     constexpr int VEC = vec_of<T>(), RV = LN ? 2 : 1;
+    static_assert(sizeof(T) == 4 || 32 * NV * VEC <= 8192,
+                  "a warp's 16-bit share must stay exact in fp32 (header)");
     __shared__ red_smem<RV> rsm;
     const lane_map lm(a.N, VEC, a.cl);
     row_reducer<RV> reduce(rsm, lm.tpr, lm.cl);
