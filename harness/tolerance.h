@@ -50,6 +50,14 @@ static inline kb_tol kb_tol_default(kb_dtype d)
  * The normwise check (4u per row) still catches a systematic error. */
 #define KB_GEMM_ROUNDING 8.0
 
+/* Equal values sum exactly in fp32 while their count k is at most
+ * 2^(24-p), p the significant bits of the value's type: every partial sum
+ * j * v (j <= k) then fits fp32's 24 bits, in any order. LayerNorm's exact
+ * mean on constant rows rests on it (kernels/common/norm_tuned_fwd.cuh);
+ * unit.tolerance checks both bounds on the worst values. */
+#define KB_F32_EXACT_EQUAL_SUM_FP16 8192  /* 2^(24-11) */
+#define KB_F32_EXACT_EQUAL_SUM_BF16 65536 /* 2^(24-8) */
+
 /* How far out is from gold in units of the allowed error: <= 1 passes.
  * Infinite when out is NaN/Inf and gold is not the same non-finite value. */
 static inline KB_HD double kb_excess(double out, double gold, double allowed)

@@ -53,6 +53,7 @@
 #define KB_NORM_TUNED_FWD_CUH
 
 #include "norm_tuned_dev.cuh"
+#include "tolerance.h"
 
 namespace {
 
@@ -72,7 +73,7 @@ template <typename T, bool LN, int NV, bool AL, bool DB, int H>
 __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
 {
     constexpr int VEC = vec_of<T>(), RV = LN ? 2 : 1;
-    static_assert(sizeof(T) == 4 || 32 * NV * VEC <= 8192,
+    static_assert(sizeof(T) == 4 || 32 * NV * VEC <= KB_F32_EXACT_EQUAL_SUM_FP16,
                   "a warp's 16-bit share must stay exact in fp32 (header)");
     __shared__ red_smem<RV> rsm;
     const lane_map lm(a.N, VEC, a.cl);
@@ -81,8 +82,10 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
     const double inv_n = 1.0 / (double)a.N;
     /* What one CTA adds for a row (at most tpr x NV x VEC 16-bit values) is
      * exact in fp32 within 2^(24-p) elements (header). */
-    const bool cta_f32 = sizeof(T) != 4 && (int64_t)lm.tpr * NV * VEC <=
-                                               (std::is_same<T, kb_fp16>::value ? 8192 : 65536);
+    const bool cta_f32 =
+        sizeof(T) != 4 && (int64_t)lm.tpr * NV * VEC <= (std::is_same<T, kb_fp16>::value
+                                                              ? KB_F32_EXACT_EQUAL_SUM_FP16
+                                                              : KB_F32_EXACT_EQUAL_SUM_BF16);
     const int N = (int)a.N, G = lm.stride / VEC, gt = lm.first / VEC;
     const int64_t total = a.M * a.N;
     const float *wb = a.w + lm.first;

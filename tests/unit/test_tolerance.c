@@ -71,6 +71,58 @@ START_TEST(dtype_rounding_steps)
 }
 END_TEST
 
+/* k copies of v summed in sequence, and as 37-element chunks added up (another
+ * order): the first k at which either differs from the exact k * v, or 0 when
+ * none up to kmax does. */
+static long first_inexact(float v, long kmax)
+{
+    float seq = 0.f, chunk = 0.f, chunks = 0.f;
+    for (long k = 1; k <= kmax; k++) {
+        seq += v;
+        chunk += v;
+        const double exact = (double)k * (double)v;
+        if (k % 37 == 0) {
+            chunks += chunk;
+            chunk = 0.f;
+        }
+        if ((double)seq != exact || (k % 37 == 0 && (double)chunks != exact)) return k;
+    }
+    return 0;
+}
+
+/* The bounds the LayerNorm forward's exact mean uses: exact up to them for
+ * values with every significant bit set (the worst case), in both orders, and
+ * sum / k rounds back to the value; and not much further for some value, so a
+ * bound raised by a factor 2 fails here. */
+START_TEST(equal_values_sum_exactly_up_to_the_bound)
+{
+    /* fp16 and bf16 bit patterns with a full significand at several exponents. */
+    const uint16_t h16[] = {0x3bff, 0x3fff, 0x57ff, 0x1bff, 0x0bff, 0x6bff};
+    const uint16_t b16[] = {0x3f7f, 0x3fff, 0x447f, 0x387f, 0x4c7f, 0x0b7f};
+    long worst16 = 0, worstb = 0;
+    for (size_t i = 0; i < sizeof h16 / sizeof h16[0]; i++) {
+        const float v = kb_fp16_to_float(h16[i]);
+        const long k = first_inexact(v, 4L * KB_F32_EXACT_EQUAL_SUM_FP16);
+        ck_assert_msg(k == 0 || k > KB_F32_EXACT_EQUAL_SUM_FP16, "fp16 %a: inexact at k = %ld", v, k);
+        if (k && (!worst16 || k < worst16)) worst16 = k;
+        const float s = (float)KB_F32_EXACT_EQUAL_SUM_FP16 * v; /* exact, as shown */
+        ck_assert(fabsf((float)((double)s * (1.0 / KB_F32_EXACT_EQUAL_SUM_FP16)) - v) == 0.f);
+    }
+    for (size_t i = 0; i < sizeof b16 / sizeof b16[0]; i++) {
+        const float v = kb_bf16_to_float(b16[i]);
+        const long k = first_inexact(v, 4L * KB_F32_EXACT_EQUAL_SUM_BF16);
+        ck_assert_msg(k == 0 || k > KB_F32_EXACT_EQUAL_SUM_BF16, "bf16 %a: inexact at k = %ld", v, k);
+        if (k && (!worstb || k < worstb)) worstb = k;
+    }
+    /* The bounds are tight to within a factor 2: some full-significand value
+     * turns inexact before twice the bound. */
+    ck_assert_msg(worst16 > 0 && worst16 < 2L * KB_F32_EXACT_EQUAL_SUM_FP16, "fp16 worst k %ld", worst16);
+    ck_assert_msg(worstb > 0 && worstb < 2L * KB_F32_EXACT_EQUAL_SUM_BF16, "bf16 worst k %ld", worstb);
+    /* fp32 values with a full significand are inexact almost at once. */
+    ck_assert_int_le(first_inexact(0x1.fffffep-1f, 16), 3);
+}
+END_TEST
+
 Suite *kb_suite_tolerance(void)
 {
     Suite *s = suite_create("tolerance");
@@ -79,6 +131,7 @@ Suite *kb_suite_tolerance(void)
     tcase_add_test(t, boundary);
     tcase_add_test(t, nan_and_inf);
     tcase_add_test(t, dtype_rounding_steps);
+    tcase_add_test(t, equal_values_sum_exactly_up_to_the_bound);
     suite_add_tcase(s, t);
     return s;
 }
