@@ -182,13 +182,9 @@ __device__ __forceinline__ void pdl_trigger()
     KB_SM90(asm volatile("griddepcontrol.launch_dependents;" ::: "memory"));
 }
 
-__device__ __forceinline__ float butterfly(float v, int width)
-{
-    for (int o = width >> 1; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-    return v;
-}
-
-__device__ __forceinline__ double butterfly(double v, int width)
+/* Sum over width lanes (a power of two), every lane the same bits; S float
+ * or double. */
+template <typename S> __device__ __forceinline__ S butterfly(S v, int width)
 {
     for (int o = width >> 1; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
     return v;
