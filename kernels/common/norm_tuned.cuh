@@ -19,6 +19,7 @@
  *   occ      CTAs per SM of the persistent grid (capped by the occupancy
  *            calculator; with a cluster, any value > 0 means all the
  *            clusters that fit); forward only: 0 = one CTA per row group
+ *            (aligned packs, NV <= 4: fwd_reg_one, no prefetch, 32-48 registers)
  *   db       forward: next row group double-buffered in registers (1) or
  *            rolled in pack by pack behind the stores (0)
  *   acc      backward: dw accumulators in registers (0) or shared memory (1:
@@ -104,12 +105,19 @@ constexpr int kBwdNV[] = {1, 2, 3, 4, 6, 8};
  * kernels every table instantiates (the single-buffered forward adds 12, 16). */
 #define NT_EACH_NV(X) X(1) X(2) X(3) X(4) X(6) X(8)
 
-template <typename T, bool LN, bool AL, int H> fwd_fn fwd_reg_for(int nv, bool db)
+template <typename T, bool LN, bool AL, int H> fwd_fn fwd_reg_for(int nv, bool db, bool one)
 {
 #define NT_FWD_DB(NV)                                                                      \
     case NV: return fwd_reg<T, LN, NV, AL, true, H>();
 #define NT_FWD(NV)                                                                         \
     case NV: return fwd_reg<T, LN, NV, AL, false, H>();
+#define NT_FWD_ONE(NV)                                                                     \
+    case NV: return fwd_reg_one<T, LN, NV, H>;
+    if constexpr (AL)
+        if (one && !db) switch (nv) {
+            NT_FWD_ONE(1) NT_FWD_ONE(2) NT_FWD_ONE(3) NT_FWD_ONE(4)
+            default: break; /* more packs: the general kernel, run once */
+            }
     if (db) switch (nv) {
         NT_EACH_NV(NT_FWD_DB)
         default: return nullptr;
@@ -122,6 +130,7 @@ template <typename T, bool LN, bool AL, int H> fwd_fn fwd_reg_for(int nv, bool d
     }
 #undef NT_FWD_DB
 #undef NT_FWD
+#undef NT_FWD_ONE
 }
 
 template <typename T, bool LN, int AM, bool SACC, int H> bwd_fn bwd_reg_for(int nv)
@@ -137,14 +146,14 @@ template <typename T, bool LN, int AM, bool SACC, int H> bwd_fn bwd_reg_for(int 
 
 /* vec: N % VEC == 0 (aligned packs), else shifted slots; hint: the cache
  * operators (0, 1, 2; shifted slots only 0). nullptr: not instantiated. */
-template <bool LN> fwd_fn fwd_reg_kernel(kb_dtype d, int nv, bool vec, bool db, int hint)
+template <bool LN> fwd_fn fwd_reg_kernel(kb_dtype d, int nv, bool vec, bool db, int hint, bool one)
 {
     fwd_fn f = nullptr;
     KB_DISPATCH(d, T, {
-        if (!vec) f = hint == 0 ? fwd_reg_for<T, LN, false, 0>(nv, db) : nullptr;
-        else if (hint == 0) f = fwd_reg_for<T, LN, true, 0>(nv, db);
-        else if (hint == 1) f = fwd_reg_for<T, LN, true, 1>(nv, db);
-        else if (hint == 2) f = fwd_reg_for<T, LN, true, 2>(nv, db);
+        if (!vec) f = hint == 0 ? fwd_reg_for<T, LN, false, 0>(nv, db, one) : nullptr;
+        else if (hint == 0) f = fwd_reg_for<T, LN, true, 0>(nv, db, one);
+        else if (hint == 1) f = fwd_reg_for<T, LN, true, 1>(nv, db, one);
+        else if (hint == 2) f = fwd_reg_for<T, LN, true, 2>(nv, db, one);
     });
     return f;
 }
@@ -274,10 +283,19 @@ kb_status nt_launch(const kb_problem *p, const char *what, kb_err *e, void (*fn)
     return KB_OK;
 }
 
+inline int64_t nt_grid_cap(int cl) { return ((int64_t)1 << 30) / cl; }
+
 inline unsigned nt_grid(int64_t groups, int cl)
 {
-    const int64_t cap = ((int64_t)1 << 30) / cl; /* grid-stride beyond */
+    const int64_t cap = nt_grid_cap(cl); /* grid-stride beyond */
     return (unsigned)((groups < cap ? groups : cap) * cl);
+}
+
+/* occ = 0 runs one CTA (cluster) per row group; where the grid covers every
+ * group, the forward's one-group kernel (fwd_reg_one) does that. */
+inline bool nt_fwd_one(const kb_problem *p, int rows, int cl, int occ)
+{
+    return occ == 0 && kb_cdiv(p->M, (int64_t)rows) <= nt_grid_cap(cl);
 }
 
 /* Threads per row and cluster for about nvt vectors per thread: whole rows
@@ -440,7 +458,8 @@ int nt_fwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
                       : nt_pick_nv(span, tpr, cl, vec, kFwdNV);
     if (!nv) return 0;
     const void *fn = reinterpret_cast<const void *>(
-        fwd_reg_kernel<LN>(p->dtype, nv, p->N % vec == 0, db, c->v[P_FWD_HINT]));
+        fwd_reg_kernel<LN>(p->dtype, nv, p->N % vec == 0, db, c->v[P_FWD_HINT],
+                           nt_fwd_one(p, rows, cl, c->v[P_OCC])));
     if (!fn || !nt_kernel_fits(fn, tpr * rows, 0, optin)) return 0;
     if (cl > 1 && kb_active_clusters(fn, dim3((unsigned)tpr, 1), 0, cl) < 1) return 0;
     return 1;
@@ -474,7 +493,8 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     const int nv = db ? nt_pick_nv(span, tpr, cl, vec, kFwdDbNV)
                       : nt_pick_nv(span, tpr, cl, vec, kFwdNV);
     const fwd_fn fn = nv && occ >= 0 && nt_shape_ok(p, tpr, rows, cl)
-                          ? fwd_reg_kernel<LN>(p->dtype, nv, v16, db, hint)
+                          ? fwd_reg_kernel<LN>(p->dtype, nv, v16, db, hint,
+                                                   nt_fwd_one(p, rows, cl, occ))
                           : nullptr;
     if (!fn)
         return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,

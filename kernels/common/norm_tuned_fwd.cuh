@@ -69,10 +69,11 @@ struct fwd_args {
  * AL: N % VEC == 0, every row starts 16-byte aligned, a thread's packs are
  * the same columns on every row. !AL: shifted slots (norm_tuned_dev.cuh):
  * the thread's packs are memory slots, whose columns move with the row. */
-template <typename T, bool LN, int NV, bool AL, bool DB, int H>
+template <typename T, bool LN, int NV, bool AL, bool DB, int H, bool ONE = false>
 __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
 {
     constexpr int VEC = vec_of<T>(), RV = LN ? 2 : 1;
+    static_assert(!(ONE && DB), "one group per CTA has no next group to double-buffer");
     static_assert(sizeof(T) == 4 || 32 * NV * VEC <= KB_F32_EXACT_EQUAL_SUM_FP16,
                   "a warp's 16-bit share must stay exact in fp32 (header)");
     __shared__ red_smem<RV> rsm;
@@ -135,9 +136,9 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
     for (int i = 0; i < NV; i++) load(xv[i], i, cnt, off, sh);
 
     for (; g < a.ngroups; g += step) {
-        int cntn, shn;
-        int64_t offn;
-        locate(g + step, cntn, offn, shn);
+        int cntn = 0, shn = 0;
+        int64_t offn = 0;
+        if constexpr (!ONE) locate(g + step, cntn, offn, shn);
         if constexpr (DB) {
 #pragma unroll
             for (int i = 0; i < NV; i++) load(xn[i], i, cntn, offn, shn);
@@ -193,8 +194,9 @@ __device__ __forceinline__ void fwd_reg_body(const fwd_args &a)
                 else st_range<T>(dst, kb_pack<T>(f), lo, lo + N);
             }
             if constexpr (DB) xv[i] = xn[i];
-            else load(xv[i], i, cntn, offn, shn);
+            else if constexpr (!ONE) load(xv[i], i, cntn, offn, shn);
         }
+        if constexpr (ONE) break;
         cnt = cntn;
         off = offn;
         sh = shn;
@@ -218,6 +220,23 @@ template <typename T, bool LN, int NV, bool AL, bool DB, int H>
 __global__ void fwd_reg_free(const fwd_args a)
 {
     fwd_reg_body<T, LN, NV, AL, DB, H>(a);
+}
+
+/* One row group per CTA (occ = 0: the grid covers every group): no next
+ * group to locate or roll in, so fewer live registers, and a tighter cap
+ * (32 registers: full occupancy) lets short-row CTAs of 128-256 threads
+ * fill the SM: a tall matrix of short rows is then streamed by many small
+ * resident CTAs, each with its packs in flight, rather than by fewer with a
+ * prefetch that has nothing to fetch (Inductor's persistent-reduction
+ * kernels for these shapes run 32 registers at ~94 % occupancy). The cap
+ * grows with the packs held, so that no instantiation spills (ptxas: 32
+ * spilled 16-bit NV >= 2). AL packs, NV <= 4 only. */
+template <int NV> constexpr int fwd_one_regs() { return NV <= 1 ? 32 : NV <= 3 ? 40 : 48; }
+
+template <typename T, bool LN, int NV, int H>
+__global__ void __maxnreg__(fwd_one_regs<NV>()) fwd_reg_one(const fwd_args a)
+{
+    fwd_reg_body<T, LN, NV, true, false, H, true>(a);
 }
 
 typedef void (*fwd_fn)(const fwd_args);
