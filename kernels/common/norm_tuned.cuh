@@ -19,7 +19,7 @@
  *   occ      CTAs per SM of the persistent grid (capped by the occupancy
  *            calculator; with a cluster, any value > 0 means all the
  *            clusters that fit); forward only: 0 = one CTA per row group
- *            (aligned packs, NV <= 4: fwd_reg_one, no prefetch, 32-48 registers)
+ *            (aligned packs, NV <= 8: fwd_reg_one, no prefetch, 32-64 registers)
  *   db       forward: next row group double-buffered in registers (1) or
  *            rolled in pack by pack behind the stores (0)
  *   acc      backward: dw accumulators in registers (0) or shared memory (1:
@@ -115,7 +115,7 @@ template <typename T, bool LN, bool AL, int H> fwd_fn fwd_reg_for(int nv, bool d
     case NV: return fwd_reg_one<T, LN, NV, H>;
     if constexpr (AL)
         if (one && !db) switch (nv) {
-            NT_FWD_ONE(1) NT_FWD_ONE(2) NT_FWD_ONE(3) NT_FWD_ONE(4)
+            NT_EACH_NV(NT_FWD_ONE)
             default: break; /* more packs: the general kernel, run once */
             }
     if (db) switch (nv) {

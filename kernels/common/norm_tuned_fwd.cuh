@@ -230,8 +230,11 @@ __global__ void fwd_reg_free(const fwd_args a)
  * prefetch that has nothing to fetch (Inductor's persistent-reduction
  * kernels for these shapes run 32 registers at ~94 % occupancy). The cap
  * grows with the packs held, so that no instantiation spills (ptxas: 32
- * spilled 16-bit NV >= 2). AL packs, NV <= 4 only. */
-template <int NV> constexpr int fwd_one_regs() { return NV <= 1 ? 32 : NV <= 3 ? 40 : 48; }
+ * spilled 16-bit NV >= 2). AL packs, NV <= 8. */
+template <int NV> constexpr int fwd_one_regs()
+{
+    return NV <= 1 ? 32 : NV <= 3 ? 40 : NV <= 4 ? 48 : NV <= 6 ? 56 : 64;
+}
 
 template <typename T, bool LN, int NV, int H>
 __global__ void __maxnreg__(fwd_one_regs<NV>()) fwd_reg_one(const fwd_args a)
