@@ -5,7 +5,8 @@
  *   norm_tuned_dev.cuh  packs, conversions, row reduction (warp, CTA, and a
  *                       cluster through st.async + mbarrier), lane map
  *   norm_tuned_fwd.cuh  fwd_reg (row in registers, next rows prefetched),
- *                       fwd_loop (fallback)
+ *                       fwd_reg_one (the same, one row group per CTA, fewer
+ *                       registers), fwd_loop (fallback)
  *   norm_tuned_bwd.cuh  bwd_reg + dw_reduce (persistent, dw partials),
  *                       bwd_dx_loop + dw_cols (fallback)
  * This file: the search space, the heuristic, validity and launches.

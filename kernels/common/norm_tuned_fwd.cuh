@@ -2,7 +2,8 @@
  *
  * fwd_reg: a CTA (or cluster) loops over groups of R rows, g = its index,
  * g += the number of CTAs (clusters); the grid is either one CTA per group
- * or persistent (SMs x occupancy), see the launch. A thread holds its NV
+ * or persistent (SMs x occupancy), see the launch; fwd_reg_one (below) is
+ * the first case without the prefetch. A thread holds its NV
  * packs of the row raw in registers (128-bit loads); RMS: sum of squares;
  * LN: mean, then the centred sum of squares from the registers (exact
  * two-pass, the mean summed as below); rstd = 1/sqrt(s/N + eps);
