@@ -20,7 +20,8 @@
  *   occ      CTAs per SM of the persistent grid (capped by the occupancy
  *            calculator; with a cluster, any value > 0 means all the
  *            clusters that fit); forward only: 0 = one CTA per row group
- *            (aligned packs, NV <= 8: fwd_reg_one, no prefetch, 32-64 registers)
+ *            (with db = 0, aligned packs and pointers, NV <= 8 and at most
+ *            2^30 / CL groups: fwd_reg_one, no prefetch, 32-64 registers)
  *   db       forward: next row group double-buffered in registers (1) or
  *            rolled in pack by pack behind the stores (0)
  *   acc      backward: dw accumulators in registers (0) or shared memory (1:
@@ -36,7 +37,8 @@
  * NV, the 16-byte packs a thread holds per tensor, is derived, not tuned:
  * the smallest compiled value >= ceil(S / (tpr*CL*VEC)), VEC = 16/sizeof(T),
  * S the row's span: N, or for shifted slots N + VEC - 1 (nt_fwd_span).
- * Compiled: forward 1,2,3,4,6,8,12,16 (db: up to 8); backward 1,2,3,4,6,8.
+ * Compiled: forward 1,2,3,4,6,8,12,16 (db and fwd_reg_one: up to 8);
+ * backward 1,2,3,4,6,8.
  *
  * Layout: a row is cut into packs of VEC elements; thread t of CTA rank r
  * owns packs i*(tpr*CL) + r*tpr + t, i < NV: a warp touches consecutive

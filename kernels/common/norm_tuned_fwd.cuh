@@ -2,8 +2,9 @@
  *
  * fwd_reg: a CTA (or cluster) loops over groups of R rows, g = its index,
  * g += the number of CTAs (clusters); the grid is either one CTA per group
- * or persistent (SMs x occupancy), see the launch; fwd_reg_one (below) is
- * the first case without the prefetch. A thread holds its NV
+ * or persistent (SMs x occupancy), see the launch; fwd_reg_one (below) runs
+ * the first case without the prefetch where it can (aligned packs, NV <= 8,
+ * no double buffer, the grid covering every group). A thread holds its NV
  * packs of the row raw in registers (128-bit loads); RMS: sum of squares;
  * LN: mean, then the centred sum of squares from the registers (exact
  * two-pass, the mean summed as below); rstd = 1/sqrt(s/N + eps);
@@ -13,7 +14,8 @@
  * stores, 1 evict-first loads, plain stores, 2 plain loads and stores; a
  * template parameter, since a run-time choice made the capped kernels spill).
  * The next group's packs are in flight while this one is reduced and
- * written, so a CTA always has loads outstanding:
+ * written, so a CTA always has loads outstanding (fwd_reg; fwd_reg_one has
+ * no next group, and more resident CTAs instead):
  *   DB = false (rolling): pack i of the next group is loaded into pack i's
  *     registers right after pack i of this group is stored (no extra
  *     registers; the loads overlap the stores, not the reduction);
@@ -66,7 +68,8 @@ struct fwd_args {
     int cl;
 };
 
-/* The kernel body; fwd_reg below wraps it with or without a register cap.
+/* The kernel body; fwd_reg below wraps it with or without a register cap,
+ * fwd_reg_one with ONE = true (one group, no next-group state).
  * AL: N % VEC == 0, every row starts 16-byte aligned, a thread's packs are
  * the same columns on every row. !AL: shifted slots (norm_tuned_dev.cuh):
  * the thread's packs are memory slots, whose columns move with the row. */
