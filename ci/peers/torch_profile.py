@@ -22,6 +22,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_peers as tp  # noqa: E402
 
 
+# The benchmarks torch_peers.py has a PyTorch implementation of.
+KNOWN = {"%s_%s" % (op, d) for op in ("cross_entropy", "softmax", "rmsnorm", "layernorm",
+                                      "geglu", "swiglu") for d in ("forward", "backward")}
+KNOWN |= {"mlp_forward", "mlp_swiglu_forward"}
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -31,6 +37,9 @@ def main(argv=None):
     p.add_argument("--dtype", default="bf16", choices=["bf16", "fp16", "fp32"])
     p.add_argument("--warmup", type=int, default=5)
     a = p.parse_args(argv)
+    if a.benchmark not in KNOWN:
+        p.error("benchmark %r has no PyTorch peer here (one of: %s)"
+                % (a.benchmark, ", ".join(sorted(KNOWN))))
     try:
         M, N, K = tp.parse_shapes(a.shape)[0]
     except Exception as ex:  # argparse-style usage error
