@@ -217,6 +217,11 @@ def make_inputs(torch, bench, M, N, dtype, device, seed, K=0):
     return d
 
 
+def torch_dtype(torch, name):
+    """kbench's dtype name as torch's dtype."""
+    return {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[name]
+
+
 def is_glu(bench):
     return bench.startswith(("geglu", "swiglu"))
 
@@ -768,7 +773,7 @@ def main(argv=None):
         print("torch_peers.py: no CUDA device", file=sys.stderr)
         return 77
 
-    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[a.dtype]
+    dtype = torch_dtype(torch, a.dtype)
     backends = a.backends
     notes = {}
     if backends is None:

@@ -13,19 +13,14 @@ Made to put the peer's kernel and kbench's side by side in one run:
 The L2 is flushed (a buffer twice its size zeroed) right before the profiled
 call, as both timers do. With TORCH_LOGS=output_code, Inductor prints the
 Triton source it generated (launch configurations, eviction policies) to
-stderr. Exit: 0 done; 2 usage; 1 torch or CUDA missing."""
+stderr. Exit: 0 done; 2 usage; 1 an unknown or peerless benchmark, torch or CUDA
+missing."""
 import argparse
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_peers as tp  # noqa: E402
-
-
-# The benchmarks torch_peers.py has a PyTorch implementation of.
-KNOWN = {"%s_%s" % (op, d) for op in ("cross_entropy", "softmax", "rmsnorm", "layernorm",
-                                      "geglu", "swiglu") for d in ("forward", "backward")}
-KNOWN |= {"mlp_forward", "mlp_swiglu_forward"}
 
 
 def main(argv=None):
@@ -36,10 +31,13 @@ def main(argv=None):
     p.add_argument("--backend", default="torch_compile", choices=["torch_eager", "torch_compile"])
     p.add_argument("--dtype", default="bf16", choices=["bf16", "fp16", "fp32"])
     p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--kbench", default=os.path.join("build", "kbench"), metavar="PATH",
+                   help="kbench binary whose --describe names the benchmarks (default "
+                        "build/kbench), as for torch_peers.py")
     a = p.parse_args(argv)
-    if a.benchmark not in KNOWN:
-        p.error("benchmark %r has no PyTorch peer here (one of: %s)"
-                % (a.benchmark, ", ".join(sorted(KNOWN))))
+    # torch_peers.py's own check: a benchmark kbench has and this script can run
+    # (SystemExit with the reason otherwise).
+    tp.Kbench(a.kbench).peer_benchmarks([a.benchmark])
     try:
         M, N, K = tp.parse_shapes(a.shape)[0]
     except Exception as ex:  # argparse-style usage error
@@ -52,14 +50,12 @@ def main(argv=None):
     if not torch.cuda.is_available():
         print("torch_profile: no CUDA device", file=sys.stderr)
         return 1
-    dt = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[a.dtype]
+    dt = tp.torch_dtype(torch, a.dtype)
     d = tp.make_inputs(torch, a.benchmark, M, N, dt, "cuda", 1234, K)
     fn, config = tp.build(torch, a.backend, a.benchmark, d)
     for _ in range(a.warmup):
         fn()
-    l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0) or (64 << 20)
-    flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
-    flush.zero_()
+    tp.Timer(torch, "cuda", 0, 1, 1).flush.zero_()  # torch_peers.py's L2 flush
     torch.cuda.synchronize()
     torch.cuda.cudart().cudaProfilerStart()
     fn()

@@ -247,4 +247,12 @@ __device__ __forceinline__ float kb_block_max(float v, float *scratch)
 
 static inline __host__ __device__ int64_t kb_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/* Register caps (__maxnreg__), for every kernel that holds rows in
+ * registers. Left alone, ptxas spends registers on instruction-level
+ * parallelism (converting a whole held row to fp32 ahead of use, say) and
+ * halves occupancy; the cap is the held data (32-bit words) plus what the
+ * rest of the kernel needs, checked spill-free with -Xptxas -v (and at run
+ * time: a kernel using local memory is never launched). */
+constexpr int kb_reg_cap(int data_words, int rest) { return (data_words + rest + 7) / 8 * 8; }
+
 #endif

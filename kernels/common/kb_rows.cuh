@@ -87,14 +87,6 @@ __device__ __forceinline__ kb_coords kb_coords_of(int64_t M, int tpr_shift, int 
     return c;
 }
 
-/* Register caps (__maxnreg__). Left alone, ptxas spends registers on
- * instruction-level parallelism (converting a whole held row to fp32 ahead
- * of use, say) and halves occupancy; the cap is the held data (32-bit words)
- * plus what the rest of the kernel needs, checked spill-free with -Xptxas -v
- * (and by kb_launchable at run time: a kernel using local memory is never
- * launched). */
-constexpr int kb_reg_cap(int data_words, int rest) { return (data_words + rest + 7) / 8 * 8; }
-
 /* ---- slots and edges --------------------------------------------------- */
 struct kb_rowgeo {
     int64_t start; /* flat index of the row's element 0                       */

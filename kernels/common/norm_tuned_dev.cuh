@@ -266,17 +266,16 @@ template <int V> struct row_reducer {
         const int lin = (int)(threadIdx.y * blockDim.x + threadIdx.x), lane = lin & 31;
         if (tpr > 32) {
             const int nw = tpr >> 5, first = (int)threadIdx.y * nw;
-            if (cta_f32) { /* the caller knows fp32 is exact here: half the shuffles */
-                float *b = sm.warp[parity];
-                if (lane == 0) b[lin >> 5] = (float)wsum;
+            /* The warps' partials in S (float or double) through shared memory. */
+            auto across = [&](auto w) -> double {
+                using S = decltype(w);
+                S *b = reinterpret_cast<S *>(sm.warp[parity]);
+                if (lane == 0) b[lin >> 5] = w;
                 __syncthreads();
-                d = (double)butterfly(lane < nw ? b[first + lane] : 0.f, 32);
-            } else {
-                double *b = reinterpret_cast<double *>(sm.warp[parity]);
-                if (lane == 0) b[lin >> 5] = d;
-                __syncthreads();
-                d = butterfly(lane < nw ? b[first + lane] : 0.0, 32);
-            }
+                return (double)butterfly(lane < nw ? b[first + lane] : S(0), 32);
+            };
+            /* the caller knows fp32 is exact here: half the shuffles */
+            d = cta_f32 ? across((float)wsum) : across(d);
         }
         if (cl > 1) {
             uint64_t *bar = &sm.bar[parity];

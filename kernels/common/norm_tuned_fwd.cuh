@@ -233,15 +233,11 @@ __global__ void fwd_reg_free(const fwd_args a)
  * resident CTAs, each with its packs in flight, rather than by fewer with a
  * prefetch that has nothing to fetch (Inductor's persistent-reduction
  * kernels for these shapes run 32 registers at ~94 % occupancy). The cap
- * grows with the packs held, so that no instantiation spills (ptxas: 32
- * spilled 16-bit NV >= 2). AL packs, NV <= 8. */
-template <int NV> constexpr int fwd_one_regs()
-{
-    return NV <= 1 ? 32 : NV <= 3 ? 40 : NV <= 4 ? 48 : NV <= 6 ? 56 : 64;
-}
-
+ * is the packs' 4 x NV words plus 28 (32 at NV=1 ... 64 at NV=8), so that
+ * no instantiation spills (ptxas: a flat 32 spilled 16-bit NV >= 2). AL
+ * packs, NV <= 8. */
 template <typename T, bool LN, int NV, int H>
-__global__ void __maxnreg__(fwd_one_regs<NV>()) fwd_reg_one(const fwd_args a)
+__global__ void __maxnreg__(kb_reg_cap(4 * NV, 28)) fwd_reg_one(const fwd_args a)
 {
     fwd_reg_body<T, LN, NV, true, false, H, true>(a);
 }
