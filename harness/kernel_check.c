@@ -103,11 +103,8 @@ kb_outcome kb_kernel_check(kb_session *s, const kb_case *c, void *state, const k
     if (!tr) return skipped(r, "out of host memory", oc);
     call_arg a = {c, t, state};
     /* Same cache state as every timed run: L2 flushed just before. */
-    cudaError_t ce = cudaMemsetAsync(s->flusher.buf, 0, s->flusher.bytes, s->stream);
-    kb_status st = ce == cudaSuccess
-                       ? kb_trace_call(k->tracer, traced_call, &a, s->stream, tr, &e)
-                       : KB_FAIL(&e, KB_ERR_CUDA, "L2 flush before the traced call: %s",
-                                 cudaGetErrorString(ce));
+    kb_status st = kb_flush(&s->flusher, s->stream, &e);
+    if (st == KB_OK) st = kb_trace_call(k->tracer, traced_call, &a, s->stream, tr, &e);
     if (st == KB_ERR_UNSUPPORTED) { /* CUPTI refused: not the case's fault */
         free(tr);
         return skipped(r, kb_err_text(&e), oc);

@@ -54,13 +54,27 @@ typedef struct {
     int grid, block;
 } stream_arg;
 
+extern "C" kb_status kb_stream_read(const void *buf, size_t n, void *sink, int grid, int block,
+                                    cudaStream_t s, kb_err *e)
+{
+    stream_read<<<grid, block, 0, s>>>((const uint4 *)buf, n, (uint4 *)sink);
+    KB_LAUNCHED(e);
+    return KB_OK;
+}
+
+extern "C" kb_status kb_stream_read_grid(int sm_count, int block, int *grid, kb_err *e)
+{
+    int per_sm = 0;
+    KB_CUDA(e, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, stream_read, block, 0));
+    *grid = (sm_count > 0 ? sm_count : 1) * (per_sm > 0 ? per_sm : 1);
+    return KB_OK;
+}
+
 static kb_status launch_stream(void *arg, cudaStream_t s, kb_err *e)
 {
     const stream_arg *a = (const stream_arg *)arg;
-    if (a->write)
-        stream_write<<<a->grid, a->block, 0, s>>>(a->buf, a->n, 0x01010101u);
-    else
-        stream_read<<<a->grid, a->block, 0, s>>>(a->buf, a->n, a->sink);
+    if (!a->write) return kb_stream_read(a->buf, a->n, a->sink, a->grid, a->block, s, e);
+    stream_write<<<a->grid, a->block, 0, s>>>(a->buf, a->n, 0x01010101u);
     KB_LAUNCHED(e);
     return KB_OK;
 }
@@ -75,19 +89,17 @@ extern "C" kb_status kb_sol_streams_measure(const kb_device *d, kb_flusher *f, c
     if (bytes < ((size_t)1 << 30)) bytes = (size_t)1 << 30;
     bytes *= 2;
     stream_arg a = {0, NULL, NULL, bytes / sizeof(uint4), 0, 256};
-    int per_sm = 0;
     kb_status st = KB_OK;
     cudaError_t rc = cudaMalloc((void **)&a.buf, bytes);
     if (rc == cudaSuccess) rc = cudaMalloc((void **)&a.sink, sizeof(uint4));
     if (rc == cudaSuccess) rc = cudaMemsetAsync(a.buf, 1, bytes, s);
-    if (rc == cudaSuccess)
-        rc = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, stream_read, a.block, 0);
     if (rc != cudaSuccess) {
         st = KB_FAIL(e, KB_ERR_CUDA, "SOL read/write stream measurement (%zu MiB): %s",
                      bytes >> 20, cudaGetErrorString(rc));
         goto out;
     }
-    a.grid = d->sm_count * (per_sm > 0 ? per_sm : 1);
+    st = kb_stream_read_grid(d->sm_count, a.block, &a.grid, e);
+    if (st != KB_OK) goto out;
     kb_timing_opts o;
     kb_timing_defaults(&o);
     for (int w = 0; w <= 1 && st == KB_OK; w++) {

@@ -1,4 +1,5 @@
-/* Timing loop. Each sample: flush L2 (memset of >= 2x L2), then a kernel
+/* Timing loop. Each sample: flush L2 (a read pass over >= 2x L2, timing.h),
+ * then a kernel
  * that spins on a host-mapped flag holds the stream while the host enqueues
  * start event, the op and stop event; releasing the flag lets them run
  * back to back, so the launch latency of multi-kernel backends (eager
@@ -23,19 +24,32 @@ void kb_timing_defaults(kb_timing_opts *o)
 
 extern "C" kb_status kb_flusher_init(kb_flusher *f, kb_err *e)
 {
-    int dev = 0, l2 = 0;
-    f->buf = NULL;
+    int dev = 0, l2 = 0, sms = 0;
+    f->buf = f->sink = NULL;
+    f->block = 512;
     KB_CUDA(e, cudaGetDevice(&dev));
     KB_CUDA(e, cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    KB_CUDA(e, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     f->bytes = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
     KB_CUDA(e, cudaMalloc(&f->buf, f->bytes));
-    return KB_OK;
+    KB_CUDA(e, cudaMalloc(&f->sink, 16));
+    /* Written once, here: from now on its lines in L2 are clean. Zeros XOR
+     * to zero, which the pass never stores. */
+    KB_CUDA(e, cudaMemset(f->buf, 0, f->bytes));
+    KB_CUDA(e, cudaDeviceSynchronize());
+    return kb_stream_read_grid(sms, f->block, &f->grid, e);
 }
 
 extern "C" void kb_flusher_free(kb_flusher *f)
 {
     if (f->buf) cudaFree(f->buf);
-    f->buf = NULL;
+    if (f->sink) cudaFree(f->sink);
+    f->buf = f->sink = NULL;
+}
+
+extern "C" kb_status kb_flush(const kb_flusher *f, cudaStream_t s, kb_err *e)
+{
+    return kb_stream_read(f->buf, f->bytes / 16, f->sink, f->grid, f->block, s, e);
 }
 
 /* Spins until the host sets *flag, or ~1 s passes (never hangs the GPU if
@@ -84,7 +98,7 @@ static kb_status timer_init(timer_res *r, const char *what, kb_err *e)
 static kb_status one_sample(kb_timed_fn fn, void *arg, kb_flusher *f, cudaStream_t s,
                             timer_res *r, float *ms, kb_err *e)
 {
-    KB_CUDA(e, cudaMemsetAsync(f->buf, 0, f->bytes, s));
+    KB_TRY(kb_flush(f, s, e));
     *(volatile int *)r->flag_host = 0;
     hold_stream<<<1, 1, 0, s>>>(r->flag_dev);
     KB_LAUNCHED(e);
@@ -227,7 +241,9 @@ extern "C" kb_status kb_sm_clock(cudaStream_t s, double *mhz, double *max_mhz, k
 static kb_status settle_probe(kb_flusher *f, cudaStream_t s, timer_res *r, float *ms, kb_err *e)
 {
     KB_CUDA(e, cudaEventRecord(r->start, s));
-    for (int i = 0; i < SETTLE_MEMSETS; i++) KB_CUDA(e, cudaMemsetAsync(f->buf, i, f->bytes, s));
+    /* Zeros, what the buffer holds: the flush XORs it to zero. The dirty
+     * lines these leave are written back by the warm-up's flushes. */
+    for (int i = 0; i < SETTLE_MEMSETS; i++) KB_CUDA(e, cudaMemsetAsync(f->buf, 0, f->bytes, s));
     KB_CUDA(e, cudaEventRecord(r->stop, s));
     KB_CUDA(e, cudaEventSynchronize(r->stop));
     KB_CUDA(e, cudaEventElapsedTime(ms, r->start, r->stop));

@@ -35,13 +35,32 @@ typedef kb_status (*kb_timed_fn)(void *arg, cudaStream_t s, kb_err *e);
 
 void kb_timing_defaults(kb_timing_opts *o);
 
-/* L2 flush buffer for the current device (>= 2x L2). */
+/* The L2 flush: a read-only pass over a buffer of >= 2x L2 that is written
+ * once, at init, so the L2 it leaves holds only clean lines of no tensor.
+ * Not a memset: a memset leaves up to an L2's worth of dirty lines, and the
+ * timed kernel, evicting them, pays their write-back to HBM (1.9-5.7 us a
+ * call on an H200, 12-15 % of a 30-40 us call: docs/SPEC.md, "Timing"). The
+ * pass's own evictions (the previous sample's outputs) are written back
+ * before the timed region starts. */
 typedef struct {
     void *buf;
     size_t bytes;
+    void *sink; /* 16 bytes the pass stores to only if its XOR is impossible */
+    int grid, block;
 } kb_flusher;
 kb_status kb_flusher_init(kb_flusher *f, kb_err *e);
 void kb_flusher_free(kb_flusher *f);
+/* Enqueues the flush on s. */
+kb_status kb_flush(const kb_flusher *f, cudaStream_t s, kb_err *e);
+
+/* A read-only pass over n 16-byte words (sol_stream.cu): 128-bit loads
+ * XOR-reduced into a value stored to *sink only if the data could never
+ * produce it, so no load can be dropped and nothing but loads reach DRAM.
+ * The L2 flush and the read-only SOL stream. *grid: blocks of `block`
+ * threads that fill sm_count SMs. */
+kb_status kb_stream_read(const void *buf, size_t n, void *sink, int grid, int block,
+                         cudaStream_t s, kb_err *e);
+kb_status kb_stream_read_grid(int sm_count, int block, int *grid, kb_err *e);
 
 kb_status kb_time_fn(kb_timed_fn fn, void *arg, const kb_timing_opts *o, kb_flusher *f,
                      cudaStream_t s, kb_timing *out, kb_err *e);

@@ -28,7 +28,9 @@ the forward runs once outside the timing (saving what autograd keeps), then
 torch.autograd.grad(..., retain_graph=True) is timed.
 
 Timing: CUDA events around each call, the L2 flushed before every call by
-zeroing a buffer twice the L2 size, a short spin kernel (torch.cuda._sleep)
+reading a buffer twice the L2 size that was written once (kbench's flush: a
+zeroing flush leaves an L2 of dirty lines whose write-back the timed call
+would pay, ~5 us on an H200), a short spin kernel (torch.cuda._sleep)
 holding the stream so Python's launch overhead is not timed, repetitions
 until a GPU-time budget is spent; median reported, with min, max and noise
 (1.4826*MAD/median). Accuracy: every output against an fp32 reference made
@@ -545,8 +547,16 @@ class Timer:
         self.sleep = None
         if self.cuda:
             l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0) or (64 << 20)
-            self.flush = torch.empty(2 * l2, dtype=torch.uint8, device=device)
+            # Written once: its lines in L2 are clean. Read before each call.
+            self.flush = torch.zeros(2 * l2 // 8, dtype=torch.int64, device=device)
             self.sleep = getattr(torch.cuda, "_sleep", None)
+
+    def flush_l2(self):
+        """A read-only pass over 2x L2 (a max reduction): evicts every line,
+        writes the previous call's dirty outputs back before the timed call,
+        and leaves only clean lines, so the call pays no write-back of the
+        flush (a zeroing flush costs a 35 us call ~5 us on an H200)."""
+        self.flush.max()
 
     def measure(self, fn):
         torch = self.torch
@@ -571,7 +581,7 @@ class Timer:
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
         for i in range(reps):
-            self.flush.zero_()
+            self.flush_l2()
             if self.sleep is not None:
                 self.sleep(200000)  # ~0.1 ms: the GPU waits here, not on Python
             starts[i].record()

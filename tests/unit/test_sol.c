@@ -127,20 +127,38 @@ START_TEST(cache_text_old_and_new)
     ck_assert_int_eq(kb_gpu_limits_parse("4274.1\n", &l), KB_LIMITS_COPY);
     ck_assert_double_eq(l.sol_gbps, 4274.1);
     ck_assert_double_eq(l.read_gbps, 0);
-    /* Before the one-way streams: copy, floor, overhead; the streams are
+    /* Before the one-way streams: copy, floor, overhead, all timed after a
+     * memset flush: only the copy (no flush) is kept; the streams are
      * missing, not misread from the comment. */
     const char *old = "4274.1\nlaunch_floor_ms 0.002100\nlaunch_overhead_ms 0.004500\n"
                       "# device-to-device copy GB/s (read+write); NVIDIA H200\n";
-    ck_assert_int_eq(kb_gpu_limits_parse(old, &l),
+    ck_assert_int_eq(kb_gpu_limits_parse(old, &l), KB_LIMITS_COPY);
+    ck_assert_double_eq(l.floor_ms, -1);
+    ck_assert_double_eq(l.read_gbps, 0);
+    /* With the clean-flush mark, the floor and overhead are kept. */
+    ck_assert_int_eq(kb_gpu_limits_parse("4274.1\nlaunch_floor_ms 0.002100\n"
+                                         "launch_overhead_ms 0.004500\nl2_flush_clean 1\n", &l),
                      KB_LIMITS_COPY | KB_LIMITS_FLOOR | KB_LIMITS_OVERHEAD);
     ck_assert_double_eq(l.floor_ms, 0.0021);
-    ck_assert_double_eq(l.read_gbps, 0);
     ck_assert_double_eq(l.write_gbps, 0);
     const char *full = "4274.1\nlaunch_floor_ms 0.0021\nlaunch_overhead_ms 0.0045\n"
-                       "read_gbps 4650.5\nwrite_gbps 4420.0\n# comment\n";
+                       "read_gbps 4650.5\nwrite_gbps 4420.0\nl2_flush_clean 1\n# comment\n";
     ck_assert_int_eq(kb_gpu_limits_parse(full, &l), KB_LIMITS_ALL);
     ck_assert_double_eq(l.read_gbps, 4650.5);
     ck_assert_double_eq(l.write_gbps, 4420.0);
+    /* The same numbers timed after a memset flush (no l2_flush_clean line, or
+     * another value): they carried its write-back, so everything the flush
+     * touched is measured again; the copy (no flush) stays. */
+    const char *memset_era = "4274.1\nlaunch_floor_ms 0.0021\nlaunch_overhead_ms 0.0045\n"
+                             "read_gbps 4650.5\nwrite_gbps 4420.0\n# comment\n";
+    ck_assert_int_eq(kb_gpu_limits_parse(memset_era, &l), KB_LIMITS_COPY);
+    ck_assert_double_eq(l.read_gbps, 0);
+    ck_assert_double_eq(l.floor_ms, -1);
+    ck_assert_double_eq(l.sol_gbps, 4274.1);
+    ck_assert_int_eq(kb_gpu_limits_parse("4274.1\nlaunch_floor_ms 0.0021\nlaunch_overhead_ms 0.0045\n"
+                                         "read_gbps 4650.5\nwrite_gbps 4420.0\nl2_flush_clean 0\n",
+                                         &l),
+                     KB_LIMITS_COPY);
     /* Bad values are missing values. */
     ck_assert_int_eq(kb_gpu_limits_parse("x\nread_gbps -3\nwrite_gbps nope\n", &l), 0);
     ck_assert_int_eq(kb_gpu_limits_parse("", &l), 0);
@@ -173,7 +191,7 @@ START_TEST(cache_text_implausible_streams)
                      KB_LIMITS_COPY);
     /* exactly half: kept, every field */
     ck_assert_int_eq(kb_gpu_limits_parse("4000\nlaunch_floor_ms 0.001\nlaunch_overhead_ms 0.004\n"
-                                         "read_gbps 2000\nwrite_gbps 2000\n", &l),
+                                         "read_gbps 2000\nwrite_gbps 2000\nl2_flush_clean 1\n", &l),
                      KB_LIMITS_ALL);
     ck_assert_double_eq(l.write_gbps, 2000);
     ck_assert_double_eq(l.floor_ms, 0.001);
