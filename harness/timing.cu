@@ -30,12 +30,13 @@ extern "C" kb_status kb_flusher_init(kb_flusher *f, kb_err *e)
     KB_CUDA(e, cudaGetDevice(&dev));
     KB_CUDA(e, cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
     KB_CUDA(e, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    f->bytes = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
-    KB_CUDA(e, cudaMalloc(&f->buf, f->bytes));
-    KB_CUDA(e, cudaMalloc(&f->sink, 16));
+    const size_t alloc = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
+    KB_CUDA(e, cudaMalloc(&f->buf, alloc));
+    f->bytes = alloc - 16;
+    f->sink = (char *)f->buf + f->bytes;
     /* Written once, here: from now on its lines in L2 are clean. Zeros XOR
      * to zero, which the pass never stores. */
-    KB_CUDA(e, cudaMemset(f->buf, 0, f->bytes));
+    KB_CUDA(e, cudaMemset(f->buf, 0, alloc));
     KB_CUDA(e, cudaDeviceSynchronize());
     return kb_stream_read_grid(sms, f->block, &f->grid, e);
 }
@@ -43,7 +44,6 @@ extern "C" kb_status kb_flusher_init(kb_flusher *f, kb_err *e)
 extern "C" void kb_flusher_free(kb_flusher *f)
 {
     if (f->buf) cudaFree(f->buf);
-    if (f->sink) cudaFree(f->sink);
     f->buf = f->sink = NULL;
 }
 

@@ -44,8 +44,10 @@ void kb_timing_defaults(kb_timing_opts *o);
  * before the timed region starts. */
 typedef struct {
     void *buf;
-    size_t bytes;
-    void *sink; /* 16 bytes the pass stores to only if its XOR is impossible */
+    size_t bytes; /* read by the pass: buf's size less the sink */
+    void *sink;   /* buf's last 16 bytes, stored to only if the XOR is impossible
+                     (inside buf: one allocation, as before the read pass, so the
+                     cases' tensors land where they did) */
     int grid, block;
 } kb_flusher;
 kb_status kb_flusher_init(kb_flusher *f, kb_err *e);
