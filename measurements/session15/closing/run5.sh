@@ -4,7 +4,7 @@
 # left, ci/peers/peer-table on the LayerNorm peer shapes (kbench tuned, PyTorch eager/torch.compile, tuned
 # again; the read-pass flush on both sides).
 set -u
-T0=$(date +%s); END=$((T0 + 330))
+T0=$(date +%s); END=$((T0 + 280))
 LD_LIBRARY_PATH=.devbuild/zbin .devbuild/zbin/zstd -dc --long=27 .devbuild/build.tar.zst | tar xf -
 cp .devbuild/lib/libsubunit.so.0 /usr/lib/x86_64-linux-gnu/ && ldconfig
 O=$OUT; L=$O/logs; mkdir -p $L; cp .devbuild/commit.txt $L/; git rev-parse HEAD >> $L/commit.txt; cp "$0" $L/run.sh
