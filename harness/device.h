@@ -61,8 +61,10 @@ int kb_tool_in_maps_line(const char *line);
 
 /* Reads the cache; 1 when it holds every field, else 0 (missing, old or
  * unreadable: measure). A cache written before the read/write streams were
- * measured lacks them: 0, and kb_gpu_limits_measure adds them, keeping the
- * fields it has. */
+ * measured lacks them, and one written before the read-pass L2 flush (no
+ * "l2_flush_clean 1" line) had them, the floor and the overhead timed after
+ * a memset flush: 0, and kb_gpu_limits_measure measures those again, keeping
+ * the copy. */
 int kb_gpu_limits_cached(const kb_device *d, const char *cache_dir, kb_gpu_limits *l);
 /* Measures what the cache lacks (the GPU must be idle: take the GPU lock
  * first) and writes the cache, except under a CUDA tool (kb_under_cuda_tool:
@@ -81,7 +83,9 @@ kb_status kb_sol_streams_measure(const kb_device *d, kb_flusher *f, cudaStream_t
  * the cache written under compute-sanitizer held 6 %): that cache was
  * written under a CUDA tool, so both streams, the launch-jitter floor and
  * the overhead count as missing and are measured again (the copy, a
- * cudaMemcpy, is kept). Pure: unit tested. */
+ * cudaMemcpy, is kept). So do they without the "l2_flush_clean 1" line:
+ * timed after a memset flush, they carried its write-back. Pure: unit
+ * tested. */
 enum {
     KB_LIMITS_COPY = 1, KB_LIMITS_FLOOR = 2, KB_LIMITS_OVERHEAD = 4, KB_LIMITS_READ = 8,
     KB_LIMITS_WRITE = 16, KB_LIMITS_ALL = 31

@@ -828,7 +828,7 @@ static kb_status run_search(const kb_tune_space *sp, const kb_problem *p,
     ta.p = p;
     ta.ctx = ctx;
     ta.b = &b;
-    kb_flusher fl = {NULL, 0};
+    kb_flusher fl = {0};
     ta.fl = &fl;
     kb_timing_defaults(&ta.opts);
     /* Ranking candidates needs less precision than a reported result, and a

@@ -169,13 +169,13 @@ END_TEST
 /* The cache the session-5 closing run found on the H200, written by a kbench
  * under compute-sanitizer: its one-way streams were 6 % of the copy and its
  * floor 9.15 us (9x). Streams, floor and overhead count as missing (measured
- * again); the copy stays. Just below half the copy is implausible, half is
+ * again) even with the clean-flush mark; the copy stays. Just below half the copy is implausible, half is
  * kept. */
 START_TEST(cache_text_implausible_streams)
 {
     kb_gpu_limits l;
     const char *poisoned = "4162.0\nlaunch_floor_ms 0.009150\nlaunch_overhead_ms 0.031000\n"
-                           "read_gbps 260.9\nwrite_gbps 250.1\n# NVIDIA H200\n";
+                           "read_gbps 260.9\nwrite_gbps 250.1\nl2_flush_clean 1\n# NVIDIA H200\n";
     ck_assert_int_eq(kb_gpu_limits_parse(poisoned, &l), KB_LIMITS_COPY);
     ck_assert_double_eq(l.read_gbps, 0);
     ck_assert_double_eq(l.write_gbps, 0);
@@ -184,10 +184,10 @@ START_TEST(cache_text_implausible_streams)
     ck_assert_double_eq(l.sol_gbps, 4162.0);
     /* one stream implausible: the whole timed part goes */
     ck_assert_int_eq(kb_gpu_limits_parse("4000\nlaunch_floor_ms 0.001\nlaunch_overhead_ms 0.004\n"
-                                         "read_gbps 1999\nwrite_gbps 2000\n", &l),
+                                         "read_gbps 1999\nwrite_gbps 2000\nl2_flush_clean 1\n", &l),
                      KB_LIMITS_COPY);
     ck_assert_int_eq(kb_gpu_limits_parse("4000\nlaunch_floor_ms 0.001\nlaunch_overhead_ms 0.004\n"
-                                         "read_gbps 2000\nwrite_gbps 1999\n", &l),
+                                         "read_gbps 2000\nwrite_gbps 1999\nl2_flush_clean 1\n", &l),
                      KB_LIMITS_COPY);
     /* exactly half: kept, every field */
     ck_assert_int_eq(kb_gpu_limits_parse("4000\nlaunch_floor_ms 0.001\nlaunch_overhead_ms 0.004\n"
