@@ -22,34 +22,36 @@ void kb_timing_defaults(kb_timing_opts *o)
     o->target_rel_err = 0.005;
 }
 
+/* Threads per block of the flush's read pass. */
+#define KB_FLUSH_BLOCK 512
+
 extern "C" kb_status kb_flusher_init(kb_flusher *f, kb_err *e)
 {
     int dev = 0, l2 = 0, sms = 0;
-    f->buf = f->sink = NULL;
-    f->block = 512;
+    f->buf = NULL;
     KB_CUDA(e, cudaGetDevice(&dev));
     KB_CUDA(e, cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
     KB_CUDA(e, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     const size_t alloc = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
     KB_CUDA(e, cudaMalloc(&f->buf, alloc));
     f->bytes = alloc - 16;
-    f->sink = (char *)f->buf + f->bytes;
     /* Written once, here: from now on its lines in L2 are clean. Zeros XOR
      * to zero, which the pass never stores. */
     KB_CUDA(e, cudaMemset(f->buf, 0, alloc));
     KB_CUDA(e, cudaDeviceSynchronize());
-    return kb_stream_read_grid(sms, f->block, &f->grid, e);
+    return kb_stream_read_grid(sms, KB_FLUSH_BLOCK, &f->grid, e);
 }
 
 extern "C" void kb_flusher_free(kb_flusher *f)
 {
     if (f->buf) cudaFree(f->buf);
-    f->buf = f->sink = NULL;
+    f->buf = NULL;
 }
 
 extern "C" kb_status kb_flush(const kb_flusher *f, cudaStream_t s, kb_err *e)
 {
-    return kb_stream_read(f->buf, f->bytes / 16, f->sink, f->grid, f->block, s, e);
+    return kb_stream_read(f->buf, f->bytes / 16, (char *)f->buf + f->bytes, f->grid,
+                          KB_FLUSH_BLOCK, s, e);
 }
 
 /* Spins until the host sets *flag, or ~1 s passes (never hangs the GPU if

@@ -44,11 +44,11 @@ void kb_timing_defaults(kb_timing_opts *o);
  * before the timed region starts. */
 typedef struct {
     void *buf;
-    size_t bytes; /* read by the pass: buf's size less the sink */
-    void *sink;   /* buf's last 16 bytes, stored to only if the XOR is impossible
-                     (inside buf: one allocation, as before the read pass, so the
-                     cases' tensors land where they did) */
-    int grid, block;
+    size_t bytes; /* read by the pass: buf's size less its last 16 bytes, the
+                     pass's sink (stored to only if the XOR is impossible; inside
+                     buf: one allocation, as before the read pass, so the cases'
+                     tensors land where they did) */
+    int grid;     /* blocks of the pass (timing.cu) that fill every SM */
 } kb_flusher;
 kb_status kb_flusher_init(kb_flusher *f, kb_err *e);
 void kb_flusher_free(kb_flusher *f);
