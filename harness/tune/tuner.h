@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define KB_TUNE_MAX_PARAMS 7
+#define KB_TUNE_MAX_PARAMS 8
 #define KB_TUNE_MAX_CHOICES 12
 
 typedef struct {
@@ -95,7 +95,7 @@ typedef kb_status (*kb_tune_cost_fn)(void *arg, const kb_tune_cfg *c, double *co
  * move (pairs first), then of parameter index. Only those sp->valid accepts
  * (pruned before any timing). Writes at most max into out; returns the
  * count written. */
-#define KB_TUNE_MAX_DIAGONALS 2187 /* 3^KB_TUNE_MAX_PARAMS */
+#define KB_TUNE_MAX_DIAGONALS 6561 /* 3^KB_TUNE_MAX_PARAMS */
 int kb_tune_diagonals(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx,
                       const kb_tune_cfg *c, kb_tune_cfg *out, int max);
 

@@ -22,8 +22,9 @@
  *            clusters that fit); forward only: 0 = one CTA per row group
  *            (with db = 0, aligned packs and pointers, NV <= 8 and at most
  *            2^30 / CL groups: fwd_reg_one, no prefetch, 32-64 registers)
- *   db       forward: next row group double-buffered in registers (1) or
- *            rolled in pack by pack behind the stores (0)
+ *   db       next row group double-buffered in registers (1) or rolled in
+ *            pack by pack behind the stores (0); backward: aligned packs
+ *            with NV <= 2 only (8th parameter there, after hint)
  *   acc      backward: dw accumulators in registers (0) or shared memory (1:
  *            fewer registers, more CTAs per SM)
  *   reload   0: row held in registers; 1: fallback re-reading the row (one
@@ -38,7 +39,7 @@
  * the smallest compiled value >= ceil(S / (tpr*CL*VEC)), VEC = 16/sizeof(T),
  * S the row's span: N, or for shifted slots N + VEC - 1 (nt_fwd_span).
  * Compiled: forward 1,2,3,4,6,8,12,16 (db and fwd_reg_one: up to 8);
- * backward 1,2,3,4,6,8.
+ * backward 1,2,3,4,6,8 (db: 1, 2).
  *
  * Layout: a row is cut into packs of VEC elements; thread t of CTA rank r
  * owns packs i*(tpr*CL) + r*tpr + t, i < NV: a warp touches consecutive
@@ -73,7 +74,7 @@
 namespace {
 
 /* ---- parameters ------------------------------------------------------------ */
-enum { P_THREADS = 0, P_ROWS, P_CLUSTER, P_OCC, P_FWD_DB = 4, P_BWD_ACC = 4, P_RELOAD, P_FWD_HINT = 6, P_BWD_HINT = 6 };
+enum { P_THREADS = 0, P_ROWS, P_CLUSTER, P_OCC, P_FWD_DB = 4, P_BWD_ACC = 4, P_RELOAD, P_FWD_HINT = 6, P_BWD_HINT = 6, P_BWD_DB = 7 };
 
 #define NT_THREADS_CHOICES {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}
 #define NT_ROWS_CHOICES {1, 2, 4, 8, 16, 32, 64, 128}
@@ -91,10 +92,10 @@ constexpr int kOccAll = 32; /* occ value meaning "as many CTAs as fit" */
      nt_heuristic<ln, false>, nt_fwd_valid<ln>, nullptr, nt_fwd_launch<ln>, nullptr,        \
      nt_fwd_canon}
 #define KB_NORM_BWD_SPACE(opname, ln)                                                    \
-    {opname, 7, {"threads", "rows", "cluster", "occ", "acc", "reload", "hint"},             \
-     {11, 8, 5, 9, 2, 2, 2},                                                               \
+    {opname, 8, {"threads", "rows", "cluster", "occ", "acc", "reload", "hint", "db"},       \
+     {11, 8, 5, 9, 2, 2, 2, 2},                                                            \
      {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, NT_OCC_CHOICES, {0, 1}, {0, 1}, \
-      {0, 1}},                                                                             \
+      {0, 1}, {0, 1}},                                                                     \
      nt_heuristic<ln, true>, nt_bwd_valid<ln>, nt_bwd_workspace<ln>, nt_bwd_launch<ln>,   \
      nt_bwd_kernels, nt_bwd_canon}
 
@@ -136,15 +137,25 @@ template <typename T, bool LN, bool AL, int H> fwd_fn fwd_reg_for(int nv, bool d
 #undef NT_FWD_ONE
 }
 
-template <typename T, bool LN, int AM, bool SACC, int H> bwd_fn bwd_reg_for(int nv)
+template <typename T, bool LN, int AM, bool SACC, int H> bwd_fn bwd_reg_for(int nv, bool db)
 {
 #define NT_BWD(NV)                                                                         \
     case NV: return bwd_reg<T, LN, NV, AM, SACC, H>();
+#define NT_BWD_DB(NV)                                                                      \
+    case NV: return bwd_reg<T, LN, NV, AM, SACC, H, true>();
+    if constexpr (AM == AM_AL)
+        if (db) switch (nv) {
+            NT_BWD_DB(1)
+            NT_BWD_DB(2)
+            default: return nullptr;
+            }
+    if (db) return nullptr;
     switch (nv) {
     NT_EACH_NV(NT_BWD)
     default: return nullptr;
     }
 #undef NT_BWD
+#undef NT_BWD_DB
 }
 
 /* vec: N % VEC == 0 (aligned packs), else shifted slots; hint: the cache
@@ -160,13 +171,14 @@ template <bool LN> fwd_fn fwd_reg_kernel(kb_dtype d, int nv, bool vec, bool db, 
     });
     return f;
 }
-/* am: nt_bwd_am's choice; hint: dx's stores (0, 1; AM_AL only 1). */
-template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, int hint)
+/* am: nt_bwd_am's choice; hint: dx's stores (0, 1; AM_AL only 1); db: the
+ * next group double-buffered (AM_AL, NV <= 2 only). */
+template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, int hint, bool db)
 {
     bwd_fn f = nullptr;
     if (hint != 0 && (hint != 1 || am != AM_AL)) return nullptr;
 #define NT_BWD_AM(AM, H)                                                                   \
-    f = sacc ? bwd_reg_for<T, LN, AM, true, H>(nv) : bwd_reg_for<T, LN, AM, false, H>(nv)
+    f = sacc ? bwd_reg_for<T, LN, AM, true, H>(nv, db) : bwd_reg_for<T, LN, AM, false, H>(nv, db)
     KB_DISPATCH(d, T, {
         if (am == AM_AL) {
             if (hint) NT_BWD_AM(AM_AL, 1);
@@ -330,10 +342,10 @@ inline void nt_fwd_canon(kb_tune_cfg *c)
 {
     if (c->v[P_RELOAD] && c->v[P_FWD_HINT] == 2) c->v[P_FWD_HINT] = 1;
 }
-/* The reload kernels' stores ignore the backward's hint. */
+/* The reload kernels ignore the backward's hint and double buffer. */
 inline void nt_bwd_canon(kb_tune_cfg *c)
 {
-    if (c->v[P_RELOAD]) c->v[P_BWD_HINT] = 0;
+    if (c->v[P_RELOAD]) c->v[P_BWD_HINT] = c->v[P_BWD_DB] = 0;
 }
 template <bool LN> int nt_bwd_valid(const kb_problem *, const kb_setup_ctx *, const kb_tune_cfg *);
 
@@ -586,7 +598,7 @@ int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     const size_t smem = nt_bwd_smem(p, c, nv);
     const void *fn =
         reinterpret_cast<const void *>(bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC],
-                                                           c->v[P_BWD_HINT]));
+                                                           c->v[P_BWD_HINT], c->v[P_BWD_DB]));
     if (!fn || !nt_kernel_fits(fn, tpr * rows, smem, optin)) return 0;
     if (cl > 1 && kb_active_clusters(fn, dim3((unsigned)tpr, 1), smem, cl) < 1) return 0;
     if (cl == 1) { /* what the launch will ask: at least one resident CTA */
@@ -671,12 +683,14 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
                          t->dw);
     }
 
-    /* The hint concerns whole aligned packs: other access modes ignore it. */
+    /* The hint and the double buffer concern whole aligned packs: other
+     * access modes (pointers the caller did not align) run without them. */
     const int am = nt_bwd_am(p->dtype, p->N, ptr16);
     const int nv = nt_pick_nv(nt_bwd_span(p->dtype, p->N, am), tpr, cl, vec, kBwdNV);
+    const bool al = am == AM_AL;
     const bwd_fn fn = nv && nt_shape_ok(p, tpr, rows, cl)
                           ? bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC],
-                                               am == AM_AL ? c->v[P_BWD_HINT] : 0)
+                                               al ? c->v[P_BWD_HINT] : 0, al && c->v[P_BWD_DB])
                           : nullptr;
     if (!fn)
         return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,

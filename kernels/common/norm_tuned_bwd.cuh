@@ -11,6 +11,12 @@
  * out. Pack i of the next group (x, dy) is loaded into pack i's registers
  * right after pack i of dx is stored, and the next rows' statistics with
  * them, so the loads of one group overlap the stores of the previous one.
+ * With DB (aligned packs, NV <= 2) the next group's packs go into a second
+ * set of registers before this group's sums are taken, so they are in
+ * flight through the reduction (its barriers and, for a cluster, the DSMEM
+ * exchange) as well as through the stores: a long row split over a cluster
+ * runs one 1024-thread CTA per SM, and without it nothing is loading while
+ * the row is reduced.
  * dy*xh accumulates per owned column in fp32 (registers, or shared memory
  * with SACC) over the slot's rows; the R row slots of a CTA are then summed
  * in order and the slot writes its partial row ws[slot, :] (with a cluster,
@@ -83,9 +89,10 @@ __device__ __forceinline__ float bwd_dx(const row_stats &m, float x, float d, fl
  * over the row slots. H: dx's 16-byte stores (AM_AL only), 0 evict-first,
  * 1 plain (the tuner's `hint`). This is the kernel body; bwd_reg below
  * wraps it with or without a register cap. */
-template <typename T, bool LN, int NV, int AM, bool SACC, int H>
+template <typename T, bool LN, int NV, int AM, bool SACC, int H, bool DB>
 __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
 {
+    static_assert(!DB || (AM == AM_AL && NV <= 2), "double buffer: aligned packs, NV <= 2");
     constexpr bool AL = AM == AM_AL, SH = AM == AM_SHIFT;
     constexpr int VEC = vec_of<T>(), Q = VEC / 4;
     constexpr int V = LN ? 2 : 1;
@@ -182,7 +189,7 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
     int cnt;
     row_stats m;
     locate(g, cnt, off, m);
-    uint4 xv[NV], dv[NV];
+    uint4 xv[NV], dv[NV], xn[DB ? NV : 1], dn[DB ? NV : 1];
 #pragma unroll
     for (int i = 0; i < NV; i++) load(xv[i], dv[i], i, cnt, off);
 
@@ -191,6 +198,9 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
         int64_t offn;
         row_stats mn;
         locate(g + a.nslots, cntn, offn, mn);
+        if constexpr (DB)
+#pragma unroll
+            for (int i = 0; i < NV; i++) load(xn[i], dn[i], i, cntn, offn);
         float s[V], xf[VEC], df[VEC], wv[VEC];
 #pragma unroll
         for (int k = 0; k < V; k++) s[k] = 0.f;
@@ -234,7 +244,12 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
                     st_pack<T, AL || SH, H == 0>(dst, kb_pack<T>(xf), lm.valid(i));
                 else st_range<T>(dst, kb_pack<T>(xf), lo(i), hi(i));
             }
-            load(xv[i], dv[i], i, cntn, offn);
+            if constexpr (DB) {
+                xv[i] = xn[i];
+                dv[i] = dn[i];
+            } else {
+                load(xv[i], dv[i], i, cntn, offn);
+            }
         }
         cnt = cntn;
         off = offn;
@@ -299,36 +314,40 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
  * aligned cap spilled 8-32 bytes at NV = 2 and 3 with dw in registers and at
  * NV = 4 with dw in shared memory (CUDA 13.0), so those take one step lower
  * (768: 80 registers, 512: 128); NV = 1, and 2-3 with dw in shared memory,
- * keep the aligned cap. Otherwise (and element accesses) uncapped: a cap
- * there makes ptxas trade registers for spills. */
-template <int NV, int AM, bool SACC> constexpr int bwd_cap()
+ * keep the aligned cap. Double-buffered (aligned, NV <= 2: twice the pack
+ * registers): NV = 1 1024 (51-57 registers), NV = 2 768 (77-80).
+ * Otherwise (and element accesses) uncapped: a cap there makes ptxas trade
+ * registers for spills. */
+template <int NV, int AM, bool SACC, bool DB> constexpr int bwd_cap()
 {
-    if constexpr (AM == AM_AL) return NV <= 2 ? 1024 : NV == 3 || (SACC && NV == 4) ? 768 : 0;
+    if constexpr (DB) return NV == 1 ? 1024 : 768;
+    else if constexpr (AM == AM_AL) return NV <= 2 ? 1024 : NV == 3 || (SACC && NV == 4) ? 768 : 0;
     else if constexpr (AM == AM_SHIFT)
         return NV == 1 || (SACC && NV == 2) ? 1024 : NV == 2 || (SACC && NV == 3) ? 768
                                                       : NV == 3 || (SACC && NV == 4) ? 512 : 0;
     else return 0;
 }
 
-template <int MAXT, typename T, bool LN, int NV, int AM, bool SACC, int H>
+template <int MAXT, typename T, bool LN, int NV, int AM, bool SACC, int H, bool DB>
 __global__ void __launch_bounds__(MAXT) bwd_reg_cap(const bwd_args a)
 {
-    bwd_reg_body<T, LN, NV, AM, SACC, H>(a);
+    bwd_reg_body<T, LN, NV, AM, SACC, H, DB>(a);
 }
 
-template <typename T, bool LN, int NV, int AM, bool SACC, int H>
+template <typename T, bool LN, int NV, int AM, bool SACC, int H, bool DB>
 __global__ void bwd_reg_free(const bwd_args a)
 {
-    bwd_reg_body<T, LN, NV, AM, SACC, H>(a);
+    bwd_reg_body<T, LN, NV, AM, SACC, H, DB>(a);
 }
 
 typedef void (*bwd_fn)(const bwd_args);
 
-template <typename T, bool LN, int NV, int AM, bool SACC, int H> constexpr bwd_fn bwd_reg()
+template <typename T, bool LN, int NV, int AM, bool SACC, int H, bool DB = false>
+constexpr bwd_fn bwd_reg()
 {
-    constexpr int cap = bwd_cap<NV, AM, SACC>();
-    if constexpr (cap > 0) return bwd_reg_cap<cap, T, LN, NV, AM, SACC, H>;
-    else return bwd_reg_free<T, LN, NV, AM, SACC, H>;
+    constexpr int cap = bwd_cap<NV, AM, SACC, DB>();
+    if constexpr (cap > 0) return bwd_reg_cap<cap, T, LN, NV, AM, SACC, H, DB>;
+    else return bwd_reg_free<T, LN, NV, AM, SACC, H, DB>;
 }
 
 /* Fallback dx: one CTA per row, pass 1 reduces, pass 2 re-reads and writes. */

@@ -816,9 +816,11 @@ END_TEST
  * asks for (from hardware limits alone, before any launch) must cover P rows
  * even when M < P: otherwise the case would fail only on a GPU. fp32 and
  * aligned rows keep one class, and ask for no more than before. */
-#define WS_SMALL "threads=8,rows=4,cluster=1,occ=32,acc=0,reload=0,hint=0"
+#define WS_SMALL "threads=8,rows=4,cluster=1,occ=32,acc=0,reload=0,hint=0,db=0"
 /* 1 SM, 16-CTA clusters of 32 threads: 2 slots fit, fewer than P = 8 */
-#define WS_FEW "threads=32,rows=1,cluster=16,occ=32,acc=1,reload=0,hint=0"
+#define WS_FEW "threads=32,rows=1,cluster=16,occ=32,acc=1,reload=0,hint=0,db=0"
+/* the double-buffered kernel (aligned rows): the same partial rows */
+#define WS_DB "threads=512,rows=1,cluster=1,occ=1,acc=1,reload=0,hint=1,db=1"
 static const struct {
     const char *op;
     kb_dtype dtype;
@@ -836,6 +838,7 @@ static const struct {
     {"layernorm_backward", KB_BF16, 4096, 4095, WS_FEW, 1, 8, 1},   /* fit < P        */
     {"rmsnorm_backward", KB_FP32, 3, 37, WS_SMALL, 132, 1, 1},      /* element access */
     {"layernorm_backward", KB_BF16, 3, 4096, WS_SMALL, 132, 1, 1},  /* aligned        */
+    {"rmsnorm_backward", KB_BF16, 300, 4096, WS_DB, 132, 132, 1},   /* one per SM     */
 };
 
 START_TEST(norm_backward_workspace_covers_shift_classes)
@@ -857,6 +860,32 @@ START_TEST(norm_backward_workspace_covers_shift_classes)
 }
 END_TEST
 
+/* The backward's reload fallback runs neither the hint's stores nor the
+ * double buffer: canon folds those texts into one configuration, so the
+ * search never times the same kernels twice under two names. */
+START_TEST(norm_backward_reload_ignores_hint_and_db)
+{
+    kb_bench_id id;
+    kb_err e = {{0}};
+    ck_assert_int_eq(kb_bench_find("layernorm_backward", &id, &e), KB_OK);
+    const kb_impl *impl = kb_impl_get(id, "tuned");
+    ck_assert(impl && impl->tune_space);
+    const kb_tune_space *sp = impl->tune_space;
+    kb_tune_cfg a, b;
+    ck_assert_int_eq(kb_tune_parse(sp, "threads=256,rows=1,cluster=1,occ=32,acc=0,reload=1,"
+                                       "hint=1,db=1", NULL, &a, &e), KB_OK);
+    ck_assert_int_eq(kb_tune_parse(sp, "threads=256,rows=1,cluster=1,occ=32,acc=0,reload=1,"
+                                       "hint=0,db=0", NULL, &b, &e), KB_OK);
+    ck_assert_mem_eq(&a, &b, sizeof a);
+    /* held rows keep both */
+    ck_assert_int_eq(kb_tune_parse(sp, "threads=256,rows=1,cluster=1,occ=32,acc=0,reload=0,"
+                                       "hint=1,db=1", NULL, &a, &e), KB_OK);
+    char text[200];
+    kb_tune_format(sp, &a, text, sizeof text);
+    ck_assert_str_eq(text, "threads=256,rows=1,cluster=1,occ=32,acc=0,reload=0,hint=1,db=1");
+}
+END_TEST
+
 Suite *kb_suite_tuner(void)
 {
     Suite *s = suite_create("tuner");
@@ -868,6 +897,7 @@ Suite *kb_suite_tuner(void)
     tcase_add_test(tc, committed_caches_parse);
     tcase_add_loop_test(tc, norm_backward_workspace_covers_shift_classes, 0,
                         (int)(sizeof ws_cases / sizeof ws_cases[0]));
+    tcase_add_test(tc, norm_backward_reload_ignores_hint_and_db);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("cache");
