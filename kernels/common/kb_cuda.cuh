@@ -137,6 +137,23 @@ template <typename T> __device__ __forceinline__ void kb_st128_stream(T *p, uint
 {
     __stcs(reinterpret_cast<uint4 *>(p), u);
 }
+/* Per-thread asynchronous copy of 16 bytes into shared memory (cp.async,
+ * L1 bypassed): the bytes are in flight without holding registers, so a
+ * kernel can prefetch a whole next row group while it reduces the current
+ * one. ok = false zero-fills the destination and reads nothing (p must
+ * still be a valid address). Completion: kb_cp_async_commit() closes the
+ * thread's group, kb_cp_async_wait_all() waits for its groups; a thread
+ * that reads back only its own copies needs no barrier. */
+template <typename T> __device__ __forceinline__ void kb_cp_async16(void *smem, const T *p, bool ok)
+{
+    const uint32_t s = (uint32_t)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(p),
+                 "r"(ok ? 16 : 0)
+                 : "memory");
+}
+__device__ __forceinline__ void kb_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void kb_cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+
 /* Written once. STREAM: evict-first (.cs), which keeps the L2 for rows a
  * kernel re-reads (softmax's two-pass loop, the norms' reload kernels);
  * otherwise a plain write-back store, cheaper in a single-pass kernel

@@ -23,8 +23,9 @@
  *            (with db = 0, aligned packs and pointers, NV <= 8 and at most
  *            2^30 / CL groups: fwd_reg_one, no prefetch, 32-64 registers)
  *   db       next row group double-buffered in registers (1) or rolled in
- *            pack by pack behind the stores (0); backward: aligned packs
- *            with NV <= 2 only (8th parameter there, after hint)
+ *            pack by pack behind the stores (0); backward (8th parameter,
+ *            after hint; aligned packs only): 1 in registers (NV <= 2),
+ *            2 in shared memory by cp.async (NV 1, 2, 4, 8)
  *   acc      backward: dw accumulators in registers (0) or shared memory (1:
  *            fewer registers, more CTAs per SM)
  *   reload   0: row held in registers; 1: fallback re-reading the row (one
@@ -39,7 +40,7 @@
  * the smallest compiled value >= ceil(S / (tpr*CL*VEC)), VEC = 16/sizeof(T),
  * S the row's span: N, or for shifted slots N + VEC - 1 (nt_fwd_span).
  * Compiled: forward 1,2,3,4,6,8,12,16 (db and fwd_reg_one: up to 8);
- * backward 1,2,3,4,6,8 (db: 1, 2).
+ * backward 1,2,3,4,6,8 (db=1: 1, 2; db=2: 1, 2, 4, 8).
  *
  * Layout: a row is cut into packs of VEC elements; thread t of CTA rank r
  * owns packs i*(tpr*CL) + r*tpr + t, i < NV: a warp touches consecutive
@@ -93,9 +94,9 @@ constexpr int kOccAll = 32; /* occ value meaning "as many CTAs as fit" */
      nt_fwd_canon}
 #define KB_NORM_BWD_SPACE(opname, ln)                                                    \
     {opname, 8, {"threads", "rows", "cluster", "occ", "acc", "reload", "hint", "db"},       \
-     {11, 8, 5, 9, 2, 2, 2, 2},                                                            \
+     {11, 8, 5, 9, 2, 2, 2, 3},                                                            \
      {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, NT_OCC_CHOICES, {0, 1}, {0, 1}, \
-      {0, 1}, {0, 1}},                                                                     \
+      {0, 1}, {0, 1, 2}},                                                                  \
      nt_heuristic<ln, true>, nt_bwd_valid<ln>, nt_bwd_workspace<ln>, nt_bwd_launch<ln>,   \
      nt_bwd_kernels, nt_bwd_canon}
 
@@ -137,18 +138,26 @@ template <typename T, bool LN, bool AL, int H> fwd_fn fwd_reg_for(int nv, bool d
 #undef NT_FWD_ONE
 }
 
-template <typename T, bool LN, int AM, bool SACC, int H> bwd_fn bwd_reg_for(int nv, bool db)
+template <typename T, bool LN, int AM, bool SACC, int H> bwd_fn bwd_reg_for(int nv, int db)
 {
 #define NT_BWD(NV)                                                                         \
     case NV: return bwd_reg<T, LN, NV, AM, SACC, H>();
-#define NT_BWD_DB(NV)                                                                      \
-    case NV: return bwd_reg<T, LN, NV, AM, SACC, H, true>();
-    if constexpr (AM == AM_AL)
-        if (db) switch (nv) {
-            NT_BWD_DB(1)
-            NT_BWD_DB(2)
+#define NT_BWD_DB(NV, DB)                                                                  \
+    case NV: return bwd_reg<T, LN, NV, AM, SACC, H, DB>();
+    if constexpr (AM == AM_AL) {
+        if (db == 1) switch (nv) {
+            NT_BWD_DB(1, 1)
+            NT_BWD_DB(2, 1)
             default: return nullptr;
             }
+        if (db == 2) switch (nv) {
+            NT_BWD_DB(1, 2)
+            NT_BWD_DB(2, 2)
+            NT_BWD_DB(4, 2)
+            NT_BWD_DB(8, 2)
+            default: return nullptr;
+            }
+    }
     if (db) return nullptr;
     switch (nv) {
     NT_EACH_NV(NT_BWD)
@@ -172,8 +181,9 @@ template <bool LN> fwd_fn fwd_reg_kernel(kb_dtype d, int nv, bool vec, bool db, 
     return f;
 }
 /* am: nt_bwd_am's choice; hint: dx's stores (0, 1; AM_AL only 1); db: the
- * next group double-buffered (AM_AL, NV <= 2 only). */
-template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, int hint, bool db)
+ * next group double-buffered (AM_AL only): 1 in registers (NV <= 2), 2 in
+ * shared memory (NV 1, 2, 4, 8). */
+template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, int hint, int db)
 {
     bwd_fn f = nullptr;
     if (hint != 0 && (hint != 1 || am != AM_AL)) return nullptr;
@@ -566,13 +576,26 @@ inline int64_t nt_bwd_span(kb_dtype d, int64_t N, int am)
 
 /* Dynamic shared memory of bwd_reg: the w slice after the dw accumulators
  * (acc=1); acc=0: the w slice, overlaid at the end by the row-slot sum (N
- * floats, R > 1). */
-inline size_t nt_bwd_smem(const kb_problem *p, const kb_tune_cfg *c, int nv)
+ * floats, R > 1). db=2 adds the staging area after them, at the float4
+ * offset nt_bwd_stage returns: x and dy, NV packs each, per thread. */
+inline size_t nt_bwd_stage(const kb_problem *p, const kb_tune_cfg *c, int nv)
 {
     const size_t slice = (size_t)nv * nt_vec(p->dtype) * c->v[P_THREADS] * sizeof(float);
-    if (c->v[P_BWD_ACC]) return (c->v[P_ROWS] + 1) * slice;
-    const size_t comb = c->v[P_ROWS] > 1 ? (size_t)p->N * sizeof(float) : 0;
-    return comb > slice ? comb : slice;
+    size_t b;
+    if (c->v[P_BWD_ACC]) {
+        b = (c->v[P_ROWS] + 1) * slice;
+    } else {
+        const size_t comb = c->v[P_ROWS] > 1 ? (size_t)p->N * sizeof(float) : 0;
+        b = comb > slice ? comb : slice;
+    }
+    return (b + 15) / 16;
+}
+inline size_t nt_bwd_smem(const kb_problem *p, const kb_tune_cfg *c, int nv)
+{
+    const size_t stage = c->v[P_BWD_DB] == 2
+                             ? (size_t)c->v[P_ROWS] * nv * 2 * c->v[P_THREADS] * 16
+                             : 0;
+    return nt_bwd_stage(p, c, nv) * 16 + stage;
 }
 
 /* Fallback dw: partial rows of kColsRows rows, more per chunk past grid.y's limit. */
@@ -662,7 +685,7 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     const size_t row_bytes = (size_t)p->N * sizeof(float);
     const int64_t ws_rows = t->workspace ? (int64_t)(t->workspace_bytes / row_bytes) : 0;
     bwd_args a = {t->x, t->dy, t->w, t->mean, t->rstd, t->out, (float *)t->workspace,
-                  p->M, p->N, 0, 0, 1, 1};
+                  p->M, p->N, 0, 0, 1, 1, 0};
 
     if (c->v[P_RELOAD]) {
         if (tpr < 32 || tpr > 1024 || tpr % 32)
@@ -690,12 +713,16 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     const bool al = am == AM_AL;
     const bwd_fn fn = nv && nt_shape_ok(p, tpr, rows, cl)
                           ? bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC],
-                                               al ? c->v[P_BWD_HINT] : 0, al && c->v[P_BWD_DB])
+                                               al ? c->v[P_BWD_HINT] : 0, al ? c->v[P_BWD_DB] : 0)
                           : nullptr;
     if (!fn)
         return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
                        "threads=%d rows=%d cluster=%d cannot hold the row", tpr, rows, cl);
-    const size_t smem = nt_bwd_smem(p, c, nv);
+    /* Unaligned pointers run without the double buffer: no staging area. */
+    kb_tune_cfg cs = *c;
+    if (!al) cs.v[P_BWD_DB] = 0;
+    const size_t smem = nt_bwd_smem(p, &cs, nv);
+    a.stage = (int)nt_bwd_stage(p, &cs, nv);
     const dim3 block((unsigned)tpr, (unsigned)rows);
     /* Shifted rows: P classes (rows c, c+P, ...; nt_bwd_classes), each
      * with its own slots (norm_tuned_bwd.cuh); otherwise P = 1, one class of

@@ -11,12 +11,15 @@
  * out. Pack i of the next group (x, dy) is loaded into pack i's registers
  * right after pack i of dx is stored, and the next rows' statistics with
  * them, so the loads of one group overlap the stores of the previous one.
- * With DB (aligned packs, NV <= 2) the next group's packs go into a second
- * set of registers before this group's sums are taken, so they are in
- * flight through the reduction (its barriers and, for a cluster, the DSMEM
- * exchange) as well as through the stores: a long row split over a cluster
- * runs one 1024-thread CTA per SM, and without it nothing is loading while
- * the row is reduced.
+ * With DB (aligned packs) the next group's packs are requested before this
+ * group's sums are taken, so they are in flight through the reduction (its
+ * barriers and, for a cluster, the DSMEM exchange) as well as through the
+ * stores: a long row split over a cluster runs one CTA per SM, and without
+ * it nothing is loading while the row is reduced. DB = 1: into a second set
+ * of registers (NV <= 2: twice the pack registers); DB = 2: into shared
+ * memory by per-thread cp.async (no registers; R x NV x 32 bytes per
+ * thread), each thread reading back only its own copies after
+ * cp.async.wait_group, so no barrier.
  * dy*xh accumulates per owned column in fp32 (registers, or shared memory
  * with SACC) over the slot's rows; the R row slots of a CTA are then summed
  * in order and the slot writes its partial row ws[slot, :] (with a cluster,
@@ -57,7 +60,8 @@ struct bwd_args {
     float *ws;
     int64_t M, N, ngroups, nslots; /* AM_SHIFT: groups and slots per class */
     int cl;
-    int per; /* AM_SHIFT: P, the rows' shift period (else 1) */
+    int per;   /* AM_SHIFT: P, the rows' shift period (else 1) */
+    int stage; /* DB = 2: float4 offset of the staging area in dynamic smem */
 };
 
 /* A row's saved statistics; rows past M get zeros (so does everything else). */
@@ -89,10 +93,11 @@ __device__ __forceinline__ float bwd_dx(const row_stats &m, float x, float d, fl
  * over the row slots. H: dx's 16-byte stores (AM_AL only), 0 evict-first,
  * 1 plain (the tuner's `hint`). This is the kernel body; bwd_reg below
  * wraps it with or without a register cap. */
-template <typename T, bool LN, int NV, int AM, bool SACC, int H, bool DB>
+template <typename T, bool LN, int NV, int AM, bool SACC, int H, int DB>
 __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
 {
-    static_assert(!DB || (AM == AM_AL && NV <= 2), "double buffer: aligned packs, NV <= 2");
+    static_assert(DB == 0 || (AM == AM_AL && (DB == 2 || NV <= 2)),
+                  "double buffer: aligned packs; in registers NV <= 2");
     constexpr bool AL = AM == AM_AL, SH = AM == AM_SHIFT;
     constexpr int VEC = vec_of<T>(), Q = VEC / 4;
     constexpr int V = LN ? 2 : 1;
@@ -189,18 +194,32 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
     int cnt;
     row_stats m;
     locate(g, cnt, off, m);
-    uint4 xv[NV], dv[NV], xn[DB ? NV : 1], dn[DB ? NV : 1];
+    uint4 xv[NV], dv[NV], xn[DB == 1 ? NV : 1], dn[DB == 1 ? NV : 1];
 #pragma unroll
     for (int i = 0; i < NV; i++) load(xv[i], dv[i], i, cnt, off);
+    /* DB = 2: pack i of tensor k (0 x, 1 dy) of this thread's row slot */
+    uint4 *stg = reinterpret_cast<uint4 *>(dyn) + a.stage;
+    auto si = [&](int i, int k) {
+        return ((threadIdx.y * NV + i) * 2 + k) * lm.tpr + (int)threadIdx.x;
+    };
 
     for (; g < a.ngroups; g += a.nslots) {
         int cntn;
         int64_t offn;
         row_stats mn;
         locate(g + a.nslots, cntn, offn, mn);
-        if constexpr (DB)
+        if constexpr (DB == 1)
 #pragma unroll
             for (int i = 0; i < NV; i++) load(xn[i], dn[i], i, cntn, offn);
+        if constexpr (DB == 2) {
+#pragma unroll
+            for (int i = 0; i < NV; i++) {
+                const bool ok = i < cntn; /* else zero-filled, nothing read */
+                kb_cp_async16(stg + si(i, 0), ok ? xg + offn + i * lm.stride : xg, ok);
+                kb_cp_async16(stg + si(i, 1), ok ? dg + offn + i * lm.stride : dg, ok);
+            }
+            kb_cp_async_commit();
+        }
         float s[V], xf[VEC], df[VEC], wv[VEC];
 #pragma unroll
         for (int k = 0; k < V; k++) s[k] = 0.f;
@@ -244,11 +263,19 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
                     st_pack<T, AL || SH, H == 0>(dst, kb_pack<T>(xf), lm.valid(i));
                 else st_range<T>(dst, kb_pack<T>(xf), lo(i), hi(i));
             }
-            if constexpr (DB) {
+            if constexpr (DB == 1) {
                 xv[i] = xn[i];
                 dv[i] = dn[i];
-            } else {
+            } else if constexpr (DB == 0) {
                 load(xv[i], dv[i], i, cntn, offn);
+            }
+        }
+        if constexpr (DB == 2) {
+            kb_cp_async_wait_all();
+#pragma unroll
+            for (int i = 0; i < NV; i++) {
+                xv[i] = stg[si(i, 0)];
+                dv[i] = stg[si(i, 1)];
             }
         }
         cnt = cntn;
@@ -314,13 +341,13 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
  * aligned cap spilled 8-32 bytes at NV = 2 and 3 with dw in registers and at
  * NV = 4 with dw in shared memory (CUDA 13.0), so those take one step lower
  * (768: 80 registers, 512: 128); NV = 1, and 2-3 with dw in shared memory,
- * keep the aligned cap. Double-buffered (aligned, NV <= 2: twice the pack
- * registers): NV = 1 1024 (51-57 registers), NV = 2 768 (77-80).
- * Otherwise (and element accesses) uncapped: a cap there makes ptxas trade
+ * keep the aligned cap. Double-buffered in registers (DB = 1, NV <= 2:
+ * twice the pack registers): NV = 1 1024 (51-57 registers), NV = 2 768
+ * (77-80); in shared memory (DB = 2) as DB = 0. Otherwise (and element accesses) uncapped: a cap there makes ptxas trade
  * registers for spills. */
-template <int NV, int AM, bool SACC, bool DB> constexpr int bwd_cap()
+template <int NV, int AM, bool SACC, int DB> constexpr int bwd_cap()
 {
-    if constexpr (DB) return NV == 1 ? 1024 : 768;
+    if constexpr (DB == 1) return NV == 1 ? 1024 : 768;
     else if constexpr (AM == AM_AL) return NV <= 2 ? 1024 : NV == 3 || (SACC && NV == 4) ? 768 : 0;
     else if constexpr (AM == AM_SHIFT)
         return NV == 1 || (SACC && NV == 2) ? 1024 : NV == 2 || (SACC && NV == 3) ? 768
@@ -328,13 +355,13 @@ template <int NV, int AM, bool SACC, bool DB> constexpr int bwd_cap()
     else return 0;
 }
 
-template <int MAXT, typename T, bool LN, int NV, int AM, bool SACC, int H, bool DB>
+template <int MAXT, typename T, bool LN, int NV, int AM, bool SACC, int H, int DB>
 __global__ void __launch_bounds__(MAXT) bwd_reg_cap(const bwd_args a)
 {
     bwd_reg_body<T, LN, NV, AM, SACC, H, DB>(a);
 }
 
-template <typename T, bool LN, int NV, int AM, bool SACC, int H, bool DB>
+template <typename T, bool LN, int NV, int AM, bool SACC, int H, int DB>
 __global__ void bwd_reg_free(const bwd_args a)
 {
     bwd_reg_body<T, LN, NV, AM, SACC, H, DB>(a);
@@ -342,7 +369,7 @@ __global__ void bwd_reg_free(const bwd_args a)
 
 typedef void (*bwd_fn)(const bwd_args);
 
-template <typename T, bool LN, int NV, int AM, bool SACC, int H, bool DB = false>
+template <typename T, bool LN, int NV, int AM, bool SACC, int H, int DB = 0>
 constexpr bwd_fn bwd_reg()
 {
     constexpr int cap = bwd_cap<NV, AM, SACC, DB>();
