@@ -34,9 +34,10 @@
 #define SEARCH_MIN_GAIN 0.01
 /* Candidates timed per search (~20-60 ms each): the one-step descent and
  * end probes converge in 20-40, the all-directions check takes the rest.
- * With seven parameters (softmax backward, the norms) 43 of 122 searches on
- * the H200 needed more than 96 and a median of 77 (kernels/README.md, "How
- * the tuned backend picks"). KBENCH_TUNE_EVALS overrides it (ci/tune
+ * With seven parameters (softmax backward, the norms then; the norm
+ * backward has eight since session 16) 43 of 122 searches on the H200
+ * needed more than 96 and a median of 77 (kernels/README.md, "How the tuned
+ * backend picks"). KBENCH_TUNE_EVALS overrides it (ci/tune
  * --evals). */
 #define SEARCH_MAX_EVALS 200
 

@@ -146,13 +146,27 @@ template <typename T> __device__ __forceinline__ void kb_st128_stream(T *p, uint
  * that reads back only its own copies needs no barrier. */
 template <typename T> __device__ __forceinline__ void kb_cp_async16(void *smem, const T *p, bool ok)
 {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
     const uint32_t s = (uint32_t)__cvta_generic_to_shared(smem);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(p),
                  "r"(ok ? 16 : 0)
                  : "memory");
+#else /* before sm_80: the same result, copied synchronously */
+    *static_cast<uint4 *>(smem) = ok ? *reinterpret_cast<const uint4 *>(p) : make_uint4(0, 0, 0, 0);
+#endif
 }
-__device__ __forceinline__ void kb_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-__device__ __forceinline__ void kb_cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+__device__ __forceinline__ void kb_cp_async_commit()
+{
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void kb_cp_async_wait_all()
+{
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+#endif
+}
 
 /* Written once. STREAM: evict-first (.cs), which keeps the L2 for rows a
  * kernel re-reads (softmax's two-pass loop, the norms' reload kernels);

@@ -103,6 +103,8 @@ constexpr int kOccAll = 32; /* occ value meaning "as many CTAs as fit" */
 constexpr int kFwdNV[] = {1, 2, 3, 4, 6, 8, 12, 16};
 constexpr int kFwdDbNV[] = {1, 2, 3, 4, 6, 8};
 constexpr int kBwdNV[] = {1, 2, 3, 4, 6, 8};
+constexpr int kBwdDbRegNV[] = {1, 2};      /* db=1: registers       */
+constexpr int kBwdDbSmemNV[] = {1, 2, 4, 8}; /* db=2: shared memory */
 
 /* ---- kernel tables ------------------------------------------------------------------ */
 
@@ -236,7 +238,8 @@ inline int64_t nt_pow2ceil(int64_t v)
 }
 
 /* Smallest instantiated NV holding ceil(N / (tpr*cl)) elements (N: the
- * row's span); 0 if none. list: kFwdNV, kFwdDbNV or kBwdNV. */
+ * row's span); 0 if none. list: kFwdNV, kFwdDbNV, kBwdNV or the
+ * backward's db lists (nt_bwd_nv). */
 template <size_t K>
 inline int nt_pick_nv(int64_t N, int tpr, int cl, int vec, const int (&list)[K])
 {
@@ -574,6 +577,18 @@ inline int64_t nt_bwd_span(kb_dtype d, int64_t N, int am)
     return am == AM_SHIFT ? nt_fwd_span(N, nt_vec(d)) : N;
 }
 
+/* Packs per thread and tensor of the backward's register kernel: the
+ * smallest compiled NV holding the row's span (am's), from the list of the
+ * db variant (db=1: 1, 2; db=2: 1, 2, 4, 8; db=0: kBwdNV); 0 if none. */
+inline int nt_bwd_nv(const kb_problem *p, int am, int tpr, int cl, int db)
+{
+    const int64_t span = nt_bwd_span(p->dtype, p->N, am);
+    const int vec = nt_vec(p->dtype);
+    if (db == 2) return nt_pick_nv(span, tpr, cl, vec, kBwdDbSmemNV);
+    if (db == 1) return nt_pick_nv(span, tpr, cl, vec, kBwdDbRegNV);
+    return nt_pick_nv(span, tpr, cl, vec, kBwdNV);
+}
+
 /* Dynamic shared memory of bwd_reg: the w slice after the dw accumulators
  * (acc=1); acc=0: the w slice, overlaid at the end by the row-slot sum (N
  * floats, R > 1). db=2 adds the staging area after them, at the float4
@@ -615,8 +630,7 @@ int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
         return tpr >= 32 && tpr <= 1024 && rows == 1 && cl == 1;
     if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
     const int am = nt_bwd_am(p->dtype, p->N, true); /* cudaMalloc'd tensors */
-    const int nv =
-        nt_pick_nv(nt_bwd_span(p->dtype, p->N, am), tpr, cl, nt_vec(p->dtype), kBwdNV);
+    const int nv = nt_bwd_nv(p, am, tpr, cl, c->v[P_BWD_DB]);
     if (!nv) return 0;
     const size_t smem = nt_bwd_smem(p, c, nv);
     const void *fn =
@@ -709,18 +723,19 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     /* The hint and the double buffer concern whole aligned packs: other
      * access modes (pointers the caller did not align) run without them. */
     const int am = nt_bwd_am(p->dtype, p->N, ptr16);
-    const int nv = nt_pick_nv(nt_bwd_span(p->dtype, p->N, am), tpr, cl, vec, kBwdNV);
     const bool al = am == AM_AL;
-    const bwd_fn fn = nv && nt_shape_ok(p, tpr, rows, cl)
-                          ? bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC],
-                                               al ? c->v[P_BWD_HINT] : 0, al ? c->v[P_BWD_DB] : 0)
-                          : nullptr;
-    if (!fn)
-        return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
-                       "threads=%d rows=%d cluster=%d cannot hold the row", tpr, rows, cl);
     /* Unaligned pointers run without the double buffer: no staging area. */
     kb_tune_cfg cs = *c;
     if (!al) cs.v[P_BWD_DB] = 0;
+    const int db = cs.v[P_BWD_DB], nv = nt_bwd_nv(p, am, tpr, cl, db);
+    const bwd_fn fn = nv && nt_shape_ok(p, tpr, rows, cl)
+                          ? bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC],
+                                               al ? c->v[P_BWD_HINT] : 0, db)
+                          : nullptr;
+    if (!fn)
+        return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
+                       "threads=%d rows=%d cluster=%d db=%d cannot hold the row", tpr, rows, cl,
+                       db);
     const size_t smem = nt_bwd_smem(p, &cs, nv);
     a.stage = (int)nt_bwd_stage(p, &cs, nv);
     const dim3 block((unsigned)tpr, (unsigned)rows);

@@ -17,8 +17,8 @@
  * stores: a long row split over a cluster runs one CTA per SM, and without
  * it nothing is loading while the row is reduced. DB = 1: into a second set
  * of registers (NV <= 2: twice the pack registers); DB = 2: into shared
- * memory by per-thread cp.async (no registers; R x NV x 32 bytes per
- * thread), each thread reading back only its own copies after
+ * memory by per-thread cp.async (no pack registers; NV x 32 bytes of shared
+ * memory per thread), each thread reading back only its own copies after
  * cp.async.wait_group, so no barrier.
  * dy*xh accumulates per owned column in fp32 (registers, or shared memory
  * with SACC) over the slot's rows; the R row slots of a CTA are then summed
@@ -91,8 +91,10 @@ __device__ __forceinline__ float bwd_dx(const row_stats &m, float x, float d, fl
  * row. Otherwise they are registers and, with R > 1, shared memory (N
  * floats, overlaying the w slice at the end) serves the final in-order sum
  * over the row slots. H: dx's 16-byte stores (AM_AL only), 0 evict-first,
- * 1 plain (the tuner's `hint`). This is the kernel body; bwd_reg below
- * wraps it with or without a register cap. */
+ * 1 plain (the tuner's `hint`). DB: how the next group's packs arrive
+ * (0 rolled in behind the stores, 1 second register set, 2 staged in shared
+ * memory at float4 offset a.stage; header above). This is the kernel body;
+ * bwd_reg below wraps it with or without a register cap. */
 template <typename T, bool LN, int NV, int AM, bool SACC, int H, int DB>
 __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
 {
@@ -343,8 +345,9 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
  * (768: 80 registers, 512: 128); NV = 1, and 2-3 with dw in shared memory,
  * keep the aligned cap. Double-buffered in registers (DB = 1, NV <= 2:
  * twice the pack registers): NV = 1 1024 (51-57 registers), NV = 2 768
- * (77-80); in shared memory (DB = 2) as DB = 0. Otherwise (and element accesses) uncapped: a cap there makes ptxas trade
- * registers for spills. */
+ * (77-80). Staged in shared memory (DB = 2): the caps of DB = 0, spill-free
+ * at 0-6 more registers. Otherwise (and element accesses) uncapped: a cap
+ * there makes ptxas trade registers for spills. */
 template <int NV, int AM, bool SACC, int DB> constexpr int bwd_cap()
 {
     if constexpr (DB == 1) return NV == 1 ? 1024 : 768;

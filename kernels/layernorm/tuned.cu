@@ -17,11 +17,12 @@
  *   backward: persistent grid; x and dy held in registers as raw 16-byte
  *             packs, one reduction round carrying both sum(g*xh) and
  *             sum(g), dx written out, the next rows loaded behind the dx
- *             stores; dw as per-slot fp32 partial rows in the workspace,
+ *             stores (db=0) or before the reduction (db=1 registers, db=2
+ *             shared memory by cp.async); dw as per-slot fp32 partial rows in the workspace,
  *             summed by a small fixed-order kernel (deterministic, no
  *             atomics). Saved mean/rstd are read, not recomputed.
- *   Launch parameters: threads, rows, cluster, occ, db (forward), acc
- *   (backward), reload, hint (cache operators of the 128-bit loads and
+ *   Launch parameters: threads, rows, cluster, occ, db, acc (backward),
+ *   reload, hint (cache operators of the 128-bit loads and
  *   stores), from the tuner.
  * Limits: as RMSNorm (norm_tuned.cuh): any M, N >= 1; rows beyond the
  * register kernels' reach (~1M forward, ~512K backward, bf16) use the reload

@@ -17,13 +17,15 @@
  *             rows: up to 16 CTAs of a cluster share a row, x read once.
  *   backward: persistent grid; per row x and dy stay in registers as raw
  *             16-byte packs, one reduction of sum(g*xh), dx written out,
- *             the next rows' x and dy loaded behind the dx stores; dy*xh
+ *             the next rows' x and dy loaded behind the dx stores (db=0),
+ *             or before the reduction into a second register set (db=1)
+ *             or shared memory by cp.async (db=2); dy*xh
  *             accumulates per owned column in fp32 over all rows of the
  *             slot, then one partial row per slot goes to the workspace and
  *             a small kernel sums the partials in a fixed order
  *             (deterministic dw, no atomics).
  *   Launch parameters come from the tuner (heuristic, cache or search):
- *   threads, rows, cluster, occ, db (forward), acc (backward), reload, hint (the
+ *   threads, rows, cluster, occ, db, acc (backward), reload, hint (the
  *   cache operators of the 128-bit loads and stores).
  * Limits: any M, N >= 1 (bf16/fp16/fp32); the row lives in registers up to
  * ~1M elements forward / ~512K backward (bf16), beyond that (or reload=1)
