@@ -721,10 +721,10 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     }
 
     /* The hint and the double buffer concern whole aligned packs: other
-     * access modes (pointers the caller did not align) run without them. */
+     * access modes (pointers the caller did not align) run without them,
+     * and without a staging area (cs: the configuration that runs). */
     const int am = nt_bwd_am(p->dtype, p->N, ptr16);
     const bool al = am == AM_AL;
-    /* Unaligned pointers run without the double buffer: no staging area. */
     kb_tune_cfg cs = *c;
     if (!al) cs.v[P_BWD_DB] = 0;
     const int db = cs.v[P_BWD_DB], nv = nt_bwd_nv(p, am, tpr, cl, db);
