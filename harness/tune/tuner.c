@@ -937,7 +937,13 @@ kb_status kb_tuned_setup(const kb_tune_space *sp, const kb_problem *p, const kb_
     char text[256];
     if (!is_valid(sp, p, ctx, &st->cfg)) {
         kb_tune_format(sp, &st->cfg, text, sizeof text);
-        rc = KB_FAIL(e, KB_ERR_UNSUPPORTED, "%s %s %lldx%lld: heuristic %s cannot run (a bug)",
+        /* A failure, not a SKIP: every shape the op accepts must have a
+         * runnable heuristic, so this is a kernel that spills, cannot be
+         * launched or was not built for this GPU; as a SKIP it hid a build
+         * whose every tuned cross-entropy forward case verified nothing. */
+        rc = KB_FAIL(e, KB_ERR_CUDA,
+                     "%s %s %lldx%lld: heuristic %s cannot run (a bug: one of its kernels spills "
+                     "registers, exceeds a launch limit or has no code for this GPU)",
                      sp->op, kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, text);
         goto out;
     }

@@ -675,6 +675,36 @@ static void expect_setup(const kb_setup_ctx *ctx, int64_t M, int64_t N, const ch
                   (long long)N, buf, want);
 }
 
+/* A heuristic whose configuration cannot run (here: threads x rows over the
+ * space's cap; on the GPU: a kernel that spills) fails the case: as a SKIP
+ * it once let every tuned cross-entropy forward case pass having run nothing. */
+static void heur_bad(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out)
+{
+    heur(p, ctx, out);
+    out->v[0] = 512;
+    out->v[1] = 8;
+}
+
+START_TEST(setup_fails_when_heuristic_cannot_run)
+{
+    kb_tune_space bad = space;
+    bad.heuristic = heur_bad;
+    kb_setup_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.gpu_name = "NVIDIA H200";
+    void *state = NULL;
+    size_t ws = 0;
+    kb_err e = {""};
+    const kb_status st = kb_tuned_setup(&bad, &prob, &ctx, &state, &ws, &e);
+    ck_assert_int_ne(st, KB_ERR_UNSUPPORTED);
+    ck_assert_int_eq(st, KB_ERR_CUDA);
+    ck_assert_ptr_null(state);
+    ck_assert_msg(strstr(e.msg, "softmax_forward bf16 1024x262144: heuristic threads=512,rows=8") &&
+                      strstr(e.msg, "cannot run (a bug"),
+                  "%s", e.msg);
+}
+END_TEST
+
 START_TEST(setup_chooses_custom_cache_heuristic)
 {
     make_tmpdir();
@@ -906,6 +936,7 @@ Suite *kb_suite_tuner(void)
     tcase_add_loop_test(tc, cache_malformed_line_names_file_and_line, 0,
                         (int)(sizeof bad_lines / sizeof bad_lines[0]));
     tcase_add_test(tc, setup_chooses_custom_cache_heuristic);
+    tcase_add_test(tc, setup_fails_when_heuristic_cannot_run);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("search");
