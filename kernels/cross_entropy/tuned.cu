@@ -5,9 +5,11 @@
  *   groups): each thread walks its 16-byte slots `unroll` at a time (that
  *   many 128-bit loads in flight before any math, held raw), keeping a
  *   running (max, sum of exp) pair (online softmax, exp2 (ex2.approx) with a
- *   log2(e) factor). x[target] is one scalar load by the thread that writes
- *   the loss, issued before the row streams in. `threads` threads share a
- *   row, `rows` rows share a CTA (short rows), and when there are too few
+ *   log2(e) factor). x[target] is loaded once more (an L2 hit) by the thread
+ *   whose slots hold it, in the step that streams that slot, and that thread
+ *   writes the loss: loaded before the stream, it held every row load of the
+ *   warp behind the target index (kb_max_sumexp's pick). `threads` threads
+ *   share a row, `rows` rows share a CTA (short rows), and when there are too few
  *   rows to fill the GPU a thread-block cluster of `cluster` CTAs splits each
  *   row, combining (max, sum) through distributed shared memory.
  * Backward: dx = dloss * (exp(x - lse) - onehot(target)) is elementwise given
