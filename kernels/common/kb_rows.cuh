@@ -415,40 +415,16 @@ __device__ __forceinline__ P kb_group_reduce(P v, int tpr, int g, P *red)
     return v;
 }
 
-/* Where row element e (row-relative; -1: none) lies for a CTA's chunk of n
- * interior slots starting at slot ch.begin, in one word (the pick below runs
- * at the register caps): >= 0, its element offset in the chunk (slot
- * off / V, lane off % V); <= -2, edge element i = -2 - off (kb_edge_elem's
- * i); -1, not there (another chunk, or outside the row). */
-template <int V, typename I>
-__device__ __forceinline__ I kb_pos_in_chunk(const kb_rowgeo &geo, const kb_chunk &ch, I n, int64_t e)
-{
-    if (e < 0 || e >= geo.n) return -1;
-    if (e < geo.e0) return (I)(-2 - e);
-    if (e >= geo.e1) return (I)(-2 - (geo.e0 + (e - geo.e1)));
-    const int64_t j = e - geo.e0 - ch.begin * V;
-    return j >= 0 && j < (int64_t)n * V ? (I)j : (I)-1;
-}
-
 /* The online (max, sum of exp) pass of softmax and cross entropy over this
  * thread's slots of a CTA's chunk: slots j = c.t, c.t + step, ... < n of xb
  * (step = c.tpr * U), U slots loaded (cache policy C, pol) before any math
  * and held raw; the max of the U slots first, then one rescale of the
  * running sum and the exps (exp2 with a log2(e) factor). Then the row's edge
- * elements (cache policy CE), by the chunk of rank 0.
- * pick (cross entropy's x[target]; kb_pos_in_chunk's code): the thread whose
- * slots hold that element loads it once more into *val (an L2 hit: its slot
- * was just streamed) and sets *hit. The load is issued in the step that
- * streams the slot, when the target index has long arrived: loaded before
- * the stream, it made the whole warp wait one memory latency for the index
- * before any row load could issue (short rows: a third of each warp's
- * life). Taking the value from the held registers instead made ptxas spill
- * at the register caps. */
+ * elements (cache policy CE), by the chunk of rank 0. */
 template <typename T, int V, int U, kb_cache C, kb_cache CE, typename I>
 __device__ __forceinline__ kb_ms kb_max_sumexp(const T *__restrict__ x, const kb_rowgeo &geo,
                                                const kb_coords &c, const T *xb, I n, I step,
-                                               uint64_t pol, const I *pick = nullptr,
-                                               float *val = nullptr, bool *hit = nullptr)
+                                               uint64_t pol)
 {
     kb_ms acc = {-INFINITY, 0.f};
 #pragma unroll 1
@@ -463,14 +439,6 @@ __device__ __forceinline__ kb_ms kb_max_sumexp(const T *__restrict__ x, const kb
         for (int u = 0; u < U; u++)
 #pragma unroll
             for (int k = 0; k < V; k++) m = fmaxf(m, kb_get(r[u], k));
-        if (pick) { /* one test a step; the load only in the rare taken branch */
-            constexpr int LV = V >= 8 ? 3 : V >= 4 ? 2 : V >= 2 ? 1 : 0; /* V: 1, 2, 4, 8 */
-            const I d = (*pick >> LV) - j; /* < 0 for *pick < 0 */
-            if (d >= 0 && d < step && (d & (c.tpr - 1)) == 0) {
-                *val = kb_to_float(__ldg(xb + *pick));
-                *hit = true;
-            }
-        }
 #pragma unroll
         for (int u = 0; u < U; u++) kb_tie(r[u], m); /* convert again below */
         const float mL = kb_mlog2e(m);
@@ -482,14 +450,8 @@ __device__ __forceinline__ kb_ms kb_max_sumexp(const T *__restrict__ x, const kb
         acc = kb_ms{m, sum};
     }
     if (c.rank == 0)
-        for (int i = c.t; i < geo.nedge; i += c.tpr) {
-            const float v = kb_edge_load<T, CE>(x, geo, i, true, 0.f);
-            if (pick && i == -2 - *pick) {
-                *val = v;
-                *hit = true;
-            }
-            acc = kb_ms_add(acc, v);
-        }
+        for (int i = c.t; i < geo.nedge; i += c.tpr)
+            acc = kb_ms_add(acc, kb_edge_load<T, CE>(x, geo, i, true, 0.f));
     return acc;
 }
 

@@ -5,11 +5,9 @@
  *   groups): each thread walks its 16-byte slots `unroll` at a time (that
  *   many 128-bit loads in flight before any math, held raw), keeping a
  *   running (max, sum of exp) pair (online softmax, exp2 (ex2.approx) with a
- *   log2(e) factor). x[target] is loaded once more (an L2 hit) by the thread
- *   whose slots hold it, in the step that streams that slot, and that thread
- *   writes the loss: loaded before the stream, it held every row load of the
- *   warp behind the target index (kb_max_sumexp's pick). `threads` threads
- *   share a row, `rows` rows share a CTA (short rows), and when there are too few
+ *   log2(e) factor). x[target] is one scalar load by the thread that writes
+ *   the loss, issued before the row streams in. `threads` threads share a
+ *   row, `rows` rows share a CTA (short rows), and when there are too few
  *   rows to fill the GPU a thread-block cluster of `cluster` CTAs splits each
  *   row, combining (max, sum) through distributed shared memory.
  * Backward: dx = dloss * (exp(x - lse) - onehot(target)) is elementwise given
@@ -48,16 +46,15 @@ ce_fwd(const T *__restrict__ x, const int64_t *__restrict__ target, T *__restric
     typedef kb_chunk_index<V> I; /* see ce_bwd */
     const T *xb = x + geo.first + ch.begin * V;
     const I n = (I)(ch.end - ch.begin), step = (I)c.tpr * U;
-    /* x[target] is taken from the streamed row by the thread that holds it
-     * (kb_max_sumexp's pick: one compare a slot), which then writes the loss;
-     * the target index is only compared, so the row loads never wait for it. */
-    const int64_t tgt = c.live ? __ldg(target + c.row) : -1;
-    const I pos = kb_pos_in_chunk<V>(geo, ch, n, tgt);
-    const bool nan_writer = c.live && c.t == 0 && c.rank == 0 && !(tgt >= 0 && tgt < N);
-    float xt = 0.f;
-    bool hit = false;
-    const kb_ms acc = kb_max_sumexp<T, V, U, KB_LD_STREAM, KB_LD_STREAM>(x, geo, c, xb, n, step,
-                                                                         0, &pos, &xt, &hit);
+    /* x[target] by one load of the thread that writes the loss, issued
+     * before the row streams in: no per-element select on the hot path. */
+    const bool writer = c.live && c.t == 0 && c.rank == 0;
+    const int64_t tgt = writer ? __ldg(target + c.row) : -1;
+    const bool tgt_ok = tgt >= 0 && tgt < N;
+    const float xt = tgt_ok ? kb_to_float(__ldg(x + geo.start + tgt)) : 0.f;
+
+    const kb_ms acc =
+        kb_max_sumexp<T, V, U, KB_LD_STREAM, KB_LD_STREAM>(x, geo, c, xb, n, step, 0);
     kb_ms r = kb_group_reduce(acc, c.tpr, c.g, red);
     if (cs > 1) r = kb_cluster_reduce(r, cs, rows, c.rank, c.g, c.t, c.tpr, part);
     /* loss = (max - x[target]) + log(sum exp(x - max)): the difference of two
@@ -65,10 +62,7 @@ ce_fwd(const T *__restrict__ x, const int64_t *__restrict__ target, T *__restric
      * rounded lse (fp32 logits near 1000: ulp 6e-5) swamps a loss of ~5. r.s
      * sums exps relative to kb_mlog2e(r.m), not r.m: that offset removed. */
     const float lsm = fmaf(-kb_mlog2e_err(r.m), KB_LN2, logf(r.s));
-    if (hit)
-        loss[c.row] = kb_from_float<T>((r.m - xt) + lsm);
-    else if (nan_writer) /* target outside [0, N): no x[target] */
-        loss[c.row] = kb_from_float<T>(NAN);
+    if (writer) loss[c.row] = kb_from_float<T>(tgt_ok ? (r.m - xt) + lsm : NAN);
 }
 
 /* ---- backward ---------------------------------------------------------------- */
@@ -100,9 +94,9 @@ ce_bwd(const T *__restrict__ x, const int64_t *__restrict__ target,
     T *db = dx + geo.first + ch.begin * V;
     const I n = (I)(ch.end - ch.begin), step = (I)c.tpr * U;
     /* The target's slot in the chunk and its lane (-1: elsewhere). */
-    const I pos = kb_pos_in_chunk<V>(geo, ch, n, tgt);
-    const I ts = pos >= 0 ? pos / V : (I)-1;
-    const int tk = pos >= 0 ? (int)(pos % V) : -1;
+    const int64_t tj = tgt >= 0 && tgt < N ? tgt - geo.e0 - ch.begin * V : -1;
+    const I ts = tj >= 0 && tj < (int64_t)n * V ? (I)(tj / V) : -1;
+    const int tk = ts >= 0 ? (int)(tj - (int64_t)ts * V) : -1;
     const float dl = __ldg(dloss + c.row), l = __ldg(lse + c.row), lL = l * KB_LOG2E;
 
 #pragma unroll 1
