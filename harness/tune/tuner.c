@@ -938,12 +938,16 @@ kb_status kb_tuned_setup(const kb_tune_space *sp, const kb_problem *p, const kb_
     if (!is_valid(sp, p, ctx, &st->cfg)) {
         kb_tune_format(sp, &st->cfg, text, sizeof text);
         /* A failure, not a SKIP: every shape the op accepts must have a
-         * runnable heuristic, so this is a kernel that spills, cannot be
-         * launched or was not built for this GPU; as a SKIP it hid a build
-         * whose every tuned cross-entropy forward case verified nothing. */
+         * runnable heuristic, so the op's validity check rejecting it is a
+         * bug (a kernel that spills, a launch or 32-bit index limit, no code
+         * for this GPU). As a SKIP it hid a build whose every tuned
+         * cross-entropy forward case verified nothing. Checked before the
+         * custom and cached configurations on purpose: a cache entry must
+         * not hide a broken fallback that other buckets and GPUs run. */
         rc = KB_FAIL(e, KB_ERR_CUDA,
-                     "%s %s %lldx%lld: heuristic %s cannot run (a bug: one of its kernels spills "
-                     "registers, exceeds a launch limit or has no code for this GPU)",
+                     "%s %s %lldx%lld: heuristic %s cannot run (a bug: the op's validity check "
+                     "rejects it: a kernel that spills registers, a launch or 32-bit index limit, "
+                     "or no code for this GPU)",
                      sp->op, kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, text);
         goto out;
     }
