@@ -129,6 +129,24 @@ template <typename T> __device__ __forceinline__ uint4 kb_ld128_stream(const T *
 {
     return __ldcs(reinterpret_cast<const uint4 *>(p));
 }
+/* L2 evict-last policy operand (create once per kernel), and a read-only
+ * 16-byte load under it: for a first pass whose bytes a later pass of the
+ * same CTA re-reads from L2 (Triton's eviction_policy="evict_last"); that
+ * later pass then reads with kb_ld128_stream. */
+__device__ __forceinline__ uint64_t kb_policy_evict_last()
+{
+    uint64_t p;
+    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+    return p;
+}
+template <typename T> __device__ __forceinline__ uint4 kb_ld128_last(const T *p, uint64_t pol)
+{
+    uint4 u;
+    asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+        : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
+        : "l"(p), "l"(pol));
+    return u;
+}
 template <typename T> __device__ __forceinline__ void kb_st128(T *p, uint4 u)
 {
     __stwb(reinterpret_cast<uint4 *>(p), u);

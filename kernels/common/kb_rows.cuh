@@ -204,13 +204,7 @@ template <typename T, int V> __device__ __forceinline__ kb_raw<T, V> kb_raw_spla
  * "evict_last"); the second pass then reads with STREAM. */
 enum kb_cache { KB_LD_KEEP, KB_LD_STREAM, KB_LD_LAST };
 
-/* L2 policy operand of KB_LD_LAST loads; create once per kernel. */
-__device__ __forceinline__ uint64_t kb_policy_evict_last()
-{
-    uint64_t p;
-    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
-    return p;
-}
+/* KB_LD_LAST's policy operand: kb_policy_evict_last (kb_cuda.cuh). */
 
 template <typename T, int V, kb_cache C>
 __device__ __forceinline__ kb_raw<T, V> kb_ld_raw(const T *p, uint64_t pol)
@@ -224,9 +218,7 @@ __device__ __forceinline__ kb_raw<T, V> kb_ld_raw(const T *p, uint64_t pol)
         else if constexpr (C == KB_LD_KEEP)
             u = __ldg(q);
         else
-            asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-                : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
-                : "l"(q), "l"(pol));
+            u = kb_ld128_last(q, pol);
         r.w[0] = u.x;
         r.w[1] = u.y;
         r.w[2] = u.z;

@@ -28,8 +28,9 @@
  *            2 in shared memory by cp.async (NV 1, 2, 4, 8)
  *   acc      backward: dw accumulators in registers (0) or shared memory (1:
  *            fewer registers, more CTAs per SM)
- *   reload   0: row held in registers; 1: fallback re-reading the row (one
- *            CTA of `threads` per row, rows == cluster == 1)
+ *   reload   0: row held in registers; else the loop re-reading the row
+ *            (one CTA of `threads` per row, rows == cluster == 1); forward:
+ *            1, 2 or 4 slots per thread in flight per step (fwd_loop's U)
  *   hint     forward: cache operators of x's loads and y's stores, as the
  *            tuned GLU's (0: evict-first both, 1: evict-first loads, plain
  *            stores, 2: plain both; the reload loop's loads are always
@@ -87,9 +88,9 @@ constexpr int kOccAll = 32; /* occ value meaning "as many CTAs as fit" */
 /* kb_tune_space initialisers for the .cu files. */
 #define KB_NORM_FWD_SPACE(opname, ln)                                                      \
     {opname, 7, {"threads", "rows", "cluster", "occ", "db", "reload", "hint"},               \
-     {11, 8, 5, 10, 2, 2, 3},                                                              \
+     {11, 8, 5, 10, 2, 4, 3},                                                              \
      {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, NT_FWD_OCC_CHOICES, {0, 1},   \
-      {0, 1}, {0, 1, 2}},                                                                  \
+      {0, 1, 2, 4}, {0, 1, 2}},                                                            \
      nt_heuristic<ln, false>, nt_fwd_valid<ln>, nullptr, nt_fwd_launch<ln>, nullptr,        \
      nt_fwd_canon}
 #define KB_NORM_BWD_SPACE(opname, ln)                                                    \
@@ -206,17 +207,22 @@ template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, 
     return f;
 }
 
-/* ptr16: 16-byte aligned base pointers; al: and N % VEC == 0. */
-/* hint: the forward's (0, 1, 2); the loop's loads ignore it, so 2 runs
- * hint 1's kernel (plain stores), AM_AL only. */
-template <bool LN> fwd_fn fwd_loop_kernel(kb_dtype d, bool ptr16, bool al, int hint)
+/* ptr16: 16-byte aligned base pointers; al: and N % VEC == 0.
+ * hint: the forward's (0, 1, 2); the loop's loads ignore it, so 2 runs
+ * hint 1's kernel (plain stores), AM_AL only. u: slots per thread per step
+ * (the `reload` value: 1, 2, 4); element accesses (!ptr16) run 1. */
+template <bool LN> fwd_fn fwd_loop_kernel(kb_dtype d, bool ptr16, bool al, int hint, int u)
 {
     fwd_fn f = nullptr;
-    if (hint < 0 || hint > 2 || (hint && !al)) return nullptr;
+    if (hint < 0 || hint > 2 || (hint && !al) || (u != 1 && u != 2 && u != 4)) return nullptr;
+#define NT_LOOP_U(MODE, H)                                                                 \
+    (u == 4 ? fwd_loop<T, LN, MODE, H, 4> : u == 2 ? fwd_loop<T, LN, MODE, H, 2>           \
+            : fwd_loop<T, LN, MODE, H, 1>)
     KB_DISPATCH(d, T, {
-        f = al ? (hint ? fwd_loop<T, LN, AM_AL, 1> : fwd_loop<T, LN, AM_AL, 0>)
-               : ptr16 ? fwd_loop<T, LN, AM_SHIFT, 0> : fwd_loop<T, LN, AM_ELEM, 0>;
+        f = al ? (hint ? NT_LOOP_U(AM_AL, 1) : NT_LOOP_U(AM_AL, 0))
+               : ptr16 ? NT_LOOP_U(AM_SHIFT, 0) : fwd_loop<T, LN, AM_ELEM, 0, 1>;
     });
+#undef NT_LOOP_U
     return f;
 }
 
@@ -477,9 +483,12 @@ int nt_fwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     const int db = c->v[P_FWD_DB], vec = nt_vec(p->dtype);
     const size_t optin = ctx ? ctx->smem_optin : 0;
     if (p->M < 1 || p->N < 1 || c->v[P_OCC] < 0) return 0;
-    if (c->v[P_RELOAD])
-        return tpr >= 32 && tpr <= 1024 && rows == 1 && cl == 1 &&
-               fwd_loop_kernel<LN>(p->dtype, true, p->N % vec == 0, c->v[P_FWD_HINT]);
+    if (c->v[P_RELOAD]) {
+        if (tpr < 32 || tpr > 1024 || rows != 1 || cl != 1) return 0;
+        const fwd_fn lf =
+            fwd_loop_kernel<LN>(p->dtype, true, p->N % vec == 0, c->v[P_FWD_HINT], c->v[P_RELOAD]);
+        return lf && nt_kernel_fits(reinterpret_cast<const void *>(lf), tpr, 0, optin);
+    }
     if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
     const int64_t span = nt_fwd_span(p->N, vec);
     const int nv = db ? nt_pick_nv(span, tpr, cl, vec, kFwdDbNV)
@@ -513,9 +522,13 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
         const int lt = c->v[P_RELOAD] ? tpr : 256;
         if (lt < 32 || lt > 1024 || lt % 32)
             return NT_FAIL(e, KB_ERR_ARG, p, what, "reload needs 32..1024 threads, not %d", lt);
-        return nt_launch(p, what, e, fwd_loop_kernel<LN>(p->dtype, ptr16, v16, hint),
-                         dim3(nt_grid(p->M, 1)),
-                         dim3((unsigned)lt), 0, 1, false, s, a);
+        /* Element accesses run one slot per step whatever `reload` says. */
+        const int u = ptr16 && c->v[P_RELOAD] ? c->v[P_RELOAD] : 1;
+        const fwd_fn lf = fwd_loop_kernel<LN>(p->dtype, ptr16, v16, hint, u);
+        if (!lf)
+            return NT_FAIL(e, KB_ERR_ARG, p, what, "reload=%d: not 1, 2 or 4", c->v[P_RELOAD]);
+        return nt_launch(p, what, e, lf, dim3(nt_grid(p->M, 1)), dim3((unsigned)lt), 0, 1, false,
+                         s, a);
     }
     const int64_t span = nt_fwd_span(p->N, vec);
     const int nv = db ? nt_pick_nv(span, tpr, cl, vec, kFwdDbNV)

@@ -252,18 +252,38 @@ template <typename T, bool LN, int NV, bool AL, bool DB, int H> constexpr fwd_fn
 
 /* fwd_loop: one CTA per row (grid-stride), every pass re-reads the row (L1
  * and L2 serve the re-reads). Few registers, so full occupancy: the
- * tuner's pick for mid-length rows. The loops are not unrolled: unrolling
- * by 4 (more loads in flight per thread) measured -0.4 % on aligned rows
- * and -5 to -16 % on shifted ones (registers, so occupancy). Access modes:
+ * tuner's pick for mid-length and odd rows. Access modes:
  *   AM_AL     N % VEC == 0, aligned pointers: plain 128-bit packs;
  *   AM_SHIFT  any N, aligned pointers: the shifted slots of
  *             norm_tuned_dev.cuh (128-bit x and y, masked edge slots);
- *   AM_ELEM   anything else: one element per access. */
+ *   AM_ELEM   anything else: one element per access (U = 1 only).
+ * U (the tuner's `reload`: 1, 2, 4) slots per thread per step: a thread
+ * issues its U loads before it uses any, so U times the bytes in flight at
+ * the same occupancy. U = 1 is the loop as it was (read-only-path loads in
+ * every pass); U > 1 reads as the streaming softmax does: passes before
+ * the last under an L2 evict-last policy (the last pass re-reads the row
+ * from L2), the last pass evict-first. Unrolling the U = 1 loop by 4 without
+ * holding the loads raw measured -5 to -16 % on shifted rows (session 8:
+ * the unpacked fp32 copies cost the occupancy the extra loads were for);
+ * here the U slots are held raw (one uint4 each) until used. */
 
-template <typename T, bool LN, int MODE, int H> __global__ void fwd_loop(const fwd_args a)
+/* Pass kinds of fwd_loop's loads: read-only path, evict-last, evict-first. */
+enum { LP_KEEP, LP_LAST, LP_STREAM };
+
+template <typename T, int LP> __device__ __forceinline__ uint4 ld16_lp(const T *p, uint64_t pol)
 {
+    if constexpr (LP == LP_LAST) return kb_ld128_last(p, pol);
+    else if constexpr (LP == LP_STREAM) return kb_ld128_stream(p);
+    else return kb_ld128(p);
+}
+
+template <typename T, bool LN, int MODE, int H, int U> __global__ void fwd_loop(const fwd_args a)
+{
+    static_assert(U == 1 || MODE != AM_ELEM, "element accesses run one slot per step");
     constexpr int VEC = MODE == AM_ELEM ? 1 : vec_of<T>();
     constexpr int PV = vec_of<T>(), RV = LN ? 2 : 1;
+    /* Policies of the passes: U = 1 keeps read-only-path loads throughout. */
+    constexpr int FIRST = U > 1 ? LP_LAST : LP_KEEP, LAST = U > 1 ? LP_STREAM : LP_KEEP;
     __shared__ red_smem<RV> rsm;
     const int tpr = (int)blockDim.x, N = (int)a.N;
     row_reducer<RV> reduce(rsm, tpr, 1);
@@ -271,6 +291,7 @@ template <typename T, bool LN, int MODE, int H> __global__ void fwd_loop(const f
     const double inv_n = 1.0 / (double)a.N;
     const int64_t total = a.M * a.N;
     const bool w16 = kb_aligned16(a.w);
+    const uint64_t pol = U > 1 ? kb_policy_evict_last() : 0;
     const T *x = static_cast<const T *>(a.x);
     T *y = static_cast<T *>(a.y);
     for (int64_t row = blockIdx.x; row < a.M; row += gridDim.x) {
@@ -278,27 +299,41 @@ template <typename T, bool LN, int MODE, int H> __global__ void fwd_loop(const f
         const int sh = MODE == AM_SHIFT ? (int)(start & (VEC - 1)) : 0;
         const int nsl = (N + sh + VEC - 1) / VEC;
         const int64_t base = start - sh;
-        /* Slot k: its elements (zero outside the row) and lo: valid [lo, lo+N). */
-        auto slot = [&](int k, float (&f)[PV], int &lo) {
-            lo = sh - k * VEC;
+        /* Slot k raw (zero outside the row), under load policy LP. */
+        auto slot = [&](int k, auto lp) -> uint4 {
             const int64_t f0 = base + (int64_t)k * VEC;
-            uint4 r;
             if constexpr (MODE == AM_AL) {
-                r = ld_pack<T, true, false>(x + f0, VEC);
+                return ld16_lp<T, decltype(lp)::value>(x + f0, pol);
             } else if constexpr (MODE == AM_SHIFT) {
-                r = ld_slot<T, false>(x, f0, total);
+                const int lo = sh - k * VEC;
+                uint4 r = f0 + VEC <= total ? ld16_lp<T, decltype(lp)::value>(x + f0, pol)
+                                            : ld_pack<T, false, false>(x + f0, (int)(total - f0));
                 if (lo > 0 || lo + N < VEC) r = mask_pack<T>(r, lo, lo + N);
+                return r;
             } else {
-                r = ld_pack<T, false, false>(x + f0, 1);
+                return ld_pack<T, false, false>(x + f0, 1);
             }
-            kb_unpack<T>(r, f);
         };
-        float mean = 0.f, s[1] = {0.f}, f[PV];
-        int lo;
+        /* Every slot k < nsl of this thread, U loads issued before use:
+         * use(k, raw). */
+        auto each = [&](auto lp, auto use) {
+            for (int k0 = threadIdx.x; k0 < nsl; k0 += tpr * U) {
+                uint4 r[U];
+#pragma unroll
+                for (int u = 0; u < U; u++)
+                    r[u] = k0 + u * tpr < nsl ? slot(k0 + u * tpr, lp) : make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+                for (int u = 0; u < U; u++)
+                    if (k0 + u * tpr < nsl) use(k0 + u * tpr, r[u]);
+            }
+        };
+        using first_t = std::integral_constant<int, FIRST>;
+        float mean = 0.f, s[1] = {0.f};
         if constexpr (LN) {
             double sd = 0.0; /* the mean's sum, exact on a constant row (above) */
-            for (int k = threadIdx.x; k < nsl; k += tpr) {
-                slot(k, f, lo);
+            each(first_t{}, [&](int, uint4 r) {
+                float f[PV];
+                kb_unpack<T>(r, f);
                 float p = 0.f;
 #pragma unroll
                 for (int j = 0; j < VEC; j++) {
@@ -306,30 +341,33 @@ template <typename T, bool LN, int MODE, int H> __global__ void fwd_loop(const f
                     else p += f[j];
                 }
                 if constexpr (sizeof(T) != 4) sd += (double)p;
-            }
+            });
             mean = (float)(reduce.sum_d(sd, false) * inv_n);
-        } else {
-            for (int k = threadIdx.x; k < nsl; k += tpr) {
-                slot(k, f, lo);
-#pragma unroll
-                for (int j = 0; j < VEC; j++) s[0] += f[j] * f[j];
-            }
-            reduce(s);
-        }
-        if constexpr (LN) {
-            for (int k = threadIdx.x; k < nsl; k += tpr) {
-                slot(k, f, lo);
+            /* The centred sum: the row read again, still to be read once more. */
+            each(first_t{}, [&](int k, uint4 r) {
+                float f[PV];
+                kb_unpack<T>(r, f);
+                const int lo = sh - k * VEC;
 #pragma unroll
                 for (int j = 0; j < VEC; j++)
                     if (MODE == AM_AL || (j >= lo && j < lo + N))
                         s[0] += (f[j] - mean) * (f[j] - mean);
-            }
+            });
+            reduce(s);
+        } else {
+            each(first_t{}, [&](int, uint4 r) {
+                float f[PV];
+                kb_unpack<T>(r, f);
+#pragma unroll
+                for (int j = 0; j < VEC; j++) s[0] += f[j] * f[j];
+            });
             reduce(s);
         }
         const float rstd = 1.f / sqrtf(s[0] / n + KB_NORM_EPS);
-        for (int k = threadIdx.x; k < nsl; k += tpr) {
-            slot(k, f, lo);
-            float wv[PV];
+        each(std::integral_constant<int, LAST>{}, [&](int k, uint4 r) {
+            float f[PV], wv[PV];
+            kb_unpack<T>(r, f);
+            const int lo = sh - k * VEC;
             if constexpr (MODE == AM_AL) ld_w<PV, true>(a.w + (int64_t)k * VEC, VEC, w16, wv);
             else if constexpr (MODE == AM_SHIFT) ld_w_at<PV>(a.w, -lo, N, w16, wv);
             else wv[0] = __ldg(a.w + k);
@@ -340,7 +378,7 @@ template <typename T, bool LN, int MODE, int H> __global__ void fwd_loop(const f
             else if (MODE == AM_AL || (lo <= 0 && lo + N >= VEC))
                 st_pack<T, true, H == 0>(dst, kb_pack<T>(f), VEC);
             else st_range<T>(dst, kb_pack<T>(f), lo, lo + N);
-        }
+        });
     }
 }
 

@@ -916,6 +916,43 @@ START_TEST(norm_backward_reload_ignores_hint_and_db)
 }
 END_TEST
 
+/* The forward's `reload` is the re-reading loop's slots per thread per step
+ * (1, 2, 4; 0 holds the row in registers); the backward's stays 0/1. Any
+ * loop value folds hint 2 into 1 (the loop's loads ignore it). */
+START_TEST(norm_forward_reload_is_slots_per_step)
+{
+    static const char *ops[] = {"layernorm_forward", "rmsnorm_forward"};
+    kb_err e = {{0}};
+    for (int i = 0; i < 2; i++) {
+        kb_bench_id id;
+        ck_assert_int_eq(kb_bench_find(ops[i], &id, &e), KB_OK);
+        const kb_impl *impl = kb_impl_get(id, "tuned");
+        ck_assert(impl && impl->tune_space);
+        const kb_tune_space *sp = impl->tune_space;
+        kb_tune_cfg c;
+        char text[200];
+        for (int u = 0; u <= 8; u++) {
+            snprintf(text, sizeof text,
+                     "threads=256,rows=1,cluster=1,occ=32,db=0,reload=%d,hint=0", u);
+            const int ok = u == 0 || u == 1 || u == 2 || u == 4;
+            ck_assert_msg((kb_tune_parse(sp, text, NULL, &c, &e) == KB_OK) == ok, "%s %s", ops[i],
+                          text);
+        }
+        ck_assert_int_eq(kb_tune_parse(sp, "threads=256,rows=1,cluster=1,occ=32,db=0,reload=4,"
+                                           "hint=2", NULL, &c, &e), KB_OK);
+        kb_tune_format(sp, &c, text, sizeof text);
+        ck_assert_str_eq(text, "threads=256,rows=1,cluster=1,occ=32,db=0,reload=4,hint=1");
+    }
+    kb_bench_id id;
+    ck_assert_int_eq(kb_bench_find("layernorm_backward", &id, &e), KB_OK);
+    kb_tune_cfg c;
+    ck_assert_int_ne(kb_tune_parse(kb_impl_get(id, "tuned")->tune_space,
+                                   "threads=256,rows=1,cluster=1,occ=32,acc=0,reload=2,hint=0,db=0",
+                                   NULL, &c, &e),
+                     KB_OK);
+}
+END_TEST
+
 Suite *kb_suite_tuner(void)
 {
     Suite *s = suite_create("tuner");
@@ -928,6 +965,7 @@ Suite *kb_suite_tuner(void)
     tcase_add_loop_test(tc, norm_backward_workspace_covers_shift_classes, 0,
                         (int)(sizeof ws_cases / sizeof ws_cases[0]));
     tcase_add_test(tc, norm_backward_reload_ignores_hint_and_db);
+    tcase_add_test(tc, norm_forward_reload_is_slots_per_step);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("cache");
