@@ -2,8 +2,10 @@
 # Session 18, run 2: (1) loop.sh: the norm forward's re-reading loop with U slots in flight
 # (accuracy, forced layouts, memcheck, variants); (2) ci/tune over the norm forwards' buckets
 # (U is new to the search), softmax forward bf16 and softmax backward bf16 (run 1's time limit cut
-# them); (3) the odd and default sweeps of the norm forwards and the softmax forward against the
-# committed baseline with the tuned cache. Only a tarball under $OUT.
+# them); (3) with the cache as tuned, ci/closing-check --steps gate,scratch,memcheck (the whole
+# suite against the committed baseline, accuracy of every registered case; a scratch run for
+# ci/merge-faster). Two refused starts left too little device time for a separate closing run.
+# Only a tarball under $OUT.
 set -u
 T0=$(date +%s); END=$((T0 + ${RUN_S:-560}))
 [ -d build ] || { LD_LIBRARY_PATH=.devbuild/zbin .devbuild/zbin/zstd -dc --long=27 .devbuild/build.tar.zst | tar xf -; cp .devbuild/lib/libsubunit.so.0 /usr/lib/x86_64-linux-gnu/ && ldconfig; }
@@ -13,10 +15,13 @@ export KBENCH_TUNE_CACHE=$PWD/baselines/tuning/NVIDIA_H200.txt K=$PWD/build/kben
 cp $KBENCH_TUNE_CACHE $W/cache-before.txt
 T() { local n=$1 lim=$2; shift 2; local left=$((END - $(date +%s))); [ $left -lt $lim ] && lim=$left; [ $lim -le 5 ] && { echo "== $n skipped (no time)" | tee -a $W/status.txt; return; }; local t0=$(date +%s); timeout $lim "$@" > $W/$n.log 2>&1; echo "== $n exit $? $(( $(date +%s)-t0 )) s (t=$(( $(date +%s)-T0 )))" | tee -a $W/status.txt; }
 D=measurements/session18/run2
-T loop 200 bash $D/loop.sh
-T tune-norm 110 python3 ci/tune --kbench build/kbench --cache $KBENCH_TUNE_CACHE --bench layernorm_forward,rmsnorm_forward --out $W/tune-norm
+T loop 150 bash $D/loop.sh
+T tune-norm 100 python3 ci/tune --kbench build/kbench --cache $KBENCH_TUNE_CACHE --bench layernorm_forward,rmsnorm_forward --out $W/tune-norm
 cp $KBENCH_TUNE_CACHE $W/cache-after-norm.txt
-T tune-sm 110 python3 ci/tune --kbench build/kbench --cache $KBENCH_TUNE_CACHE --bench softmax_forward,softmax_backward --dtype bf16 --out $W/tune-sm
+T tune-sm 60 python3 ci/tune --kbench build/kbench --cache $KBENCH_TUNE_CACHE --bench softmax_forward --dtype bf16 --out $W/tune-sm
+T tune-smb 25 python3 ci/tune --kbench build/kbench --cache $KBENCH_TUNE_CACHE --bench softmax_backward --dtype bf16 --bucket 'N<=262144,M<=8192' --out $W/tune-smb
 cp $KBENCH_TUNE_CACHE $W/cache-after-sm.txt
-T sweep 90 $K layernorm_forward rmsnorm_forward softmax_forward --backend tuned --inputs randn --sweep all --perf-tolerance 0.05 --csv $W/sweep.csv
-cd $W && tar czf $OUT/r2.tgz . ; cat status.txt; grep "exit" loop.log | grep -v "exit 0"; grep -h -E "passed|SLOWER|FASTER" sweep.log | sort | uniq -c | head; grep -c SLOWER sweep.log; tail -n 2 tune-norm.log tune-sm.log
+left=$((END - $(date +%s) - 10))
+OUT=$W/cc ci/closing-check --steps gate,scratch,memcheck --budget-s $left > $W/closing-check.log 2>&1; echo "== closing-check exit $? (t=$(( $(date +%s)-T0 )))" | tee -a $W/status.txt
+cp build/sol-*.txt $W/ 2>/dev/null
+cd $W && tar czf $OUT/r2.tgz --exclude='*/report' --exclude='*/prepare-*' . ; cat status.txt; grep "exit" loop.log | grep -v "exit 0"; cat cc/summary.txt; tail -n 2 tune-norm.log tune-sm.log tune-smb.log
