@@ -15,6 +15,8 @@ export KBENCH_TUNE_CACHE=$PWD/baselines/tuning/NVIDIA_H200.txt K=$PWD/build/kben
 cp $KBENCH_TUNE_CACHE $W/cache-before.txt
 T() { local n=$1 lim=$2; shift 2; local left=$((END - ${RESERVE:-0} - $(date +%s))); [ $left -lt $lim ] && lim=$left; [ $lim -le 5 ] && { echo "== $n skipped (no time)" | tee -a $W/status.txt; return; }; local t0=$(date +%s); timeout $lim "$@" > $W/$n.log 2>&1; echo "== $n exit $? $(( $(date +%s)-t0 )) s (t=$(( $(date +%s)-T0 )))" | tee -a $W/status.txt; }
 D=measurements/session18/run2
+# If the call's limit strikes first, what has been written still comes back.
+trap 'cd $W && tar czf $OUT/r2.tgz --exclude="*/report" --exclude="*/prepare-*" . ; exit 124' TERM
 RESERVE=230  # what the gate, scratch and memcheck take (run 1: 136 + 16 + 55 s)
 T loop 130 bash $D/loop.sh
 T tune-norm 100 python3 ci/tune --kbench build/kbench --cache $KBENCH_TUNE_CACHE --bench layernorm_forward,rmsnorm_forward --out $W/tune-norm
