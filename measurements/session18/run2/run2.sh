@@ -19,12 +19,14 @@ D=measurements/session18/run2
 trap 'cd $W && tar czf $OUT/r2.tgz --exclude="*/report" --exclude="*/prepare-*" . ; exit 124' TERM
 RESERVE=230  # what the gate, scratch and memcheck take (run 1: 136 + 16 + 55 s)
 T loop 130 bash $D/loop.sh
-T tune-norm 100 python3 ci/tune --kbench build/kbench --cache $KBENCH_TUNE_CACHE --bench layernorm_forward,rmsnorm_forward --out $W/tune-norm
-cp $KBENCH_TUNE_CACHE $W/cache-after-norm.txt
+T tune-odd 40 python3 ci/tune --kbench build/kbench --cache $KBENCH_TUNE_CACHE --bench layernorm_forward,rmsnorm_forward --bucket unaligned --out $W/tune-odd
+cp $KBENCH_TUNE_CACHE $W/cache-after-odd.txt
 T tune-sm 60 python3 ci/tune --kbench build/kbench --cache $KBENCH_TUNE_CACHE --bench softmax_forward --dtype bf16 --out $W/tune-sm
 T tune-smb 25 python3 ci/tune --kbench build/kbench --cache $KBENCH_TUNE_CACHE --bench softmax_backward --dtype bf16 --bucket 'N<=262144,M<=8192' --out $W/tune-smb
 cp $KBENCH_TUNE_CACHE $W/cache-after-sm.txt
+T tune-norm 100 python3 ci/tune --kbench build/kbench --cache $KBENCH_TUNE_CACHE --bench layernorm_forward,rmsnorm_forward --out $W/tune-norm
+cp $KBENCH_TUNE_CACHE $W/cache-after-norm.txt
 left=$((END - $(date +%s) - 10))
 OUT=$W/cc ci/closing-check --steps gate,scratch,memcheck --budget-s $left > $W/closing-check.log 2>&1; echo "== closing-check exit $? (t=$(( $(date +%s)-T0 )))" | tee -a $W/status.txt
 cp build/sol-*.txt $W/ 2>/dev/null
-cd $W && tar czf $OUT/r2.tgz --exclude='*/report' --exclude='*/prepare-*' . ; cat status.txt; grep "exit" loop.log | grep -v "exit 0"; cat cc/summary.txt; tail -n 2 tune-norm.log tune-sm.log tune-smb.log
+cd $W && tar czf $OUT/r2.tgz --exclude='*/report' --exclude='*/prepare-*' . ; cat status.txt; grep "exit" loop.log | grep -v "exit 0"; cat cc/summary.txt; tail -n 2 tune-odd.log tune-sm.log tune-smb.log tune-norm.log
