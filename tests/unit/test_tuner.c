@@ -942,6 +942,17 @@ START_TEST(norm_forward_reload_is_slots_per_step)
                                            "hint=2", NULL, &c, &e), KB_OK);
         kb_tune_format(sp, &c, text, sizeof text);
         ck_assert_str_eq(text, "threads=256,rows=1,cluster=1,occ=32,db=0,reload=4,hint=1");
+        /* The heuristic's odd-N loop: two slots in flight from 16K columns,
+         * one below (session 18's variants); it decides without the GPU. */
+        kb_setup_ctx ctx = {0};
+        ctx.sm_count = 132;
+        const kb_problem wide = {id, KB_BF16, 4096, 50257, 0}, mid = {id, KB_BF16, 32768, 4095, 0};
+        sp->heuristic(&wide, &ctx, &c);
+        kb_tune_format(sp, &c, text, sizeof text);
+        ck_assert_str_eq(text, "threads=512,rows=1,cluster=1,occ=32,db=0,reload=2,hint=0");
+        sp->heuristic(&mid, &ctx, &c);
+        kb_tune_format(sp, &c, text, sizeof text);
+        ck_assert_str_eq(text, "threads=64,rows=1,cluster=1,occ=32,db=0,reload=1,hint=0");
     }
     kb_bench_id id;
     ck_assert_int_eq(kb_bench_find("layernorm_backward", &id, &e), KB_OK);
