@@ -6,7 +6,8 @@
  *                       cluster through st.async + mbarrier), lane map
  *   norm_tuned_fwd.cuh  fwd_reg (row in registers, next rows prefetched),
  *                       fwd_reg_one (the same, one row group per CTA, fewer
- *                       registers), fwd_loop (fallback)
+ *                       registers), fwd_loop (the row re-read per
+ *                       pass, U slots in flight per thread)
  *   norm_tuned_bwd.cuh  bwd_reg + dw_reduce (persistent, dw partials),
  *                       bwd_dx_loop + dw_cols (fallback)
  * This file: the search space, the heuristic, validity and launches.
@@ -33,8 +34,8 @@
  *            1, 2 or 4 slots per thread in flight per step (fwd_loop's U)
  *   hint     forward: cache operators of x's loads and y's stores, as the
  *            tuned GLU's (0: evict-first both, 1: evict-first loads, plain
- *            stores, 2: plain both; the reload loop's loads are always
- *            read-only-path loads, so there 2 is 1);
+ *            stores, 2: plain both; the reload loop's loads ignore it (their
+ *            cache operators follow U), so there 2 is 1);
  *            backward: dx's stores in the aligned register kernel, 0
  *            evict-first, 1 plain (the others keep evict-first)
  * NV, the 16-byte packs a thread holds per tensor, is derived, not tuned:
@@ -354,7 +355,8 @@ inline bool nt_shape_for(const kb_problem *p, int nvt, int longt, int *tpr, int 
 
 template <bool LN> int nt_fwd_valid(const kb_problem *, const kb_setup_ctx *, const kb_tune_cfg *);
 
-/* The reload loop's loads ignore the hint (fwd_loop_kernel): hint 2 is
+/* The reload loop's loads ignore the hint (fwd_loop_kernel: their cache
+ * operators follow U, not the hint): hint 2 is
  * hint 1's kernel there, and canon makes the two texts one configuration,
  * so the search times that kernel once. */
 inline void nt_fwd_canon(kb_tune_cfg *c)

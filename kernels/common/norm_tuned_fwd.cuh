@@ -28,9 +28,10 @@
  * exchange across a cluster.
  *
  * fwd_loop (any N): one CTA per row, the row re-read per pass (RMS 2,
- * LN 3; L1/L2 serve the re-reads while rows in flight fit in them). Its
- * loads stay on the read-only path whatever the hint (the re-reads need
- * the lines cached); y's stores follow the hint (H: 0 or 1, AM_AL only).
+ * LN 3; L1/L2 serve the re-reads while rows in flight fit in them), U
+ * slots per thread per step (below). Its loads ignore the hint (U = 1:
+ * read-only path; U > 1: evict-last, the last pass evict-first); y's
+ * stores follow it (H: 0 or 1, AM_AL only).
  *
  * LayerNorm's mean is exact on a constant row (y = 0, as PyTorch's Welford
  * gives), which an fp32 sum of N equal values divided by N is not: the

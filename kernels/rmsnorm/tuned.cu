@@ -28,7 +28,7 @@
  *   threads, rows, cluster, occ, db, acc (backward), reload, hint (the
  *   cache operators of the 128-bit loads and stores).
  * Limits: any M, N >= 1 (bf16/fp16/fp32); the row lives in registers up to
- * ~1M elements forward / ~512K backward (bf16), beyond that (or reload=1)
+ * ~1M elements forward / ~512K backward (bf16), beyond that (or reload >= 1)
  * the row is re-read from L2/HBM per pass. sm_90 only. */
 #include "norm_tuned.cuh"
 
