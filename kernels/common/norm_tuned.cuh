@@ -358,10 +358,14 @@ template <bool LN> int nt_fwd_valid(const kb_problem *, const kb_setup_ctx *, co
 /* The reload loop's loads ignore the hint (fwd_loop_kernel: their cache
  * operators follow U, not the hint): hint 2 is
  * hint 1's kernel there, and canon makes the two texts one configuration,
- * so the search times that kernel once. */
+ * so the search times that kernel once. The loop's grid is one CTA per row
+ * whatever occ says, and it has no double buffer: those fold too. */
 inline void nt_fwd_canon(kb_tune_cfg *c)
 {
-    if (c->v[P_RELOAD] && c->v[P_FWD_HINT] == 2) c->v[P_FWD_HINT] = 1;
+    if (!c->v[P_RELOAD]) return;
+    if (c->v[P_FWD_HINT] == 2) c->v[P_FWD_HINT] = 1;
+    c->v[P_OCC] = kOccAll;
+    c->v[P_FWD_DB] = 0;
 }
 /* The reload kernels ignore the backward's hint and double buffer. */
 inline void nt_bwd_canon(kb_tune_cfg *c)

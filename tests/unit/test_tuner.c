@@ -942,6 +942,16 @@ START_TEST(norm_forward_reload_is_slots_per_step)
                                            "hint=2", NULL, &c, &e), KB_OK);
         kb_tune_format(sp, &c, text, sizeof text);
         ck_assert_str_eq(text, "threads=256,rows=1,cluster=1,occ=32,db=0,reload=4,hint=1");
+        /* the loop ignores occ and db: one configuration, one timing */
+        ck_assert_int_eq(kb_tune_parse(sp, "threads=512,rows=1,cluster=1,occ=0,db=1,reload=2,"
+                                           "hint=0", NULL, &c, &e), KB_OK);
+        kb_tune_format(sp, &c, text, sizeof text);
+        ck_assert_str_eq(text, "threads=512,rows=1,cluster=1,occ=32,db=0,reload=2,hint=0");
+        /* held rows keep them */
+        ck_assert_int_eq(kb_tune_parse(sp, "threads=512,rows=1,cluster=1,occ=0,db=1,reload=0,"
+                                           "hint=2", NULL, &c, &e), KB_OK);
+        kb_tune_format(sp, &c, text, sizeof text);
+        ck_assert_str_eq(text, "threads=512,rows=1,cluster=1,occ=0,db=1,reload=0,hint=2");
         /* The heuristic's odd-N loop: two slots in flight from 16K columns,
          * one below (session 18's variants); it decides without the GPU. */
         kb_setup_ctx ctx = {0};
