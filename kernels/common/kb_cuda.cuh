@@ -147,6 +147,19 @@ template <typename T> __device__ __forceinline__ uint4 kb_ld128_last(const T *p,
         : "l"(p), "l"(pol));
     return u;
 }
+/* How a load treats the caches. STREAM: read once (evict-first, ld.cs).
+ * KEEP: read-only path, default caching. LAST: L2 evict-last policy
+ * (operand from kb_policy_evict_last), for a first pass whose bytes a later
+ * pass re-reads from L2; that later pass then reads with STREAM. */
+enum kb_cache { KB_LD_KEEP, KB_LD_STREAM, KB_LD_LAST };
+
+/* One 16-byte load under cache treatment C (pol: LAST's policy, else unused). */
+template <kb_cache C, typename T> __device__ __forceinline__ uint4 kb_ld128_c(const T *p, uint64_t pol)
+{
+    if constexpr (C == KB_LD_STREAM) return kb_ld128_stream(p);
+    else if constexpr (C == KB_LD_LAST) return kb_ld128_last(p, pol);
+    else return kb_ld128(p);
+}
 template <typename T> __device__ __forceinline__ void kb_st128(T *p, uint4 u)
 {
     __stwb(reinterpret_cast<uint4 *>(p), u);

@@ -198,27 +198,14 @@ template <typename T, int V> __device__ __forceinline__ kb_raw<T, V> kb_raw_spla
     return r;
 }
 
-/* How a load treats the caches. STREAM: read once (evict-first, ld.cs).
- * KEEP: default caching. LAST: L2 evict-last policy, for a first pass whose
- * bytes the second pass re-reads from L2 (Triton's eviction_policy=
- * "evict_last"); the second pass then reads with STREAM. */
-enum kb_cache { KB_LD_KEEP, KB_LD_STREAM, KB_LD_LAST };
-
-/* KB_LD_LAST's policy operand: kb_policy_evict_last (kb_cuda.cuh). */
+/* Cache treatments: kb_cache and kb_ld128_c (kb_cuda.cuh). */
 
 template <typename T, int V, kb_cache C>
 __device__ __forceinline__ kb_raw<T, V> kb_ld_raw(const T *p, uint64_t pol)
 {
     kb_raw<T, V> r;
     if constexpr (V * sizeof(T) == 16) {
-        const uint4 *q = reinterpret_cast<const uint4 *>(p);
-        uint4 u;
-        if constexpr (C == KB_LD_STREAM)
-            u = __ldcs(q);
-        else if constexpr (C == KB_LD_KEEP)
-            u = __ldg(q);
-        else
-            u = kb_ld128_last(q, pol);
+        const uint4 u = kb_ld128_c<C>(p, pol);
         r.w[0] = u.x;
         r.w[1] = u.y;
         r.w[2] = u.z;

@@ -268,23 +268,13 @@ template <typename T, bool LN, int NV, bool AL, bool DB, int H> constexpr fwd_fn
  * the unpacked fp32 copies cost the occupancy the extra loads were for);
  * here the U slots are held raw (one uint4 each) until used. */
 
-/* Pass kinds of fwd_loop's loads: read-only path, evict-last, evict-first. */
-enum { LP_KEEP, LP_LAST, LP_STREAM };
-
-template <typename T, int LP> __device__ __forceinline__ uint4 ld16_lp(const T *p, uint64_t pol)
-{
-    if constexpr (LP == LP_LAST) return kb_ld128_last(p, pol);
-    else if constexpr (LP == LP_STREAM) return kb_ld128_stream(p);
-    else return kb_ld128(p);
-}
-
 template <typename T, bool LN, int MODE, int H, int U> __global__ void fwd_loop(const fwd_args a)
 {
     static_assert(U == 1 || MODE != AM_ELEM, "element accesses run one slot per step");
     constexpr int VEC = MODE == AM_ELEM ? 1 : vec_of<T>();
     constexpr int PV = vec_of<T>(), RV = LN ? 2 : 1;
     /* Policies of the passes: U = 1 keeps read-only-path loads throughout. */
-    constexpr int FIRST = U > 1 ? LP_LAST : LP_KEEP, LAST = U > 1 ? LP_STREAM : LP_KEEP;
+    constexpr kb_cache FIRST = U > 1 ? KB_LD_LAST : KB_LD_KEEP, LAST = U > 1 ? KB_LD_STREAM : KB_LD_KEEP;
     __shared__ red_smem<RV> rsm;
     const int tpr = (int)blockDim.x, N = (int)a.N;
     row_reducer<RV> reduce(rsm, tpr, 1);
@@ -304,10 +294,10 @@ template <typename T, bool LN, int MODE, int H, int U> __global__ void fwd_loop(
         auto slot = [&](int k, auto lp) -> uint4 {
             const int64_t f0 = base + (int64_t)k * VEC;
             if constexpr (MODE == AM_AL) {
-                return ld16_lp<T, decltype(lp)::value>(x + f0, pol);
+                return kb_ld128_c<decltype(lp)::value>(x + f0, pol);
             } else if constexpr (MODE == AM_SHIFT) {
                 const int lo = sh - k * VEC;
-                uint4 r = f0 + VEC <= total ? ld16_lp<T, decltype(lp)::value>(x + f0, pol)
+                uint4 r = f0 + VEC <= total ? kb_ld128_c<decltype(lp)::value>(x + f0, pol)
                                             : ld_pack<T, false, false>(x + f0, (int)(total - f0));
                 if (lo > 0 || lo + N < VEC) r = mask_pack<T>(r, lo, lo + N);
                 return r;
@@ -328,7 +318,7 @@ template <typename T, bool LN, int MODE, int H, int U> __global__ void fwd_loop(
                     if (k0 + u * tpr < nsl) use(k0 + u * tpr, r[u]);
             }
         };
-        using first_t = std::integral_constant<int, FIRST>;
+        using first_t = std::integral_constant<kb_cache, FIRST>;
         float mean = 0.f, s[1] = {0.f};
         if constexpr (LN) {
             double sd = 0.0; /* the mean's sum, exact on a constant row (above) */
@@ -355,6 +345,21 @@ template <typename T, bool LN, int MODE, int H, int U> __global__ void fwd_loop(
                         s[0] += (f[j] - mean) * (f[j] - mean);
             });
             reduce(s);
+        } else if constexpr (sizeof(T) == 4) {
+            /* fp32 rows: a slot's squares in fp32, the thread's slots in
+             * double. One fp32 chain of a thread's 1000s of squares (few
+             * threads on a long row) drifts past fp32's tolerance on a
+             * constant row (sum k c^2: relative error up to ~k/2 ulp). */
+            double sd = 0.0;
+            each(first_t{}, [&](int, uint4 r) {
+                float f[PV], p = 0.f;
+                kb_unpack<T>(r, f);
+#pragma unroll
+                for (int j = 0; j < VEC; j++) p += f[j] * f[j];
+                sd += (double)p;
+            });
+            s[0] = (float)sd;
+            reduce(s);
         } else {
             each(first_t{}, [&](int, uint4 r) {
                 float f[PV];
@@ -365,7 +370,7 @@ template <typename T, bool LN, int MODE, int H, int U> __global__ void fwd_loop(
             reduce(s);
         }
         const float rstd = 1.f / sqrtf(s[0] / n + KB_NORM_EPS);
-        each(std::integral_constant<int, LAST>{}, [&](int k, uint4 r) {
+        each(std::integral_constant<kb_cache, LAST>{}, [&](int k, uint4 r) {
             float f[PV], wv[PV];
             kb_unpack<T>(r, f);
             const int lo = sh - k * VEC;
