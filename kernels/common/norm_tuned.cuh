@@ -217,11 +217,11 @@ template <bool LN> fwd_fn fwd_loop_kernel(kb_dtype d, bool ptr16, bool al, int h
     fwd_fn f = nullptr;
     if (hint < 0 || hint > 2 || (hint && !al) || (u != 1 && u != 2 && u != 4)) return nullptr;
 #define NT_LOOP_U(MODE, H)                                                                 \
-    (u == 4 ? fwd_loop<T, LN, MODE, H, 4> : u == 2 ? fwd_loop<T, LN, MODE, H, 2>           \
-            : fwd_loop<T, LN, MODE, H, 1>)
+    (u == 4 ? fwd_loop_fn<T, LN, MODE, H, 4>() : u == 2 ? fwd_loop_fn<T, LN, MODE, H, 2>()           \
+            : fwd_loop_fn<T, LN, MODE, H, 1>())
     KB_DISPATCH(d, T, {
         f = al ? (hint ? NT_LOOP_U(AM_AL, 1) : NT_LOOP_U(AM_AL, 0))
-               : ptr16 ? NT_LOOP_U(AM_SHIFT, 0) : fwd_loop<T, LN, AM_ELEM, 0, 1>;
+               : ptr16 ? NT_LOOP_U(AM_SHIFT, 0) : fwd_loop_fn<T, LN, AM_ELEM, 0, 1>();
     });
 #undef NT_LOOP_U
     return f;

@@ -268,7 +268,8 @@ template <typename T, bool LN, int NV, bool AL, bool DB, int H> constexpr fwd_fn
  * the unpacked fp32 copies cost the occupancy the extra loads were for);
  * here the U slots are held raw (one uint4 each) until used. */
 
-template <typename T, bool LN, int MODE, int H, int U> __global__ void fwd_loop(const fwd_args a)
+template <typename T, bool LN, int MODE, int H, int U>
+__device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
 {
     static_assert(U == 1 || MODE != AM_ELEM, "element accesses run one slot per step");
     constexpr int VEC = MODE == AM_ELEM ? 1 : vec_of<T>();
@@ -346,19 +347,24 @@ template <typename T, bool LN, int MODE, int H, int U> __global__ void fwd_loop(
             });
             reduce(s);
         } else if constexpr (sizeof(T) == 4) {
-            /* fp32 rows: a slot's squares in fp32, the thread's slots in
-             * double. One fp32 chain of a thread's 1000s of squares (few
-             * threads on a long row) drifts past fp32's tolerance on a
-             * constant row (sum k c^2: relative error up to ~k/2 ulp). */
-            double sd = 0.0;
+            /* fp32 rows: a slot's squares in fp32, the thread's slots added
+             * with a compensated (Kahan) sum. One fp32 chain of a thread's
+             * 1000s of squares (few threads on a long row) drifts past
+             * fp32's tolerance on a constant row (k equal terms: relative
+             * error up to ~k/2 ulp); the compensation keeps it at ~2 ulp.
+             * A double accumulator did the same but took 7 more registers,
+             * which halved the occupancy of the 1024-thread shifted U = 2
+             * kernel (32 -> 39). */
+            float c = 0.f;
             each(first_t{}, [&](int, uint4 r) {
                 float f[PV], p = 0.f;
                 kb_unpack<T>(r, f);
 #pragma unroll
                 for (int j = 0; j < VEC; j++) p += f[j] * f[j];
-                sd += (double)p;
+                const float yk = p - c, t = s[0] + yk;
+                c = (t - s[0]) - yk;
+                s[0] = t;
             });
-            s[0] = (float)sd;
             reduce(s);
         } else {
             each(first_t{}, [&](int, uint4 r) {
@@ -386,6 +392,29 @@ template <typename T, bool LN, int MODE, int H, int U> __global__ void fwd_loop(
             else st_range<T>(dst, kb_pack<T>(f), lo, lo + N);
         });
     }
+}
+
+/* The loop kernels. fwd_loop_two: two resident 1024-thread CTAs per SM
+ * (32 registers), for the fp32 RMSNorm loops of one or two slots. Their
+ * compensated sum of squares (above) fits 32 registers only when ptxas is
+ * told to: left free, the shifted U = 2 kernel took 39, one CTA per SM. A
+ * bound on every loop kernel changed the code of the rest (ptxas spends up
+ * to the bound), so the others stay free. */
+template <typename T, bool LN, int MODE, int H, int U> __global__ void fwd_loop(const fwd_args a)
+{
+    fwd_loop_body<T, LN, MODE, H, U>(a);
+}
+
+template <typename T, bool LN, int MODE, int H, int U>
+__global__ void __launch_bounds__(1024, 2) fwd_loop_two(const fwd_args a)
+{
+    fwd_loop_body<T, LN, MODE, H, U>(a);
+}
+
+template <typename T, bool LN, int MODE, int H, int U> constexpr fwd_fn fwd_loop_fn()
+{
+    if constexpr (sizeof(T) == 4 && !LN && U <= 2) return fwd_loop_two<T, LN, MODE, H, U>;
+    else return fwd_loop<T, LN, MODE, H, U>;
 }
 
 } /* namespace */
