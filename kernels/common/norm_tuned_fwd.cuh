@@ -268,7 +268,7 @@ template <typename T, bool LN, int NV, bool AL, bool DB, int H> constexpr fwd_fn
  * the unpacked fp32 copies cost the occupancy the extra loads were for);
  * here the U slots are held raw (one uint4 each) until used. */
 
-template <typename T, bool LN, int MODE, int H, int U>
+template <typename T, bool LN, int MODE, int H, int U, bool KAHAN>
 __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
 {
     static_assert(U == 1 || MODE != AM_ELEM, "element accesses run one slot per step");
@@ -346,15 +346,9 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
                         s[0] += (f[j] - mean) * (f[j] - mean);
             });
             reduce(s);
-        } else if constexpr (sizeof(T) == 4) {
-            /* fp32 rows: a slot's squares in fp32, the thread's slots added
-             * with a compensated (Kahan) sum. One fp32 chain of a thread's
-             * 1000s of squares (few threads on a long row) drifts past
-             * fp32's tolerance on a constant row (k equal terms: relative
-             * error up to ~k/2 ulp); the compensation keeps it at ~2 ulp.
-             * A double accumulator did the same but took 7 more registers,
-             * which halved the occupancy of the 1024-thread shifted U = 2
-             * kernel (32 -> 39). */
+        } else if constexpr (KAHAN) {
+            /* Long per-thread chains (fwd_loop_kahan): a slot's squares in
+             * fp32, the thread's slot sums added with a compensated sum. */
             float c = 0.f;
             each(first_t{}, [&](int, uint4 r) {
                 float f[PV], p = 0.f;
@@ -394,27 +388,36 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
     }
 }
 
-/* The loop kernels. fwd_loop_two: two resident 1024-thread CTAs per SM
- * (32 registers), for the fp32 RMSNorm loops of one or two slots. Their
- * compensated sum of squares (above) fits 32 registers only when ptxas is
- * told to: left free, the shifted U = 2 kernel took 39, one CTA per SM. A
- * bound on every loop kernel changed the code of the rest (ptxas spends up
- * to the bound), so the others stay free. */
+/* The loop kernels. fwd_loop_kahan (fp32 RMSNorm, a thread's share of the
+ * row longer than kFwdLoopPlainElems): one fp32 chain of a thread's 1000s
+ * of squares drifts past fp32's tolerance on a constant row (k equal
+ * terms: relative error up to ~k/2 ulp; 32-128 threads at 50257-151936
+ * columns failed by 1.2-6.3x), a compensated sum keeps it at ~2 ulp. It
+ * is its own kernel because the compensation takes registers: in every
+ * loop kernel it took the 1024-thread shifted U = 2 one from 32 to 39 (one
+ * CTA per SM), and capping that at 32 spilled. Shares of <= 128 elements
+ * (the tuner's 512-1024-thread picks) stay on the plain chain, whose error
+ * there is within tolerance (1024 threads at 151936 columns passed). */
+constexpr int kFwdLoopPlainElems = 128;
+
+inline bool fwd_loop_long(int64_t N, int tpr) { return N > (int64_t)kFwdLoopPlainElems * tpr; }
+
 template <typename T, bool LN, int MODE, int H, int U> __global__ void fwd_loop(const fwd_args a)
 {
-    fwd_loop_body<T, LN, MODE, H, U>(a);
+    fwd_loop_body<T, LN, MODE, H, U, false>(a);
 }
 
-template <typename T, bool LN, int MODE, int H, int U>
-__global__ void __launch_bounds__(1024, 2) fwd_loop_two(const fwd_args a)
+template <typename T, int MODE, int H, int U> __global__ void fwd_loop_kahan(const fwd_args a)
 {
-    fwd_loop_body<T, LN, MODE, H, U>(a);
+    fwd_loop_body<T, false, MODE, H, U, true>(a);
 }
 
-template <typename T, bool LN, int MODE, int H, int U> constexpr fwd_fn fwd_loop_fn()
+/* The loop kernel for a thread's share: longc = fwd_loop_long(N, threads). */
+template <typename T, bool LN, int MODE, int H, int U> fwd_fn fwd_loop_fn(bool longc)
 {
-    if constexpr (sizeof(T) == 4 && !LN && U <= 2) return fwd_loop_two<T, LN, MODE, H, U>;
-    else return fwd_loop<T, LN, MODE, H, U>;
+    if constexpr (sizeof(T) == 4 && !LN)
+        if (longc) return fwd_loop_kahan<T, MODE, H, U>;
+    return fwd_loop<T, LN, MODE, H, U>;
 }
 
 } /* namespace */
