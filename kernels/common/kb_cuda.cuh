@@ -150,7 +150,9 @@ template <typename T> __device__ __forceinline__ uint4 kb_ld128_last(const T *p,
 /* How a load treats the caches. STREAM: read once (evict-first, ld.cs).
  * KEEP: read-only path, default caching. LAST: L2 evict-last policy
  * (operand from kb_policy_evict_last), for a first pass whose bytes a later
- * pass re-reads from L2; that later pass then reads with STREAM. */
+ * pass re-reads from L2; that later pass then reads with STREAM. Only the
+ * 16-byte load below honours LAST; kb_rows.cuh's one-element loads read a
+ * LAST slot as KEEP (no cache-hint form for them there). */
 enum kb_cache { KB_LD_KEEP, KB_LD_STREAM, KB_LD_LAST };
 
 /* One 16-byte load under cache treatment C (pol: LAST's policy, else unused). */

@@ -7,7 +7,8 @@
  *   norm_tuned_fwd.cuh  fwd_reg (row in registers, next rows prefetched),
  *                       fwd_reg_one (the same, one row group per CTA, fewer
  *                       registers), fwd_loop (the row re-read per
- *                       pass, U slots in flight per thread)
+ *                       pass, U slots in flight per thread; fwd_loop_kahan:
+ *                       its fp32 RMSNorm twin for long shares per thread)
  *   norm_tuned_bwd.cuh  bwd_reg + dw_reduce (persistent, dw partials),
  *                       bwd_dx_loop + dw_cols (fallback)
  * This file: the search space, the heuristic, validity and launches.

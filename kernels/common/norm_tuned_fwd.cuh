@@ -31,7 +31,9 @@
  * LN 3; L1/L2 serve the re-reads while rows in flight fit in them), U
  * slots per thread per step (below). Its loads ignore the hint (U = 1:
  * read-only path; U > 1: evict-last, the last pass evict-first); y's
- * stores follow it (H: 0 or 1, AM_AL only).
+ * stores follow it (H: 0 or 1, AM_AL only). fp32 RMSNorm rows whose share
+ * per thread is long add the slots' squares with a compensated sum, in
+ * kernels of their own (fwd_loop_kahan, at the end of this file).
  *
  * LayerNorm's mean is exact on a constant row (y = 0, as PyTorch's Welford
  * gives), which an fp32 sum of N equal values divided by N is not: the
@@ -291,7 +293,7 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
         const int sh = MODE == AM_SHIFT ? (int)(start & (VEC - 1)) : 0;
         const int nsl = (N + sh + VEC - 1) / VEC;
         const int64_t base = start - sh;
-        /* Slot k raw (zero outside the row), under load policy LP. */
+        /* Slot k raw (zero outside the row), under cache treatment lp (a kb_cache tag). */
         auto slot = [&](int k, auto lp) -> uint4 {
             const int64_t f0 = base + (int64_t)k * VEC;
             if constexpr (MODE == AM_AL) {
@@ -396,8 +398,12 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
  * is its own kernel because the compensation takes registers: in every
  * loop kernel it took the 1024-thread shifted U = 2 one from 32 to 39 (one
  * CTA per SM), and capping that at 32 spilled. Shares of <= 128 elements
- * (the tuner's 512-1024-thread picks) stay on the plain chain, whose error
- * there is within tolerance (1024 threads at 151936 columns passed). */
+ * stay on the plain chain: the H200 cache's fp32 loop entries (1024
+ * threads, N <= 65536) are there, and shares up to 148 elements passed on
+ * the plain chain (1024 threads at 151936 columns, every input kind, before
+ * this split). A row whose sum of squares overflows fp32 ends NaN here
+ * (inf - inf in the compensation) where the plain chain gives inf (y = 0);
+ * that needs |x| beyond ~1e19, which no input kind reaches. */
 constexpr int kFwdLoopPlainElems = 128;
 
 inline bool fwd_loop_long(int64_t N, int tpr) { return N > (int64_t)kFwdLoopPlainElems * tpr; }
