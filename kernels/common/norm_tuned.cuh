@@ -213,18 +213,20 @@ template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, 
  * hint: the forward's (0, 1, 2); the loop's loads ignore it, so 2 runs
  * hint 1's kernel (plain stores), AM_AL only. u: slots per thread per step
  * (the `reload` value: 1, 2, 4); element accesses (!ptr16) run 1.
- * longc: fwd_loop_long(N, threads) (fwd_loop_fn). */
-template <bool LN> fwd_fn fwd_loop_kernel(kb_dtype d, bool ptr16, bool al, int hint, int u, bool longc)
+ * N, tpr: the row length and threads per row (fwd_loop_fn: fp32 RMSNorm's
+ * long shares per thread take the compensated kernels). */
+template <bool LN>
+fwd_fn fwd_loop_kernel(kb_dtype d, bool ptr16, bool al, int hint, int u, int64_t N, int tpr)
 {
     fwd_fn f = nullptr;
     if (hint < 0 || hint > 2 || (hint && !al) || (u != 1 && u != 2 && u != 4)) return nullptr;
 #define NT_LOOP_U(MODE, H)                                                                 \
-    (u == 4   ? fwd_loop_fn<T, LN, MODE, H, 4>(longc)                                      \
-     : u == 2 ? fwd_loop_fn<T, LN, MODE, H, 2>(longc)                                      \
-              : fwd_loop_fn<T, LN, MODE, H, 1>(longc))
+    (u == 4   ? fwd_loop_fn<T, LN, MODE, H, 4>(N, tpr)                                    \
+     : u == 2 ? fwd_loop_fn<T, LN, MODE, H, 2>(N, tpr)                                    \
+              : fwd_loop_fn<T, LN, MODE, H, 1>(N, tpr))
     KB_DISPATCH(d, T, {
         f = al ? (hint ? NT_LOOP_U(AM_AL, 1) : NT_LOOP_U(AM_AL, 0))
-               : ptr16 ? NT_LOOP_U(AM_SHIFT, 0) : fwd_loop_fn<T, LN, AM_ELEM, 0, 1>(longc);
+               : ptr16 ? NT_LOOP_U(AM_SHIFT, 0) : fwd_loop_fn<T, LN, AM_ELEM, 0, 1>(N, tpr);
     });
 #undef NT_LOOP_U
     return f;
@@ -498,7 +500,7 @@ int nt_fwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
         if (tpr < 32 || tpr > 1024 || rows != 1 || cl != 1) return 0;
         const fwd_fn lf =
             fwd_loop_kernel<LN>(p->dtype, true, p->N % vec == 0, c->v[P_FWD_HINT], c->v[P_RELOAD],
-                                fwd_loop_long(p->N, tpr));
+                                p->N, tpr);
         return lf && nt_kernel_fits(reinterpret_cast<const void *>(lf), tpr, 0, optin);
     }
     if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
@@ -536,7 +538,7 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
             return NT_FAIL(e, KB_ERR_ARG, p, what, "reload needs 32..1024 threads, not %d", lt);
         /* Element accesses run one slot per step whatever `reload` says. */
         const int u = ptr16 && c->v[P_RELOAD] ? c->v[P_RELOAD] : 1;
-        const fwd_fn lf = fwd_loop_kernel<LN>(p->dtype, ptr16, v16, hint, u, fwd_loop_long(p->N, lt));
+        const fwd_fn lf = fwd_loop_kernel<LN>(p->dtype, ptr16, v16, hint, u, p->N, lt);
         if (!lf)
             return NT_FAIL(e, KB_ERR_ARG, p, what, "reload=%d: not 1, 2 or 4", c->v[P_RELOAD]);
         return nt_launch(p, what, e, lf, dim3(nt_grid(p->M, 1)), dim3((unsigned)lt), 0, 1, false,

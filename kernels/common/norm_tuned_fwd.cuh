@@ -406,8 +406,6 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
  * that needs |x| beyond ~1e19, which no input kind reaches. */
 constexpr int kFwdLoopPlainElems = 128;
 
-inline bool fwd_loop_long(int64_t N, int tpr) { return N > (int64_t)kFwdLoopPlainElems * tpr; }
-
 template <typename T, bool LN, int MODE, int H, int U> __global__ void fwd_loop(const fwd_args a)
 {
     fwd_loop_body<T, LN, MODE, H, U, false>(a);
@@ -418,11 +416,11 @@ template <typename T, int MODE, int H, int U> __global__ void fwd_loop_kahan(con
     fwd_loop_body<T, false, MODE, H, U, true>(a);
 }
 
-/* The loop kernel for a thread's share: longc = fwd_loop_long(N, threads). */
-template <typename T, bool LN, int MODE, int H, int U> fwd_fn fwd_loop_fn(bool longc)
+/* The loop kernel for rows of N elements over tpr threads. */
+template <typename T, bool LN, int MODE, int H, int U> fwd_fn fwd_loop_fn(int64_t N, int tpr)
 {
     if constexpr (sizeof(T) == 4 && !LN)
-        if (longc) return fwd_loop_kahan<T, MODE, H, U>;
+        if (N > (int64_t)kFwdLoopPlainElems * tpr) return fwd_loop_kahan<T, MODE, H, U>;
     return fwd_loop<T, LN, MODE, H, U>;
 }
 
