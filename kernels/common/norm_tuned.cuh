@@ -7,8 +7,8 @@
  *   norm_tuned_fwd.cuh  fwd_reg (row in registers, next rows prefetched),
  *                       fwd_reg_one (the same, one row group per CTA, fewer
  *                       registers), fwd_loop (the row re-read per
- *                       pass, U slots in flight per thread; fwd_loop_kahan:
- *                       its fp32 RMSNorm twin for long shares per thread)
+ *                       pass, U slots in flight per thread; fwd_loop_long:
+ *                       its twin for long shares per thread)
  *   norm_tuned_bwd.cuh  bwd_reg + dw_reduce (persistent, dw partials),
  *                       bwd_dx_loop + dw_cols (fallback)
  * This file: the search space, the heuristic, validity and launches.
@@ -213,8 +213,8 @@ template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, 
  * hint: the forward's (0, 1, 2); the loop's loads ignore it, so 2 runs
  * hint 1's kernel (plain stores), AM_AL only. u: slots per thread per step
  * (the `reload` value: 1, 2, 4); element accesses (!ptr16) run 1.
- * N, tpr: the row length and threads per row (fwd_loop_fn: fp32 RMSNorm's
- * long shares per thread take the compensated kernels). */
+ * N, tpr: the row length and threads per row (fwd_loop_fn: long shares
+ * per thread take the fwd_loop_long kernels). */
 template <bool LN>
 fwd_fn fwd_loop_kernel(kb_dtype d, bool ptr16, bool al, int hint, int u, int64_t N, int tpr)
 {

@@ -28,12 +28,13 @@
  * exchange across a cluster.
  *
  * fwd_loop (any N): one CTA per row, the row re-read per pass (RMS 2,
- * LN 3; L1/L2 serve the re-reads while rows in flight fit in them), U
- * slots per thread per step (below). Its loads ignore the hint (U = 1:
+ * LN 3, LN 2 in fwd_loop_long; L1/L2 serve the re-reads while rows in
+ * flight fit in them), U slots per thread per step (below). Its loads ignore the hint (U = 1:
  * read-only path; U > 1: evict-last, the last pass evict-first); y's
- * stores follow it (H: 0 or 1, AM_AL only). fp32 RMSNorm rows whose share
- * per thread is long add the slots' squares with a compensated sum, in
- * kernels of their own (fwd_loop_kahan, at the end of this file).
+ * stores follow it (H: 0 or 1, AM_AL only). Long shares per thread run
+ * twins of their own (fwd_loop_long, at the end of this file): fp32
+ * RMSNorm adds the slots' squares with a compensated sum, LayerNorm takes
+ * mean and M2 in one pass (Chan's merge), two passes over the row.
  *
  * LayerNorm's mean is exact on a constant row (y = 0, as PyTorch's Welford
  * gives), which an fp32 sum of N equal values divided by N is not: the
@@ -270,7 +271,55 @@ template <typename T, bool LN, int NV, bool AL, bool DB, int H> constexpr fwd_fn
  * the unpacked fp32 copies cost the occupancy the extra loads were for);
  * here the U slots are held raw (one uint4 each) until used. */
 
-template <typename T, bool LN, int MODE, int H, int U, bool KAHAN>
+/* Chan's merge of (nb, mb, M2b) into (n, m, M2): counts, means, sums of
+ * squared deviations. */
+__device__ __forceinline__ void chan_merge(float &n, float &m, float &M2, float nb, float mb,
+                                           float M2b)
+{
+    const float nn = n + nb;
+    if (nn > 0.f) {
+        const float d = mb - m, wb = nb / nn;
+        m += d * wb;
+        M2 += M2b + d * d * n * wb;
+        n = nn;
+    }
+}
+
+/* (n, m, M2) merged over the tpr threads of a one-CTA row (tpr a multiple
+ * of 32, blockDim.y = 1): a butterfly within the warp, each pair merged low
+ * lane first so both lanes hold the same bits, then the warps' results
+ * through buf (3 x 32 floats) and the same butterfly in every warp. */
+__device__ __forceinline__ void chan_row(float &n, float &m, float &M2, float *buf, int tpr)
+{
+    const int lane = (int)threadIdx.x & 31;
+    auto warp_merge = [&]() {
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) {
+            const float nb = __shfl_xor_sync(0xffffffffu, n, o);
+            const float mb = __shfl_xor_sync(0xffffffffu, m, o);
+            const float qb = __shfl_xor_sync(0xffffffffu, M2, o);
+            if (lane & o) { /* the partner is the lower lane: merge into its state */
+                float n0 = nb, m0 = mb, q0 = qb;
+                chan_merge(n0, m0, q0, n, m, M2);
+                n = n0, m = m0, M2 = q0;
+            } else {
+                chan_merge(n, m, M2, nb, mb, qb);
+            }
+        }
+    };
+    warp_merge();
+    if (tpr > 32) {
+        const int nw = tpr >> 5, w = (int)threadIdx.x >> 5;
+        if (lane == 0) buf[w] = n, buf[32 + w] = m, buf[64 + w] = M2;
+        __syncthreads();
+        n = lane < nw ? buf[lane] : 0.f;
+        m = lane < nw ? buf[32 + lane] : 0.f;
+        M2 = lane < nw ? buf[64 + lane] : 0.f;
+        warp_merge();
+    }
+}
+
+template <typename T, bool LN, int MODE, int H, int U, bool LONG>
 __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
 {
     static_assert(U == 1 || MODE != AM_ELEM, "element accesses run one slot per step");
@@ -281,6 +330,9 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
     __shared__ red_smem<RV> rsm;
     const int tpr = (int)blockDim.x, N = (int)a.N;
     row_reducer<RV> reduce(rsm, tpr, 1);
+    constexpr bool CHAN = LN && LONG;
+    __shared__ float cbuf[CHAN ? 2 : 1][CHAN ? 96 : 1]; /* chan_row's warp partials, per parity */
+    int cpar = 0;
     const float n = (float)a.N;
     const double inv_n = 1.0 / (double)a.N;
     const int64_t total = a.M * a.N;
@@ -323,7 +375,39 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
         };
         using first_t = std::integral_constant<kb_cache, FIRST>;
         float mean = 0.f, s[1] = {0.f};
-        if constexpr (LN) {
+        if constexpr (CHAN) {
+            /* Long rows (fwd_loop_long): both statistics in one pass. Each
+             * slot's count, mean and M2 of d = x - K (K = the row's first
+             * element), merged into the thread's by Chan's formula, then
+             * across the CTA (chan_row): two passes over the row instead of
+             * three. On a constant row every d is 0, so mean = K and M2 = 0
+             * exactly (y = 0, as the three-pass loop's exact mean gives). */
+            float kf[PV];
+            kb_unpack<T>(ld_pack<T, false, false>(x + start, 1), kf);
+            const float K = kf[0];
+            float cn = 0.f, cm = 0.f, cM2 = 0.f;
+            each(first_t{}, [&](int k, uint4 r) {
+                float f[PV];
+                kb_unpack<T>(r, f);
+                const int lo = sh - k * VEC;
+                const bool whole = MODE == AM_AL || (lo <= 0 && lo + N >= VEC);
+                float sd = 0.f;
+#pragma unroll
+                for (int j = 0; j < VEC; j++)
+                    if (whole || (j >= lo && j < lo + N)) sd += f[j] - K;
+                const float c = whole ? (float)VEC : (float)(min(lo + N, VEC) - max(lo, 0));
+                const float ms = whole ? sd * (1.f / VEC) : sd / c;
+                float m2 = 0.f;
+#pragma unroll
+                for (int j = 0; j < VEC; j++)
+                    if (whole || (j >= lo && j < lo + N)) m2 += (f[j] - K - ms) * (f[j] - K - ms);
+                chan_merge(cn, cm, cM2, c, ms, m2);
+            });
+            chan_row(cn, cm, cM2, cbuf[cpar], tpr);
+            cpar ^= 1;
+            mean = K + cm;
+            s[0] = cM2;
+        } else if constexpr (LN) {
             double sd = 0.0; /* the mean's sum, exact on a constant row (above) */
             each(first_t{}, [&](int, uint4 r) {
                 float f[PV];
@@ -348,8 +432,8 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
                         s[0] += (f[j] - mean) * (f[j] - mean);
             });
             reduce(s);
-        } else if constexpr (KAHAN) {
-            /* Long per-thread chains (fwd_loop_kahan): a slot's squares in
+        } else if constexpr (LONG) {
+            /* Long per-thread chains (fwd_loop_long, fp32 RMSNorm): a slot's squares in
              * fp32, the thread's slot sums added with a compensated sum. */
             float c = 0.f;
             each(first_t{}, [&](int, uint4 r) {
@@ -390,37 +474,55 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
     }
 }
 
-/* The loop kernels. fwd_loop_kahan (fp32 RMSNorm, a thread's share of the
- * row longer than kFwdLoopPlainElems): one fp32 chain of a thread's 1000s
- * of squares drifts past fp32's tolerance on a constant row (k equal
- * terms: relative error up to ~k/2 ulp; 32-128 threads at 50257-151936
- * columns failed by 1.2-6.3x), a compensated sum keeps it at ~2 ulp. It
- * is its own kernel because the compensation takes registers: in every
- * loop kernel it took the 1024-thread shifted U = 2 one from 32 to 39 (one
- * CTA per SM), and capping that at 32 spilled. Shares of <= 128 elements
- * stay on the plain chain: the H200 cache's fp32 loop entries (1024
- * threads, N <= 65536) are there, and shares up to 148 elements passed on
- * the plain chain (1024 threads at 151936 columns, every input kind, before
- * this split). A row whose sum of squares overflows fp32 ends NaN here
- * (inf - inf in the compensation) where the plain chain gives inf (y = 0);
- * that needs |x| beyond ~1e19, which no input kind reaches. */
+/* The loop kernels. fwd_loop_long: the twins of fwd_loop for long shares
+ * per thread, kernels of their own because what they add costs registers
+ * that short rows would pay for nothing.
+ *
+ * fp32 RMSNorm, a thread's share of the row longer than kFwdLoopPlainElems:
+ * one fp32 chain of a thread's 1000s of squares drifts past fp32's
+ * tolerance on a constant row (k equal terms: relative error up to ~k/2
+ * ulp; 32-128 threads at 50257-151936 columns failed by 1.2-6.3x), a
+ * compensated sum keeps it at ~2 ulp. In every loop kernel it took the
+ * 1024-thread shifted U = 2 one from 32 to 39 registers (one CTA per SM),
+ * and capping that at 32 spilled. Shares of <= 128 elements stay on the
+ * plain chain: the H200 cache's fp32 loop entries (1024 threads, N <=
+ * 65536) are there, and shares up to 148 elements passed on the plain chain
+ * (1024 threads at 151936 columns, every input kind, before this split). A
+ * row whose sum of squares overflows fp32 ends NaN here (inf - inf in the
+ * compensation) where the plain chain gives inf (y = 0); that needs |x|
+ * beyond ~1e19, which no input kind reaches.
+ *
+ * LayerNorm, rows of kFwdLoopChanPasses or more steps of U x tpr slots:
+ * mean and M2 in one pass (Chan's merge above), so the row is read twice,
+ * not three times. Per slot it costs a division and the merge, per row a
+ * three-value butterfly, and U = 4 takes 48 registers (40 in fwd_loop), the
+ * shifted 16-bit U = 4 ones 79 (64-72): a loss on rows of few steps, where
+ * the third pass is cheap (mostly L1 hits). Measured on the H200 (kernels/
+ * README.md, session 20), the two-pass loop gained 12-36 % at 8-74 steps
+ * and lost 2-45 % at 2-3 steps; at 6 steps -4 to +11 %. */
 constexpr int kFwdLoopPlainElems = 128;
+constexpr int kFwdLoopChanPasses = 6;
 
 template <typename T, bool LN, int MODE, int H, int U> __global__ void fwd_loop(const fwd_args a)
 {
     fwd_loop_body<T, LN, MODE, H, U, false>(a);
 }
 
-template <typename T, int MODE, int H, int U> __global__ void fwd_loop_kahan(const fwd_args a)
+template <typename T, bool LN, int MODE, int H, int U> __global__ void fwd_loop_long(const fwd_args a)
 {
-    fwd_loop_body<T, false, MODE, H, U, true>(a);
+    fwd_loop_body<T, LN, MODE, H, U, true>(a);
 }
 
-/* The loop kernel for rows of N elements over tpr threads. */
+/* The loop kernel for rows of N elements over tpr threads. Element accesses
+ * (one element a slot) keep LayerNorm's three passes: a division per
+ * element would cost more than the pass it saves. */
 template <typename T, bool LN, int MODE, int H, int U> fwd_fn fwd_loop_fn(int64_t N, int tpr)
 {
     if constexpr (sizeof(T) == 4 && !LN)
-        if (N > (int64_t)kFwdLoopPlainElems * tpr) return fwd_loop_kahan<T, MODE, H, U>;
+        if (N > (int64_t)kFwdLoopPlainElems * tpr) return fwd_loop_long<T, false, MODE, H, U>;
+    if constexpr (LN && MODE != AM_ELEM)
+        if (N > (int64_t)(kFwdLoopChanPasses - 1) * U * tpr * vec_of<T>())
+            return fwd_loop_long<T, true, MODE, H, U>;
     return fwd_loop<T, LN, MODE, H, U>;
 }
 
