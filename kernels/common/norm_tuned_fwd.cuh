@@ -492,16 +492,19 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
  * compensation) where the plain chain gives inf (y = 0); that needs |x|
  * beyond ~1e19, which no input kind reaches.
  *
- * LayerNorm, rows of kFwdLoopChanPasses or more steps of U x tpr slots:
- * mean and M2 in one pass (Chan's merge above), so the row is read twice,
- * not three times. Per slot it costs a division and the merge, per row a
- * three-value butterfly, and U = 4 takes 48 registers (40 in fwd_loop), the
- * shifted 16-bit U = 4 ones 79 (64-72): a loss on rows of few steps, where
- * the third pass is cheap (mostly L1 hits). Measured on the H200 (kernels/
- * README.md, session 20), the two-pass loop gained 12-36 % at 8-74 steps
- * and lost 2-45 % at 2-3 steps; at 6 steps -4 to +11 %. */
+ * LayerNorm, rows of kFwdLoopChanBytes or more that take kFwdLoopChanPasses
+ * or more steps of U x tpr slots: mean and M2 in one pass (Chan's merge
+ * above), so the row is read twice, not three times. Per slot it costs a
+ * division and the merge, per row a three-value butterfly, and U = 4 takes
+ * 48 registers (40 in fwd_loop), the shifted 16-bit U = 4 ones 79 (64-72).
+ * That is a loss where the third pass is cheap: rows of few steps, and
+ * short rows, whose re-reads L1 serves. Measured on the H200 (kernels/
+ * README.md, session 20), the two-pass loop gained 12-36 % on 32-300 KB
+ * rows at 8-74 steps, lost 2-45 % at 2-3 steps and 24 % on 8 KB rows at 8
+ * steps (32768x4095, 64 threads); at 6 steps -4 to +11 %. */
 constexpr int kFwdLoopPlainElems = 128;
 constexpr int kFwdLoopChanPasses = 6;
+constexpr int64_t kFwdLoopChanBytes = 32768;
 
 template <typename T, bool LN, int MODE, int H, int U> __global__ void fwd_loop(const fwd_args a)
 {
@@ -521,7 +524,8 @@ template <typename T, bool LN, int MODE, int H, int U> fwd_fn fwd_loop_fn(int64_
     if constexpr (sizeof(T) == 4 && !LN)
         if (N > (int64_t)kFwdLoopPlainElems * tpr) return fwd_loop_long<T, false, MODE, H, U>;
     if constexpr (LN && MODE != AM_ELEM)
-        if (N > (int64_t)(kFwdLoopChanPasses - 1) * U * tpr * vec_of<T>())
+        if (N * (int64_t)sizeof(T) >= kFwdLoopChanBytes &&
+            N > (int64_t)(kFwdLoopChanPasses - 1) * U * tpr * vec_of<T>())
             return fwd_loop_long<T, true, MODE, H, U>;
     return fwd_loop<T, LN, MODE, H, U>;
 }
