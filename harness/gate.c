@@ -48,9 +48,15 @@ kb_verdict kb_verdict_decide(const kb_gate_opts *o, const kb_perf *base, const k
     const double nn = isnan(now->noise) ? 0 : now->noise;
     *change = now->gbps / base->gbps - 1.0;
     *band = o->tolerance + o->noise_k * sqrt(nb * nb + nn * nn);
-    /* Below the floor the GB/s change is launch jitter, whatever its size. */
+    /* Below the floor the GB/s change is launch jitter, whatever its size.
+     * The medians come from fp32 event times and the floor from a decimal
+     * text, so a change of exactly the floor can read a few ulp above it
+     * (session 20's gate: 8.832 - 7.808 us against a 2 x 0.512 us floor
+     * read SLOWER): the floor holds within kFloorSlackMs, far below any
+     * time a timer resolves. */
+    const double kFloorSlackMs = 1e-6; /* 1 ns */
     if (o->floor_ms > 0 && base->median_ms > 0 && now->median_ms > 0 &&
-        fabs(now->median_ms - base->median_ms) <= o->floor_ms)
+        fabs(now->median_ms - base->median_ms) <= o->floor_ms + kFloorSlackMs)
         return KB_VERDICT_SAME;
     if (nn > o->noise_limit) return KB_VERDICT_NOISY;
     if (*change < -*band)

@@ -6,7 +6,8 @@
  *     band = tolerance + k * sqrt(noise_now^2 + noise_base^2)
  * (tolerance default 10 %, k = 2: about two standard deviations of the
  * difference of two noisy measurements).
- *     |median_now - median_base| <= floor_ms -> SAME  (launch jitter explains it)
+ *     |median_now - median_base| <= floor_ms -> SAME  (launch jitter explains it;
+ *                                              1 ns of slack for rounding)
  *     noise_now > noise_limit (default 5 %)  -> NOISY  (re-measured once with a
  *                                              longer budget by the runner)
  *     change < -band, and the fastest sample also more than tolerance below

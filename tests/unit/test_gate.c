@@ -90,6 +90,25 @@ START_TEST(time_floor_for_launch_bound_cases)
     /* Exactly at the floor is still SAME; beyond it the GB/s rule decides. */
     now.median_ms = base.median_ms + o.floor_ms;
     ck_assert_int_eq(kb_verdict_decide(&o, &base, &now, &c, &b), KB_VERDICT_SAME);
+    {
+        /* Session 20's closing gate, LayerNorm backward bf16 4096x1: two
+         * kernels under a 2 x 0.512 us floor, medians from fp32 event times
+         * 1.024 us apart; their difference reads a few ulp above the floor
+         * in double. Exactly at the floor: SAME, not SLOWER. */
+        kb_gate_opts f;
+        kb_gate_defaults(&f);
+        f.tolerance = 0.05; /* ci/gate's */
+        f.floor_ms = 2 * 0.000512;
+        const double lb = 24584e-6; /* GB/s x ms: 3.15 GB/s at 7.808 us */
+        const float tb = 0.007808f, tn = 0.008832f;
+        kb_perf lbase = {lb / ((double)tb * 1e-3) / 1e9, 0.006, (double)tb, NAN};
+        kb_perf lnow = {lb / ((double)tn * 1e-3) / 1e9, 0.032, (double)tn, NAN};
+        ck_assert((double)tn - (double)tb > f.floor_ms);
+        ck_assert_int_eq(kb_verdict_decide(&f, &lbase, &lnow, &c, &b), KB_VERDICT_SAME);
+        lnow.median_ms = (double)tn + 1e-4; /* 100 ns past the floor: the GB/s rule */
+        lnow.gbps = lb / (lnow.median_ms * 1e-3) / 1e9;
+        ck_assert_int_eq(kb_verdict_decide(&f, &lbase, &lnow, &c, &b), KB_VERDICT_SLOWER);
+    }
     now.median_ms = 0.0063;
     now.gbps = bytes / 6.3e-6 / 1e9;
     ck_assert_int_eq(kb_verdict_decide(&o, &base, &now, &c, &b), KB_VERDICT_SLOWER);
