@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
-"""glu-table.py KB1 PEERS KB2: issue 16's GLU table from glu-peers.sh's CSVs. Per benchmark and
+"""glu-table.py KB1 PEERS KB2 [GATE_RESULTS_DIR]: issue 16's GLU table from glu-peers.sh's CSVs. Per benchmark and
 shape: kbench eager, fused, tuned (the mean of the two tuned rounds, and each round), tuned %
 of copy SOL and of its mix SOL, PyTorch eager, torch.compile and tuned / torch.compile. A shape
-counts as ahead only if the worse tuned round beats torch.compile (printed as 'worst / compile')."""
-import csv, sys
+counts as ahead only if the worse tuned round beats torch.compile (printed as 'worst / compile').
+kbench's eager and fused series come from GATE_RESULTS_DIR (ci/gate's results/, the same call)."""
+import csv, glob, os, sys
 def rows(p):
     return [r for r in csv.DictReader(open(p)) if r.get('gbps')]
 kb1, peers, kb2 = (rows(p) for p in sys.argv[1:4])
+gate = [r for f in (sorted(glob.glob(os.path.join(sys.argv[4], '*glu_*.csv'))) if len(sys.argv) > 4 else [])
+        for r in rows(f) if r['backend'] in ('eager', 'fused') and r['dtype'] == 'bf16']
 g = {}
-for src, rs in (('1', kb1), ('p', peers), ('2', kb2)):
+for src, rs in (('1', kb1), ('p', peers), ('2', kb2), ('g', gate)):
     for r in rs:
         k = (r['benchmark'], int(r['M']), int(r['N']))
-        be = r['backend'] + ('' if src == 'p' or r['backend'] != 'tuned' else src)
+        be = r['backend'] + ('' if src in 'pg' or r['backend'] != 'tuned' else src)
         g.setdefault(k, {})[be] = r
 def f(d, be, col='gbps'):
     try: return float(d[be][col])
