@@ -29,9 +29,9 @@
  *
  * fwd_loop (any N): one CTA per row, the row re-read per pass (RMS 2,
  * LN 3, LN 2 in fwd_loop_long; L1/L2 serve the re-reads while rows in
- * flight fit in them), U slots per thread per step (below). Its loads ignore the hint (U = 1:
- * read-only path; U > 1: evict-last, the last pass evict-first); y's
- * stores follow it (H: 0 or 1, AM_AL only). Long shares per thread run
+ * flight fit in them), U slots per thread per step (below). Its loads
+ * ignore the hint (U = 1: read-only path; U > 1: evict-last, the last pass
+ * evict-first); y's stores follow it (H: 0 or 1, AM_AL only). Long shares per thread run
  * twins of their own (fwd_loop_long, at the end of this file): fp32
  * RMSNorm adds the slots' squares with a compensated sum, LayerNorm takes
  * mean and M2 in one pass (Chan's merge), two passes over the row.
@@ -433,8 +433,9 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
             });
             reduce(s);
         } else if constexpr (LONG) {
-            /* Long per-thread chains (fwd_loop_long, fp32 RMSNorm): a slot's squares in
-             * fp32, the thread's slot sums added with a compensated sum. */
+            /* Long per-thread chains (fwd_loop_long, fp32 RMSNorm): a
+             * slot's squares in fp32, the thread's slot sums added with a
+             * compensated sum. */
             float c = 0.f;
             each(first_t{}, [&](int, uint4 r) {
                 float f[PV], p = 0.f;
