@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Prepared in session 20 for a later call (not run): branch reg-prologue against main, every norm
-# forward kernel. The branch (1) takes rstd as rsqrtf(fmaf(ss, 1/N, eps)) (FFMA + MUFU.RSQ, as
-# PyTorch's and Inductor's kernels do) instead of an IEEE division, square root and reciprocal on
-# every row's serial path; (2) skips the two runtime integer divisions before a register kernel's
-# first load where the cluster is 1 and threads x cluster is a power of two (lane_map's share, the
-# CTA's row group). The SASS study (measurements/session20/sass-study/) counted ~145 executed
-# instructions before the first load against Triton's 26-34. Carry main's build as
+# Prepared in session 20 for a later call (not run): branch reg-prologue (643f691) against main,
+# every norm forward kernel. The branch (1) takes rstd as rsqrtf(__fdividef(ss, n) + eps) (as
+# PyTorch's and Inductor's kernels take rsqrt) instead of an IEEE division, square root and
+# reciprocal on every row's serial path; (2) splits the register kernel's packs per thread on the
+# host (fwd_args share_q/share_r) and skips the row-group division without a cluster, so no
+# runtime integer division runs before the first load. The SASS study
+# (measurements/session20/sass-study/) counted ~145 executed instructions before the first load
+# against Triton's 26-34. ci/sass-diff (next/reg-prologue-sass-diff.txt on the branch): backward
+# identical; forward median -233 static instructions; 11 capped kernels now spill 8 bytes (the
+# RMSNorm 16-bit fwd_reg_cap NV=4 DB and fwd_reg_one bf16 NV=3: the 384-column tall-row entries),
+# so read those rows first. Carry main's build as
 # .devbuild/build.tar.zst and the branch's kbench as a zstd patch against it:
 #   zstd -19 --long=27 --patch-from=build/kbench <branch build>/kbench -o .devbuild/rp-kbench.zst
 # Steps: forced step and every norm-forward case in every input kind with the branch's kbench
