@@ -31,10 +31,11 @@
  * LN 3, LN 2 in fwd_loop_long; L1/L2 serve the re-reads while rows in
  * flight fit in them), U slots per thread per step (below). Its loads
  * ignore the hint (U = 1: read-only path; U > 1: evict-last, the last pass
- * evict-first); y's stores follow it (H: 0 or 1, AM_AL only). Long shares per thread run
- * twins of their own (fwd_loop_long, at the end of this file): fp32
- * RMSNorm adds the slots' squares with a compensated sum, LayerNorm takes
- * mean and M2 in one pass (Chan's merge), two passes over the row.
+ * evict-first); y's stores follow it (H: 0 or 1, AM_AL only). Long shares
+ * per thread run twins of their own (fwd_loop_long, at the end of this
+ * file): fp32 RMSNorm adds the slots' squares with a compensated sum,
+ * LayerNorm takes mean and M2 in one pass (Chan's merge), two passes over
+ * the row.
  *
  * LayerNorm's mean is exact on a constant row (y = 0, as PyTorch's Welford
  * gives), which an fp32 sum of N equal values divided by N is not: the

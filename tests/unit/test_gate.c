@@ -99,7 +99,7 @@ START_TEST(time_floor_for_launch_bound_cases)
         kb_gate_defaults(&f);
         f.tolerance = 0.05; /* ci/gate's */
         f.floor_ms = 2 * 0.000512;
-        const double lb = 24584e-6; /* GB/s x ms: 3.15 GB/s at 7.808 us */
+        const double lb = 24584; /* bytes: 3.15 GB/s at 7.808 us */
         const float tb = 0.007808f, tn = 0.008832f;
         kb_perf lbase = {lb / ((double)tb * 1e-3) / 1e9, 0.006, (double)tb, NAN};
         kb_perf lnow = {lb / ((double)tn * 1e-3) / 1e9, 0.032, (double)tn, NAN};
