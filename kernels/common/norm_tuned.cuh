@@ -23,7 +23,10 @@
  *            calculator; with a cluster, any value > 0 means all the
  *            clusters that fit); forward only: 0 = one CTA per row group
  *            (with db = 0, aligned packs and pointers, NV <= 8 and at most
- *            2^30 / CL groups: fwd_reg_one, no prefetch, 32-64 registers)
+ *            2^30 / CL groups: fwd_reg_one, no prefetch, 32-64 registers);
+ *            forward reload loop: 0 and 32 one CTA per row, 1-16 a
+ *            persistent grid of at most occ CTAs per SM (fewer rows in
+ *            flight, so the passes after the first find the row in L2)
  *   db       next row group double-buffered in registers (1) or rolled in
  *            pack by pack behind the stores (0); backward (8th parameter,
  *            after hint; aligned packs only): 1 in registers (NV <= 2),
@@ -363,13 +366,14 @@ template <bool LN> int nt_fwd_valid(const kb_problem *, const kb_setup_ctx *, co
 /* The reload loop's loads ignore the hint (fwd_loop_kernel: their cache
  * operators follow U, not the hint): hint 2 is
  * hint 1's kernel there, and canon makes the two texts one configuration,
- * so the search times that kernel once. The loop's grid is one CTA per row
- * whatever occ says, and it has no double buffer: those fold too. */
+ * so the search times that kernel once. The loop runs one CTA per row for
+ * occ 0 as for occ = all (nt_fwd_launch), and it has no double buffer:
+ * those fold too. */
 inline void nt_fwd_canon(kb_tune_cfg *c)
 {
     if (!c->v[P_RELOAD]) return;
     if (c->v[P_FWD_HINT] == 2) c->v[P_FWD_HINT] = 1;
-    c->v[P_OCC] = kOccAll;
+    if (c->v[P_OCC] == 0) c->v[P_OCC] = kOccAll;
     c->v[P_FWD_DB] = 0;
 }
 /* The reload kernels ignore the backward's hint and double buffer. */
@@ -541,8 +545,23 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
         const fwd_fn lf = fwd_loop_kernel<LN>(p->dtype, ptr16, v16, hint, u, p->N, lt);
         if (!lf)
             return NT_FAIL(e, KB_ERR_ARG, p, what, "reload=%d: not 1, 2 or 4", c->v[P_RELOAD]);
-        return nt_launch(p, what, e, lf, dim3(nt_grid(p->M, 1)), dim3((unsigned)lt), 0, 1, false,
-                         s, a);
+        /* Every pass after the first re-reads the row, from L2 only while
+         * the rows in flight fit it: one CTA per row keeps every CTA that
+         * fits resident (4096x50257 bf16 at 256 threads: ~600 rows, ~60 MB),
+         * occ 1-16 a persistent grid of fewer (the kernel strides over
+         * rows). */
+        unsigned grid = nt_grid(p->M, 1);
+        if (c->v[P_RELOAD] && occ > 0 && occ < kOccAll) {
+            int64_t slots = 0;
+            NT_CUDA(e, p, what,
+                    nt_persistent_slots(reinterpret_cast<const void *>(lf), dim3((unsigned)lt), 0,
+                                        1, occ, p->M, &slots));
+            if (slots < 1)
+                return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
+                               "reload=%d threads=%d: no CTA fits an SM", c->v[P_RELOAD], lt);
+            grid = (unsigned)slots;
+        }
+        return nt_launch(p, what, e, lf, dim3(grid), dim3((unsigned)lt), 0, 1, false, s, a);
     }
     const int64_t span = nt_fwd_span(p->N, vec);
     const int nv = db ? nt_pick_nv(span, tpr, cl, vec, kFwdDbNV)

@@ -942,11 +942,17 @@ START_TEST(norm_forward_reload_is_slots_per_step)
                                            "hint=2", NULL, &c, &e), KB_OK);
         kb_tune_format(sp, &c, text, sizeof text);
         ck_assert_str_eq(text, "threads=256,rows=1,cluster=1,occ=32,db=0,reload=4,hint=1");
-        /* the loop ignores occ and db: one configuration, one timing */
+        /* the loop ignores db, and runs occ 0 as occ = all (one CTA per
+         * row): one configuration, one timing */
         ck_assert_int_eq(kb_tune_parse(sp, "threads=512,rows=1,cluster=1,occ=0,db=1,reload=2,"
                                            "hint=0", NULL, &c, &e), KB_OK);
         kb_tune_format(sp, &c, text, sizeof text);
         ck_assert_str_eq(text, "threads=512,rows=1,cluster=1,occ=32,db=0,reload=2,hint=0");
+        /* occ 1-16 caps the loop's CTAs per SM (fewer rows in flight): kept */
+        ck_assert_int_eq(kb_tune_parse(sp, "threads=512,rows=1,cluster=1,occ=2,db=1,reload=2,"
+                                           "hint=0", NULL, &c, &e), KB_OK);
+        kb_tune_format(sp, &c, text, sizeof text);
+        ck_assert_str_eq(text, "threads=512,rows=1,cluster=1,occ=2,db=0,reload=2,hint=0");
         /* held rows keep them */
         ck_assert_int_eq(kb_tune_parse(sp, "threads=512,rows=1,cluster=1,occ=0,db=1,reload=0,"
                                            "hint=2", NULL, &c, &e), KB_OK);
