@@ -173,20 +173,28 @@ template <typename T> __device__ __forceinline__ void kb_st128_stream(T *p, uint
 /* Per-thread asynchronous copy of 16 bytes into shared memory (cp.async,
  * L1 bypassed): the bytes are in flight without holding registers, so a
  * kernel can prefetch a whole next row group while it reduces the current
- * one. ok = false zero-fills the destination and reads nothing (p must
- * still be a valid address). Completion: kb_cp_async_commit() closes the
- * thread's group, kb_cp_async_wait_all() waits for its groups; a thread
- * that reads back only its own copies needs no barrier. */
-template <typename T> __device__ __forceinline__ void kb_cp_async16(void *smem, const T *p, bool ok)
+ * one, or stage a whole row. kb_cp_async16n reads the first `bytes` (0-16)
+ * and zero-fills the rest (a pack at the end of a tensor, whose 16 bytes
+ * would run past it); kb_cp_async16 all 16, or with ok = false none (the
+ * destination zero-filled; p must still be a valid address). Completion:
+ * kb_cp_async_commit() closes the thread's group, kb_cp_async_wait_all()
+ * waits for its groups; a thread that reads back only its own copies needs
+ * no barrier. */
+template <typename T> __device__ __forceinline__ void kb_cp_async16n(void *smem, const T *p, int bytes)
 {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
     const uint32_t s = (uint32_t)__cvta_generic_to_shared(smem);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(p),
-                 "r"(ok ? 16 : 0)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(p), "r"(bytes)
                  : "memory");
-#else /* before sm_80: the same result, copied synchronously */
-    *static_cast<uint4 *>(smem) = ok ? *reinterpret_cast<const uint4 *>(p) : make_uint4(0, 0, 0, 0);
+#else
+    unsigned char *d = static_cast<unsigned char *>(smem);
+    const unsigned char *q = reinterpret_cast<const unsigned char *>(p);
+    for (int i = 0; i < 16; i++) d[i] = i < bytes ? q[i] : 0;
 #endif
+}
+template <typename T> __device__ __forceinline__ void kb_cp_async16(void *smem, const T *p, bool ok)
+{
+    kb_cp_async16n(smem, p, ok ? 16 : 0);
 }
 __device__ __forceinline__ void kb_cp_async_commit()
 {

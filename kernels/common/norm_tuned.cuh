@@ -35,7 +35,9 @@
  *            fewer registers, more CTAs per SM)
  *   reload   0: row held in registers; else the loop re-reading the row
  *            (one CTA of `threads` per row, rows == cluster == 1); forward:
- *            1, 2 or 4 slots per thread in flight per step (fwd_loop's U)
+ *            1, 2 or 4 slots per thread in flight per step (fwd_loop's U),
+ *            8 the row staged in shared memory first (fwd_stage: 16-byte
+ *            aligned tensors, rows that fit the opt-in shared memory)
  *   hint     forward: cache operators of x's loads and y's stores, as the
  *            tuned GLU's (0: evict-first both, 1: evict-first loads, plain
  *            stores, 2: plain both; the reload loop's loads ignore it (their
@@ -93,9 +95,9 @@ constexpr int kOccAll = 32; /* occ value meaning "as many CTAs as fit" */
 /* kb_tune_space initialisers for the .cu files. */
 #define KB_NORM_FWD_SPACE(opname, ln)                                                      \
     {opname, 7, {"threads", "rows", "cluster", "occ", "db", "reload", "hint"},               \
-     {11, 8, 5, 10, 2, 4, 3},                                                              \
+     {11, 8, 5, 10, 2, 5, 3},                                                              \
      {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, NT_FWD_OCC_CHOICES, {0, 1},   \
-      {0, 1, 2, 4}, {0, 1, 2}},                                                            \
+      {0, 1, 2, 4, 8}, {0, 1, 2}},                                                            \
      nt_heuristic<ln, false>, nt_fwd_valid<ln>, nullptr, nt_fwd_launch<ln>, nullptr,        \
      nt_fwd_canon}
 #define KB_NORM_BWD_SPACE(opname, ln)                                                    \
@@ -222,7 +224,15 @@ template <bool LN>
 fwd_fn fwd_loop_kernel(kb_dtype d, bool ptr16, bool al, int hint, int u, int64_t N, int tpr)
 {
     fwd_fn f = nullptr;
-    if (hint < 0 || hint > 2 || (hint && !al) || (u != 1 && u != 2 && u != 4)) return nullptr;
+    if (hint < 0 || hint > 2 || (hint && !al) || (u != 1 && u != 2 && u != 4 && u != 8))
+        return nullptr;
+    if (u == 8) { /* staged: 128-bit slots only */
+        KB_DISPATCH(d, T, {
+            f = al ? (hint ? fwd_stage_fn<T, LN, AM_AL, 1>(N, tpr) : fwd_stage_fn<T, LN, AM_AL, 0>(N, tpr))
+               : ptr16 ? fwd_stage_fn<T, LN, AM_SHIFT, 0>(N, tpr) : nullptr;
+        });
+        return f;
+    }
 #define NT_LOOP_U(MODE, H)                                                                 \
     (u == 4   ? fwd_loop_fn<T, LN, MODE, H, 4>(N, tpr)                                    \
      : u == 2 ? fwd_loop_fn<T, LN, MODE, H, 2>(N, tpr)                                    \
@@ -489,6 +499,12 @@ inline cudaError_t nt_persistent_slots(const void *fn, dim3 block, size_t smem, 
 }
 
 /* ---- forward: valid / launch ------------------------------------------------ */
+/* Dynamic shared memory of the loop with `reload` = u: a staged row's slots. */
+inline size_t nt_fwd_loop_smem(const kb_problem *p, int u)
+{
+    return u == 8 ? (size_t)fwd_stage_bytes(p->N, nt_vec(p->dtype)) : 0;
+}
+
 /* Elements the slots of a row may cover: a shifted row (N % vec != 0)
  * spans up to vec - 1 more than N. */
 inline int64_t nt_fwd_span(int64_t N, int vec) { return N % vec ? N + vec - 1 : N; }
@@ -505,7 +521,8 @@ int nt_fwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
         const fwd_fn lf =
             fwd_loop_kernel<LN>(p->dtype, true, p->N % vec == 0, c->v[P_FWD_HINT], c->v[P_RELOAD],
                                 p->N, tpr);
-        return lf && nt_kernel_fits(reinterpret_cast<const void *>(lf), tpr, 0, optin);
+        return lf && nt_kernel_fits(reinterpret_cast<const void *>(lf), tpr,
+                                    nt_fwd_loop_smem(p, c->v[P_RELOAD]), optin);
     }
     if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
     const int64_t span = nt_fwd_span(p->N, vec);
@@ -544,7 +561,21 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
         const int u = ptr16 && c->v[P_RELOAD] ? c->v[P_RELOAD] : 1;
         const fwd_fn lf = fwd_loop_kernel<LN>(p->dtype, ptr16, v16, hint, u, p->N, lt);
         if (!lf)
-            return NT_FAIL(e, KB_ERR_ARG, p, what, "reload=%d: not 1, 2 or 4", c->v[P_RELOAD]);
+            return NT_FAIL(e, KB_ERR_ARG, p, what, "reload=%d: not 1, 2, 4 or 8", c->v[P_RELOAD]);
+        const size_t smem = nt_fwd_loop_smem(p, u);
+        if (smem) {
+            int dev = 0, optin = 0;
+            cudaFuncAttributes fa;
+            NT_CUDA(e, p, what, cudaGetDevice(&dev));
+            NT_CUDA(e, p, what,
+                    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+            NT_CUDA(e, p, what, cudaFuncGetAttributes(&fa, reinterpret_cast<const void *>(lf)));
+            if (smem + fa.sharedSizeBytes > (size_t)optin)
+                return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
+                               "reload=8: a row of %lld columns takes %zu bytes of shared memory, "
+                               "more than the %d a CTA may have",
+                               (long long)p->N, smem, optin);
+        }
         /* Every pass after the first re-reads the row, from L2 only while
          * the rows in flight fit it: one CTA per row keeps every CTA that
          * fits resident (4096x50257 bf16 at 256 threads: ~600 rows, ~60 MB),
@@ -554,14 +585,14 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
         if (c->v[P_RELOAD] && occ > 0 && occ < kOccAll) {
             int64_t slots = 0;
             NT_CUDA(e, p, what,
-                    nt_persistent_slots(reinterpret_cast<const void *>(lf), dim3((unsigned)lt), 0,
-                                        1, occ, p->M, &slots));
+                    nt_persistent_slots(reinterpret_cast<const void *>(lf), dim3((unsigned)lt),
+                                        smem, 1, occ, p->M, &slots));
             if (slots < 1)
                 return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
                                "reload=%d threads=%d: no CTA fits an SM", c->v[P_RELOAD], lt);
             grid = (unsigned)slots;
         }
-        return nt_launch(p, what, e, lf, dim3(grid), dim3((unsigned)lt), 0, 1, false, s, a);
+        return nt_launch(p, what, e, lf, dim3(grid), dim3((unsigned)lt), smem, 1, false, s, a);
     }
     const int64_t span = nt_fwd_span(p->N, vec);
     const int nv = db ? nt_pick_nv(span, tpr, cl, vec, kFwdDbNV)

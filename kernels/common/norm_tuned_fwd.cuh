@@ -35,7 +35,13 @@
  * per thread run twins of their own (fwd_loop_long, at the end of this
  * file): fp32 RMSNorm adds the slots' squares with a compensated sum,
  * LayerNorm takes mean and M2 in one pass (Chan's merge), two passes over
- * the row.
+ * the row. fwd_stage (reload = 8): the same body with the whole row first
+ * copied into shared memory by per-thread cp.async (every byte in flight at
+ * once, no registers held), every pass then reading shared memory: the row
+ * crosses DRAM once however many rows are resident, which the loop's
+ * re-reads only get while the rows in flight fit in the L2. Limits: 16-byte
+ * aligned tensors (AM_AL or AM_SHIFT) and rows whose slots fit in the opt-in
+ * shared memory (227 KB on sm_90: bf16 N <= ~116K, fp32 <= ~58K).
  *
  * LayerNorm's mean is exact on a constant row (y = 0, as PyTorch's Welford
  * gives), which an fp32 sum of N equal values divided by N is not: the
@@ -320,10 +326,13 @@ __device__ __forceinline__ void chan_row(float &n, float &m, float &M2, float *b
     }
 }
 
-template <typename T, bool LN, int MODE, int H, int U, bool LONG>
+template <typename T, bool LN, int MODE, int H, int U, bool LONG, bool STAGE = false>
 __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
 {
     static_assert(U == 1 || MODE != AM_ELEM, "element accesses run one slot per step");
+    static_assert(!STAGE || (U == 1 && MODE != AM_ELEM && !(LN && LONG)),
+                  "a staged row: 128-bit slots, one a step, LayerNorm's exact three passes");
+    extern __shared__ uint4 stage[]; /* fwd_stage: the row's slots (dynamic) */
     constexpr int VEC = MODE == AM_ELEM ? 1 : vec_of<T>();
     constexpr int PV = vec_of<T>(), RV = LN ? 2 : 1;
     /* Policies of the passes: U = 1 keeps read-only-path loads throughout. */
@@ -346,10 +355,31 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
         const int sh = MODE == AM_SHIFT ? (int)(start & (VEC - 1)) : 0;
         const int nsl = (N + sh + VEC - 1) / VEC;
         const int64_t base = start - sh;
+        if constexpr (STAGE) {
+            /* The thread's own slots, all in flight at once; a thread reads
+             * back only what it copied (no barrier), and it overwrites a
+             * slot only after the previous row's last pass used it. The
+             * last slot of the tensor copies only what is inside it. */
+            for (int k = threadIdx.x; k < nsl; k += tpr) {
+                const int64_t f0 = base + (int64_t)k * VEC;
+                const int64_t left = total - f0;
+                kb_cp_async16n(&stage[k], x + f0,
+                               left >= VEC ? 16 : (int)left * (int)sizeof(T));
+            }
+            kb_cp_async_commit();
+            kb_cp_async_wait_all();
+        }
         /* Slot k raw (zero outside the row), under cache treatment lp (a kb_cache tag). */
         auto slot = [&](int k, auto lp) -> uint4 {
             const int64_t f0 = base + (int64_t)k * VEC;
-            if constexpr (MODE == AM_AL) {
+            if constexpr (STAGE) {
+                uint4 r = stage[k];
+                if constexpr (MODE == AM_SHIFT) {
+                    const int lo = sh - k * VEC;
+                    if (lo > 0 || lo + N < VEC) r = mask_pack<T>(r, lo, lo + N);
+                }
+                return r;
+            } else if constexpr (MODE == AM_AL) {
                 return kb_ld128_c<decltype(lp)::value>(x + f0, pol);
             } else if constexpr (MODE == AM_SHIFT) {
                 const int lo = sh - k * VEC;
@@ -518,6 +548,16 @@ template <typename T, bool LN, int MODE, int H, int U> __global__ void fwd_loop_
     fwd_loop_body<T, LN, MODE, H, U, true>(a);
 }
 
+/* The staged loop (header); LONG as in fwd_loop_long, for fp32 RMSNorm only. */
+template <typename T, bool LN, int MODE, int H, bool LONG> __global__ void fwd_stage(const fwd_args a)
+{
+    fwd_loop_body<T, LN, MODE, H, 1, LONG, true>(a);
+}
+
+/* Dynamic shared memory of the staged loop: a row's slots (a shifted row
+ * spans up to VEC - 1 elements more). */
+inline int64_t fwd_stage_bytes(int64_t N, int vec) { return (N % vec ? N + vec - 1 + vec - 1 : N + vec - 1) / vec * 16; }
+
 /* The loop kernel for rows of N elements over tpr threads. Element accesses
  * (one element a slot) keep LayerNorm's three passes: a division per
  * element would cost more than the pass it saves. */
@@ -530,6 +570,13 @@ template <typename T, bool LN, int MODE, int H, int U> fwd_fn fwd_loop_fn(int64_
             N > (int64_t)(kFwdLoopChanPasses - 1) * U * tpr * vec_of<T>())
             return fwd_loop_long<T, true, MODE, H, U>;
     return fwd_loop<T, LN, MODE, H, U>;
+}
+
+template <typename T, bool LN, int MODE, int H> fwd_fn fwd_stage_fn(int64_t N, int tpr)
+{
+    if constexpr (sizeof(T) == 4 && !LN)
+        if (N > (int64_t)kFwdLoopPlainElems * tpr) return fwd_stage<T, false, MODE, H, true>;
+    return fwd_stage<T, LN, MODE, H, false>;
 }
 
 } /* namespace */
