@@ -373,6 +373,7 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
         auto slot = [&](int k, auto lp) -> uint4 {
             const int64_t f0 = base + (int64_t)k * VEC;
             if constexpr (STAGE) {
+                (void)f0; /* copied in already */
                 uint4 r = stage[k];
                 if constexpr (MODE == AM_SHIFT) {
                     const int lo = sh - k * VEC;
