@@ -970,6 +970,25 @@ START_TEST(norm_forward_reload_is_slots_per_step)
         sp->heuristic(&mid, &ctx, &c);
         kb_tune_format(sp, &c, text, sizeof text);
         ck_assert_str_eq(text, "threads=64,rows=1,cluster=1,occ=32,db=0,reload=1,hint=0");
+        /* With the GPU's shared memory known (H200: 227 KB a CTA), rows
+         * beyond 16K columns that fit it are staged there (reload=8, 512
+         * threads; fp32 1024); 4095 stays on the loop, and a row that does
+         * not fit keeps it too (fp32 65535: 256 KB). */
+        ctx.smem_optin = 232448;
+        sp->heuristic(&wide, &ctx, &c);
+        kb_tune_format(sp, &c, text, sizeof text);
+        ck_assert_str_eq(text, "threads=512,rows=1,cluster=1,occ=32,db=0,reload=8,hint=0");
+        const kb_problem wide32 = {id, KB_FP32, 4096, 50257, 0}, big32 = {id, KB_FP32, 4096, 65535, 0};
+        sp->heuristic(&wide32, &ctx, &c);
+        kb_tune_format(sp, &c, text, sizeof text);
+        ck_assert_str_eq(text, "threads=1024,rows=1,cluster=1,occ=32,db=0,reload=8,hint=0");
+        sp->heuristic(&big32, &ctx, &c);
+        kb_tune_format(sp, &c, text, sizeof text);
+        ck_assert_str_eq(text, "threads=512,rows=1,cluster=1,occ=32,db=0,reload=2,hint=0");
+        sp->heuristic(&mid, &ctx, &c);
+        kb_tune_format(sp, &c, text, sizeof text);
+        ck_assert_str_eq(text, "threads=64,rows=1,cluster=1,occ=32,db=0,reload=1,hint=0");
+        ctx.smem_optin = 0;
     }
     kb_bench_id id;
     ck_assert_int_eq(kb_bench_find("layernorm_backward", &id, &e), KB_OK);
