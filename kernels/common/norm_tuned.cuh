@@ -8,7 +8,8 @@
  *                       fwd_reg_one (the same, one row group per CTA, fewer
  *                       registers), fwd_loop (the row re-read per
  *                       pass, U slots in flight per thread; fwd_loop_long:
- *                       its twin for long shares per thread)
+ *                       its twin for long shares per thread; fwd_stage: the
+ *                       row staged in shared memory, every pass from there)
  *   norm_tuned_bwd.cuh  bwd_reg + dw_reduce (persistent, dw partials),
  *                       bwd_dx_loop + dw_cols (fallback)
  * This file: the search space, the heuristic, validity and launches.
