@@ -960,35 +960,39 @@ START_TEST(norm_forward_reload_is_slots_per_step)
         kb_tune_format(sp, &c, text, sizeof text);
         ck_assert_str_eq(text, "threads=512,rows=1,cluster=1,occ=0,db=1,reload=0,hint=2");
         /* The heuristic's odd-N loop: two slots in flight from 16K columns,
-         * one below (session 18's variants); it decides without the GPU. */
-        kb_setup_ctx ctx = {0};
-        ctx.sm_count = 132;
-        const kb_problem wide = {id, KB_BF16, 4096, 50257, 0}, mid = {id, KB_BF16, 32768, 4095, 0};
-        sp->heuristic(&wide, &ctx, &c);
-        kb_tune_format(sp, &c, text, sizeof text);
-        ck_assert_str_eq(text, "threads=512,rows=1,cluster=1,occ=32,db=0,reload=2,hint=0");
-        sp->heuristic(&mid, &ctx, &c);
-        kb_tune_format(sp, &c, text, sizeof text);
-        ck_assert_str_eq(text, "threads=64,rows=1,cluster=1,occ=32,db=0,reload=1,hint=0");
-        /* With the GPU's shared memory known (H200: 227 KB a CTA), rows
+         * one below (session 18's variants); it decides without the GPU.
+         * With the GPU's shared memory known (H200: 227 KB a CTA), rows
          * beyond 16K columns that fit it are staged there (reload=8, 512
          * threads; fp32 1024); 4095 stays on the loop, and a row that does
          * not fit keeps it too (fp32 65535: 256 KB). */
-        ctx.smem_optin = 232448;
-        sp->heuristic(&wide, &ctx, &c);
-        kb_tune_format(sp, &c, text, sizeof text);
-        ck_assert_str_eq(text, "threads=512,rows=1,cluster=1,occ=32,db=0,reload=8,hint=0");
-        const kb_problem wide32 = {id, KB_FP32, 4096, 50257, 0}, big32 = {id, KB_FP32, 4096, 65535, 0};
-        sp->heuristic(&wide32, &ctx, &c);
-        kb_tune_format(sp, &c, text, sizeof text);
-        ck_assert_str_eq(text, "threads=1024,rows=1,cluster=1,occ=32,db=0,reload=8,hint=0");
-        sp->heuristic(&big32, &ctx, &c);
-        kb_tune_format(sp, &c, text, sizeof text);
-        ck_assert_str_eq(text, "threads=512,rows=1,cluster=1,occ=32,db=0,reload=2,hint=0");
-        sp->heuristic(&mid, &ctx, &c);
-        kb_tune_format(sp, &c, text, sizeof text);
-        ck_assert_str_eq(text, "threads=64,rows=1,cluster=1,occ=32,db=0,reload=1,hint=0");
-        ctx.smem_optin = 0;
+        static const struct {
+            kb_dtype d;
+            int64_t M, N;
+            size_t optin;
+            const char *cfg;
+        } hc[] = {
+            {KB_BF16, 4096, 50257, 0, "threads=512,rows=1,cluster=1,occ=32,db=0,reload=2,hint=0"},
+            {KB_BF16, 32768, 4095, 0, "threads=64,rows=1,cluster=1,occ=32,db=0,reload=1,hint=0"},
+            {KB_BF16, 4096, 50257, 232448,
+             "threads=512,rows=1,cluster=1,occ=32,db=0,reload=8,hint=0"},
+            {KB_FP32, 4096, 50257, 232448,
+             "threads=1024,rows=1,cluster=1,occ=32,db=0,reload=8,hint=0"},
+            {KB_FP32, 4096, 65535, 232448,
+             "threads=512,rows=1,cluster=1,occ=32,db=0,reload=2,hint=0"},
+            {KB_BF16, 32768, 4095, 232448,
+             "threads=64,rows=1,cluster=1,occ=32,db=0,reload=1,hint=0"},
+        };
+        for (size_t h = 0; h < sizeof hc / sizeof hc[0]; h++) {
+            kb_setup_ctx ctx = {0};
+            ctx.sm_count = 132;
+            ctx.smem_optin = hc[h].optin;
+            const kb_problem hp = {id, hc[h].d, hc[h].M, hc[h].N, 0};
+            sp->heuristic(&hp, &ctx, &c);
+            kb_tune_format(sp, &c, text, sizeof text);
+            ck_assert_msg(strcmp(text, hc[h].cfg) == 0, "%s %s %lldx%lld optin %zu: %s, not %s",
+                          ops[i], kb_dtype_name(hc[h].d), (long long)hc[h].M, (long long)hc[h].N,
+                          hc[h].optin, text, hc[h].cfg);
+        }
     }
     kb_bench_id id;
     ck_assert_int_eq(kb_bench_find("layernorm_backward", &id, &e), KB_OK);
