@@ -14,8 +14,8 @@ ST="--tuned-config s:threads=128,rows=1,cluster=1,occ=32,db=0,reload=8,hint=0 --
 timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 $K layernorm_forward rmsnorm_forward --backend tuned $ST --dtype bf16,fp32 --inputs randn,constant --shape 3x37 --shape 33x4095 --shape 300x20000 --shape 2x50257 --shape 5x4096 --no-timing > $W/memcheck-stage.log 2>&1; st memcheck-stage $?
 timeout 90 compute-sanitizer --tool racecheck --error-exitcode 9 $K layernorm_forward rmsnorm_forward --backend tuned $ST --dtype bf16 --shape 300x20000 --shape 33x4095 --no-timing > $W/racecheck-stage.log 2>&1; st racecheck-stage $?
 . $D/stage-var.sh
-# As run, this was $D/pick2.py (the same rule and output; since turned into ci/pick-layouts,
-# which reproduces this run's pick.log and cache-picked.txt byte for byte from its var CSVs):
+# As run, this was $D/pick2.py (the same rule; since turned into ci/pick-layouts, which
+# makes the same twelve moves and the same cache-picked.txt from this run's var CSVs):
 ci/pick-layouts --cache baselines/tuning/NVIDIA_H200.txt --out $W/cache-picked.txt $W/var1-1.csv,$W/var1-2.csv $W/var2-1.csv,$W/var2-2.csv > $W/pick.log 2>&1; st pick $?
 cat $W/pick.log
 cp $W/cache-picked.txt baselines/tuning/NVIDIA_H200.txt
