@@ -256,10 +256,16 @@ template <bool LN> bwd_fn bwd_dx_loop_kernel(kb_dtype d, bool vec)
 /* ---- host helpers ---------------------------------------------------------------- */
 inline int nt_vec(kb_dtype d) { return d == KB_FP32 ? 4 : 8; }
 
-/* Dynamic shared memory of the loop with `reload` = u: a staged row's slots. */
+/* Elements the slots of a row may cover: a shifted row (N % vec != 0)
+ * spans up to vec - 1 more than N. */
+inline int64_t nt_fwd_span(int64_t N, int vec) { return N % vec ? N + vec - 1 : N; }
+
+/* Dynamic shared memory of the loop with `reload` = u: a staged row's
+ * slots, 16 bytes each. */
 inline size_t nt_fwd_loop_smem(const kb_problem *p, int u)
 {
-    return u == 8 ? (size_t)fwd_stage_bytes(p->N, nt_vec(p->dtype)) : 0;
+    const int vec = nt_vec(p->dtype);
+    return u == 8 ? (size_t)kb_cdiv(nt_fwd_span(p->N, vec), (int64_t)vec) * 16 : 0;
 }
 
 inline int64_t nt_pow2ceil(int64_t v)
@@ -517,10 +523,6 @@ inline cudaError_t nt_persistent_slots(const void *fn, dim3 block, size_t smem, 
 
 /* ---- forward: valid / launch ------------------------------------------------ */
 
-/* Elements the slots of a row may cover: a shifted row (N % vec != 0)
- * spans up to vec - 1 more than N. */
-inline int64_t nt_fwd_span(int64_t N, int vec) { return N % vec ? N + vec - 1 : N; }
-
 template <bool LN>
 int nt_fwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg *c)
 {
@@ -574,20 +576,9 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
         const fwd_fn lf = fwd_loop_kernel<LN>(p->dtype, ptr16, v16, hint, u, p->N, lt);
         if (!lf)
             return NT_FAIL(e, KB_ERR_ARG, p, what, "reload=%d: not 1, 2, 4 or 8", c->v[P_RELOAD]);
+        /* nt_fwd_valid checked that it fits (as the backward's launch relies
+         * on its own); every configuration the tuner launches passed it. */
         const size_t smem = nt_fwd_loop_smem(p, u);
-        if (smem) {
-            int dev = 0, optin = 0;
-            cudaFuncAttributes fa;
-            NT_CUDA(e, p, what, cudaGetDevice(&dev));
-            NT_CUDA(e, p, what,
-                    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-            NT_CUDA(e, p, what, cudaFuncGetAttributes(&fa, reinterpret_cast<const void *>(lf)));
-            if (smem + fa.sharedSizeBytes > (size_t)optin)
-                return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
-                               "reload=8: a row of %lld columns takes %zu bytes of shared memory, "
-                               "more than the %d a CTA may have",
-                               (long long)p->N, smem, optin);
-        }
         /* Every pass after the first re-reads the row, from L2 only while
          * the rows in flight fit it: one CTA per row keeps every CTA that
          * fits resident (4096x50257 bf16 at 256 threads: ~600 rows, ~60 MB),

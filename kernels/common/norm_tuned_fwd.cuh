@@ -555,10 +555,6 @@ template <typename T, bool LN, int MODE, int H, bool LONG> __global__ void fwd_s
     fwd_loop_body<T, LN, MODE, H, 1, LONG, true>(a);
 }
 
-/* Dynamic shared memory of the staged loop: a row's slots (a shifted row
- * spans up to VEC - 1 elements more). */
-inline int64_t fwd_stage_bytes(int64_t N, int vec) { return (N % vec ? N + vec - 1 + vec - 1 : N + vec - 1) / vec * 16; }
-
 /* The loop kernel for rows of N elements over tpr threads. Element accesses
  * (one element a slot) keep LayerNorm's three passes: a division per
  * element would cost more than the pass it saves. */
