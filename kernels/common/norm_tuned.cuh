@@ -30,7 +30,8 @@
  *            flight, so the passes after the first find the row in L2)
  *   db       next row group double-buffered in registers (1) or rolled in
  *            pack by pack behind the stores (0); backward (8th parameter,
- *            after hint; aligned packs only): 1 in registers (NV <= 2),
+ *            after hint; 16-byte packs, aligned or shifted slots): 1 in
+ *            registers (NV <= 2),
  *            2 in shared memory by cp.async (NV 1, 2, 4, 8)
  *   acc      backward: dw accumulators in registers (0) or shared memory (1:
  *            fewer registers, more CTAs per SM)
@@ -155,7 +156,7 @@ template <typename T, bool LN, int AM, bool SACC, int H> bwd_fn bwd_reg_for(int 
     case NV: return bwd_reg<T, LN, NV, AM, SACC, H>();
 #define NT_BWD_DB(NV, DB)                                                                  \
     case NV: return bwd_reg<T, LN, NV, AM, SACC, H, DB>();
-    if constexpr (AM == AM_AL) {
+    if constexpr (AM != AM_ELEM) {
         if (db == 1) switch (nv) {
             NT_BWD_DB(1, 1)
             NT_BWD_DB(2, 1)
@@ -192,7 +193,7 @@ template <bool LN> fwd_fn fwd_reg_kernel(kb_dtype d, int nv, bool vec, bool db, 
     return f;
 }
 /* am: nt_bwd_am's choice; hint: dx's stores (0, 1; AM_AL only 1); db: the
- * next group double-buffered (AM_AL only): 1 in registers (NV <= 2), 2 in
+ * next group double-buffered (AM_AL and AM_SHIFT): 1 in registers (NV <= 2), 2 in
  * shared memory (NV 1, 2, 4, 8). */
 template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, int hint, int db)
 {
@@ -800,13 +801,14 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
                          t->dw);
     }
 
-    /* The hint and the double buffer concern whole aligned packs: other
-     * access modes (pointers the caller did not align) run without them,
-     * and without a staging area (cs: the configuration that runs). */
+    /* The hint concerns whole aligned packs, the double buffer 16-byte
+     * packs (aligned or shifted): element accesses (pointers the caller did
+     * not align, fp32 at odd N) run without them, and without a staging
+     * area (cs: the configuration that runs). */
     const int am = nt_bwd_am(p->dtype, p->N, ptr16);
     const bool al = am == AM_AL;
     kb_tune_cfg cs = *c;
-    if (!al) cs.v[P_BWD_DB] = 0;
+    if (am == AM_ELEM) cs.v[P_BWD_DB] = 0;
     const int db = cs.v[P_BWD_DB], nv = nt_bwd_nv(p, am, tpr, cl, db);
     const bwd_fn fn = nv && nt_shape_ok(p, tpr, rows, cl)
                           ? bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC],

@@ -11,7 +11,8 @@
  * out. Pack i of the next group (x, dy) is loaded into pack i's registers
  * right after pack i of dx is stored, and the next rows' statistics with
  * them, so the loads of one group overlap the stores of the previous one.
- * With DB (aligned packs) the next group's packs are requested before this
+ * With DB (16-byte packs: aligned, or shifted slots) the next group's
+ * packs are requested before this
  * group's sums are taken, so they are in flight through the reduction (its
  * barriers and, for a cluster, the DSMEM exchange) as well as through the
  * stores: a long row split over a cluster runs one CTA per SM, and without
@@ -98,8 +99,8 @@ __device__ __forceinline__ float bwd_dx(const row_stats &m, float x, float d, fl
 template <typename T, bool LN, int NV, int AM, bool SACC, int H, int DB>
 __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
 {
-    static_assert(DB == 0 || (AM == AM_AL && (DB == 2 || NV <= 2)),
-                  "double buffer: aligned packs; in registers NV <= 2");
+    static_assert(DB == 0 || (AM != AM_ELEM && (DB == 2 || NV <= 2)),
+                  "double buffer: 16-byte packs (aligned or shifted); in registers NV <= 2");
     constexpr bool AL = AM == AM_AL, SH = AM == AM_SHIFT;
     constexpr int VEC = vec_of<T>(), Q = VEC / 4;
     constexpr int V = LN ? 2 : 1;
@@ -217,8 +218,13 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
 #pragma unroll
             for (int i = 0; i < NV; i++) {
                 const bool ok = i < cntn; /* else zero-filled, nothing read */
-                kb_cp_async16(stg + si(i, 0), ok ? xg + offn + i * lm.stride : xg, ok);
-                kb_cp_async16(stg + si(i, 1), ok ? dg + offn + i * lm.stride : dg, ok);
+                const int64_t f = ok ? offn + i * lm.stride : 0;
+                /* SH: the tensor's last slot may hold fewer than VEC elements */
+                const int bytes = !ok ? 0
+                                  : SH && total - f < VEC ? (int)(total - f) * (int)sizeof(T)
+                                                          : 16;
+                kb_cp_async16n(stg + si(i, 0), xg + f, bytes);
+                kb_cp_async16n(stg + si(i, 1), dg + f, bytes);
             }
             kb_cp_async_commit();
         }
@@ -278,6 +284,10 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
             for (int i = 0; i < NV; i++) {
                 xv[i] = stg[si(i, 0)];
                 dv[i] = stg[si(i, 1)];
+                if (SH && (lo(i) > 0 || hi(i) < VEC)) { /* as load(): neighbouring rows */
+                    xv[i] = mask_pack<T>(xv[i], lo(i), hi(i));
+                    dv[i] = mask_pack<T>(dv[i], lo(i), hi(i));
+                }
             }
         }
         cnt = cntn;
@@ -344,13 +354,16 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
  * NV = 4 with dw in shared memory (CUDA 13.0), so those take one step lower
  * (768: 80 registers, 512: 128); NV = 1, and 2-3 with dw in shared memory,
  * keep the aligned cap. Double-buffered in registers (DB = 1, NV <= 2:
- * twice the pack registers): NV = 1 1024 (51-57 registers), NV = 2 768
- * (77-80). Staged in shared memory (DB = 2): the caps of DB = 0, spill-free
- * at 0-6 more registers. Otherwise (and element accesses) uncapped: a cap
+ * twice the pack registers): NV = 1 1024 (51-57 registers, shifted 59-62),
+ * NV = 2 768 (77-80), except shifted slots with dw in registers: uncapped
+ * (153-156 registers; LayerNorm spilled 4-32 bytes at 768, both 48-68 at
+ * 512). Staged in shared memory
+ * (DB = 2): the caps of DB = 0, spill-free at 0-6 more registers (shifted
+ * slots included). Otherwise (and element accesses) uncapped: a cap
  * there makes ptxas trade registers for spills. */
 template <int NV, int AM, bool SACC, int DB> constexpr int bwd_cap()
 {
-    if constexpr (DB == 1) return NV == 1 ? 1024 : 768;
+    if constexpr (DB == 1) return NV == 1 ? 1024 : AM == AM_SHIFT && !SACC ? 0 : 768;
     else if constexpr (AM == AM_AL) return NV <= 2 ? 1024 : NV == 3 || (SACC && NV == 4) ? 768 : 0;
     else if constexpr (AM == AM_SHIFT)
         return NV == 1 || (SACC && NV == 2) ? 1024 : NV == 2 || (SACC && NV == 3) ? 768
