@@ -32,9 +32,7 @@
  *            pack by pack behind the stores (0); backward (8th parameter,
  *            after hint; 16-byte packs, aligned or shifted slots): 1 in
  *            registers (NV <= 2),
- *            2 in shared memory by cp.async (NV 1, 2, 4, 8), 3 x and dy
- *            held only in shared memory, two buffers (this group's and
- *            the next's; no pack registers; NV 1-8)
+ *            2 in shared memory by cp.async (NV 1, 2, 4, 8)
  *   acc      backward: dw accumulators in registers (0) or shared memory (1:
  *            fewer registers, more CTAs per SM)
  *   reload   0: row held in registers; else the loop re-reading the row
@@ -52,7 +50,7 @@
  * the smallest compiled value >= ceil(S / (tpr*CL*VEC)), VEC = 16/sizeof(T),
  * S the row's span: N, or for shifted slots N + VEC - 1 (nt_fwd_span).
  * Compiled: forward 1,2,3,4,6,8,12,16 (db and fwd_reg_one: up to 8);
- * backward 1,2,3,4,6,8 (db=1: 1, 2; db=2: 1, 2, 4, 8; db=3: all).
+ * backward 1,2,3,4,6,8 (db=1: 1, 2; db=2: 1, 2, 4, 8).
  *
  * Layout: a row is cut into packs of VEC elements; thread t of CTA rank r
  * owns packs i*(tpr*CL) + r*tpr + t, i < NV: a warp touches consecutive
@@ -106,9 +104,9 @@ constexpr int kOccAll = 32; /* occ value meaning "as many CTAs as fit" */
      nt_fwd_canon}
 #define KB_NORM_BWD_SPACE(opname, ln)                                                    \
     {opname, 8, {"threads", "rows", "cluster", "occ", "acc", "reload", "hint", "db"},       \
-     {11, 8, 5, 9, 2, 2, 2, 4},                                                            \
+     {11, 8, 5, 9, 2, 2, 2, 3},                                                            \
      {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, NT_OCC_CHOICES, {0, 1}, {0, 1}, \
-      {0, 1}, {0, 1, 2, 3}},                                                               \
+      {0, 1}, {0, 1, 2}},                                                                  \
      nt_heuristic<ln, true>, nt_bwd_valid<ln>, nt_bwd_workspace<ln>, nt_bwd_launch<ln>,   \
      nt_bwd_kernels, nt_bwd_canon}
 
@@ -171,12 +169,6 @@ template <typename T, bool LN, int AM, bool SACC, int H> bwd_fn bwd_reg_for(int 
             NT_BWD_DB(8, 2)
             default: return nullptr;
             }
-#define NT_BWD_DB3(NV) NT_BWD_DB(NV, 3)
-        if (db == 3) switch (nv) {
-            NT_EACH_NV(NT_BWD_DB3)
-            default: return nullptr;
-            }
-#undef NT_BWD_DB3
     }
     if (db) return nullptr;
     switch (nv) {
@@ -202,7 +194,7 @@ template <bool LN> fwd_fn fwd_reg_kernel(kb_dtype d, int nv, bool vec, bool db, 
 }
 /* am: nt_bwd_am's choice; hint: dx's stores (0, 1; AM_AL only 1); db: the
  * next group double-buffered (AM_AL and AM_SHIFT): 1 in registers (NV <= 2), 2 in
- * shared memory (NV 1, 2, 4, 8), 3 packs only in shared memory (every NV). */
+ * shared memory (NV 1, 2, 4, 8). */
 template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, int hint, int db)
 {
     bwd_fn f = nullptr;
@@ -668,13 +660,11 @@ inline int64_t nt_bwd_span(kb_dtype d, int64_t N, int am)
 
 /* Packs per thread and tensor of the backward's register kernel: the
  * smallest compiled NV holding the row's span (am's), from the list of the
- * db variant (db=1: 1, 2; db=2: 1, 2, 4, 8; db=0 and 3: kBwdNV); 0 if none. */
+ * db variant (db=1: 1, 2; db=2: 1, 2, 4, 8; db=0: kBwdNV); 0 if none. */
 inline int nt_bwd_nv(const kb_problem *p, int am, int tpr, int cl, int db)
 {
     const int64_t span = nt_bwd_span(p->dtype, p->N, am);
     const int vec = nt_vec(p->dtype);
-    /* db=3 holds no packs in registers: every NV (less rounding waste) */
-    if (db == 3) return nt_pick_nv(span, tpr, cl, vec, kBwdNV);
     if (db == 2) return nt_pick_nv(span, tpr, cl, vec, kBwdDbSmemNV);
     if (db == 1) return nt_pick_nv(span, tpr, cl, vec, kBwdDbRegNV);
     return nt_pick_nv(span, tpr, cl, vec, kBwdNV);
@@ -698,8 +688,9 @@ inline size_t nt_bwd_stage(const kb_problem *p, const kb_tune_cfg *c, int nv)
 }
 inline size_t nt_bwd_smem(const kb_problem *p, const kb_tune_cfg *c, int nv)
 {
-    const int db = c->v[P_BWD_DB], bufs = db == 3 ? 2 : db == 2 ? 1 : 0;
-    const size_t stage = (size_t)bufs * c->v[P_ROWS] * nv * 2 * c->v[P_THREADS] * 16;
+    const size_t stage = c->v[P_BWD_DB] == 2
+                             ? (size_t)c->v[P_ROWS] * nv * 2 * c->v[P_THREADS] * 16
+                             : 0;
     return nt_bwd_stage(p, c, nv) * 16 + stage;
 }
 

@@ -20,12 +20,7 @@
  * of registers (NV <= 2: twice the pack registers); DB = 2: into shared
  * memory by per-thread cp.async (no pack registers; NV x 32 bytes of shared
  * memory per thread), each thread reading back only its own copies after
- * cp.async.wait_group, so no barrier. DB = 3: x and dy never enter registers
- * as packs: two staging buffers per thread (2 x NV x 32 bytes), the group
- * being worked on read from one (both passes) while the next group's
- * copies land in the other; the registers then hold only the dw
- * accumulators (or nothing, with SACC), so more CTAs fit per SM where
- * shared memory allows.
+ * cp.async.wait_group, so no barrier.
  * dy*xh accumulates per owned column in fp32 (registers, or shared memory
  * with SACC) over the slot's rows; the R row slots of a CTA are then summed
  * in order and the slot writes its partial row ws[slot, :] (with a cluster,
@@ -104,7 +99,7 @@ __device__ __forceinline__ float bwd_dx(const row_stats &m, float x, float d, fl
 template <typename T, bool LN, int NV, int AM, bool SACC, int H, int DB>
 __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
 {
-    static_assert(DB == 0 || (AM != AM_ELEM && (DB >= 2 || NV <= 2)),
+    static_assert(DB == 0 || (AM != AM_ELEM && (DB == 2 || NV <= 2)),
                   "double buffer: 16-byte packs (aligned or shifted); in registers NV <= 2");
     constexpr bool AL = AM == AM_AL, SH = AM == AM_SHIFT;
     constexpr int VEC = vec_of<T>(), Q = VEC / 4;
@@ -202,50 +197,13 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
     int cnt;
     row_stats m;
     locate(g, cnt, off, m);
-    constexpr int NR = DB == 3 ? 1 : NV; /* DB = 3: the packs live in shared memory */
-    uint4 xv[NR], dv[NR], xn[DB == 1 ? NV : 1], dn[DB == 1 ? NV : 1];
-    /* DB >= 2: pack i of tensor k (0 x, 1 dy) of this thread's row slot in
-     * staging buffer b (DB = 3 has two: the group being worked on, cur, and
-     * the next one) */
+    uint4 xv[NV], dv[NV], xn[DB == 1 ? NV : 1], dn[DB == 1 ? NV : 1];
+#pragma unroll
+    for (int i = 0; i < NV; i++) load(xv[i], dv[i], i, cnt, off);
+    /* DB = 2: pack i of tensor k (0 x, 1 dy) of this thread's row slot */
     uint4 *stg = reinterpret_cast<uint4 *>(dyn) + a.stage;
-    const int bsz = (int)R * NV * 2 * lm.tpr;
-    auto si = [&](int i, int k, int b) {
-        return b * bsz + ((threadIdx.y * NV + i) * 2 + k) * lm.tpr + (int)threadIdx.x;
-    };
-    /* A group's packs into buffer b by cp.async: only this thread's own
-     * slots, read back by this thread after kb_cp_async_wait_all (no barrier). */
-    auto stage = [&](int b, int c, int64_t o) {
-#pragma unroll
-        for (int i = 0; i < NV; i++) {
-            const bool ok = i < c; /* else zero-filled, nothing read */
-            const int64_t f = ok ? o + i * lm.stride : 0;
-            /* SH: the tensor's last slot may hold fewer than VEC elements */
-            const int bytes = !ok ? 0
-                              : SH && total - f < VEC ? (int)(total - f) * (int)sizeof(T)
-                                                      : 16;
-            kb_cp_async16n(stg + si(i, 0, b), xg + f, bytes);
-            kb_cp_async16n(stg + si(i, 1, b), dg + f, bytes);
-        }
-        kb_cp_async_commit();
-    };
-    int cur = 0; /* DB = 3: the buffer holding this group */
-    if constexpr (DB == 3) {
-        stage(0, cnt, off);
-        kb_cp_async_wait_all();
-    } else {
-#pragma unroll
-        for (int i = 0; i < NV; i++) load(xv[i], dv[i], i, cnt, off);
-    }
-    /* Pack i of tensor k of this group, raw (DB = 3: from shared memory,
-     * masked to the row's columns as load() masks). */
-    auto pk = [&](int i, int k) {
-        if constexpr (DB == 3) {
-            uint4 v = stg[si(i, k, cur)];
-            if (SH && (lo(i) > 0 || hi(i) < VEC)) v = mask_pack<T>(v, lo(i), hi(i));
-            return v;
-        } else {
-            return k ? dv[i] : xv[i];
-        }
+    auto si = [&](int i, int k) {
+        return ((threadIdx.y * NV + i) * 2 + k) * lm.tpr + (int)threadIdx.x;
     };
 
     for (; g < a.ngroups; g += a.nslots) {
@@ -256,16 +214,32 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
         if constexpr (DB == 1)
 #pragma unroll
             for (int i = 0; i < NV; i++) load(xn[i], dn[i], i, cntn, offn);
-        if constexpr (DB == 2) stage(0, cntn, offn);
-        if constexpr (DB == 3) stage(cur ^ 1, cntn, offn);
+        if constexpr (DB == 2) {
+#pragma unroll
+            for (int i = 0; i < NV; i++) {
+                const bool ok = i < cntn; /* else zero-filled, nothing read */
+                if constexpr (SH) { /* the tensor's last slot may hold fewer than VEC */
+                    const int64_t f = ok ? offn + i * lm.stride : 0;
+                    const int bytes = !ok ? 0
+                                      : total - f < VEC ? (int)(total - f) * (int)sizeof(T)
+                                                        : 16;
+                    kb_cp_async16n(stg + si(i, 0), xg + f, bytes);
+                    kb_cp_async16n(stg + si(i, 1), dg + f, bytes);
+                } else {
+                    kb_cp_async16(stg + si(i, 0), ok ? xg + offn + i * lm.stride : xg, ok);
+                    kb_cp_async16(stg + si(i, 1), ok ? dg + offn + i * lm.stride : dg, ok);
+                }
+            }
+            kb_cp_async_commit();
+        }
         float s[V], xf[VEC], df[VEC], wv[VEC];
 #pragma unroll
         for (int k = 0; k < V; k++) s[k] = 0.f;
 #pragma unroll
         for (int i = 0; i < NV; i++)
             if (i < cnt) {
-                kb_unpack<T>(pk(i, 0), xf);
-                kb_unpack<T>(pk(i, 1), df);
+                kb_unpack<T>(xv[i], xf);
+                kb_unpack<T>(dv[i], df);
                 get_w(i, wv);
 #pragma unroll
                 for (int j = 0; j < VEC; j++) {
@@ -291,8 +265,8 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
 #pragma unroll
         for (int i = 0; i < NV; i++) {
             if (i < cnt) {
-                kb_unpack<T>(pk(i, 0), xf);
-                kb_unpack<T>(pk(i, 1), df);
+                kb_unpack<T>(xv[i], xf);
+                kb_unpack<T>(dv[i], df);
                 get_w(i, wv);
 #pragma unroll
                 for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
@@ -312,17 +286,13 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
             kb_cp_async_wait_all();
 #pragma unroll
             for (int i = 0; i < NV; i++) {
-                xv[i] = stg[si(i, 0, 0)];
-                dv[i] = stg[si(i, 1, 0)];
+                xv[i] = stg[si(i, 0)];
+                dv[i] = stg[si(i, 1)];
                 if (SH && (lo(i) > 0 || hi(i) < VEC)) { /* as load(): neighbouring rows */
                     xv[i] = mask_pack<T>(xv[i], lo(i), hi(i));
                     dv[i] = mask_pack<T>(dv[i], lo(i), hi(i));
                 }
             }
-        }
-        if constexpr (DB == 3) {
-            kb_cp_async_wait_all();
-            cur ^= 1;
         }
         cnt = cntn;
         off = offn;
@@ -397,10 +367,7 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
  * there makes ptxas trade registers for spills. */
 template <int NV, int AM, bool SACC, int DB> constexpr int bwd_cap()
 {
-    if constexpr (DB == 3)
-        return SACC ? (NV <= 3 ? 1024 : NV == 4 ? 768 : 512)
-                    : (NV <= 2 ? 1024 : NV == 3 ? 768 : NV == 4 ? 512 : 0);
-    else if constexpr (DB == 1) return NV == 1 ? 1024 : AM == AM_SHIFT && !SACC ? 0 : 768;
+    if constexpr (DB == 1) return NV == 1 ? 1024 : AM == AM_SHIFT && !SACC ? 0 : 768;
     else if constexpr (AM == AM_AL) return NV <= 2 ? 1024 : NV == 3 || (SACC && NV == 4) ? 768 : 0;
     else if constexpr (AM == AM_SHIFT)
         return NV == 1 || (SACC && NV == 2) ? 1024 : NV == 2 || (SACC && NV == 3) ? 768
