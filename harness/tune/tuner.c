@@ -544,6 +544,35 @@ static int step_value(const kb_tune_space *sp, int i, int v, int dir, int *out)
     return found;
 }
 
+/* A diagonal whose one-step values are invalid together may become valid
+ * further along the same directions: the norm backward's db=1 needs NV <= 2
+ * packs per thread, so from (threads 128, acc 1, db 0) at a long row the
+ * diagonal (256, 0, 1) is invalid while (256, 0, 2) is the best layout
+ * (kernels/README.md, session 22). Walk one moved parameter at a time
+ * further in its own direction, the nearest extra distance first, parameter
+ * order breaking ties; 1 and *c the first valid one, or 0. */
+static int skip_invalid(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx,
+                        unsigned set, const int *dir, kb_tune_cfg *c)
+{
+    for (int extra = 1; extra < KB_TUNE_MAX_CHOICES; extra++) {
+        int any = 0; /* some moved parameter still had choices this far on */
+        for (int i = 0; i < sp->nparams; i++) {
+            if (!(set & (1u << i))) continue;
+            kb_tune_cfg r = *c;
+            int ok = 1;
+            for (int k = 0; k < extra && ok; k++) ok = step_value(sp, i, r.v[i], dir[i], &r.v[i]);
+            if (!ok) continue;
+            any = 1;
+            if (is_valid(sp, p, ctx, &r)) {
+                *c = r;
+                return 1;
+            }
+        }
+        if (!any) break;
+    }
+    return 0;
+}
+
 static int popcount(unsigned x)
 {
     int n = 0;
@@ -562,12 +591,19 @@ int kb_tune_diagonals(const kb_tune_space *sp, const kb_problem *p, const kb_set
             /* dirs: bit j of the moved parameters' order set = step up */
             for (unsigned dirs = 0; dirs < (1u << k); dirs++) {
                 kb_tune_cfg cand = *c;
-                int ok = 1;
+                int ok = 1, dir[KB_TUNE_MAX_PARAMS] = {0};
                 for (int i = 0, j = 0; i < sp->nparams && ok; i++) {
                     if (!(set & (1u << i))) continue;
-                    ok = step_value(sp, i, c->v[i], (dirs >> j++) & 1 ? 1 : -1, &cand.v[i]);
+                    dir[i] = (dirs >> j++) & 1 ? 1 : -1;
+                    ok = step_value(sp, i, c->v[i], dir[i], &cand.v[i]);
                 }
-                if (!ok || !is_valid(sp, p, ctx, &cand)) continue;
+                if (!ok) continue;
+                if (!is_valid(sp, p, ctx, &cand)) {
+                    if (!skip_invalid(sp, p, ctx, set, dir, &cand)) continue;
+                    int dup = 0; /* another diagonal may have walked to it */
+                    for (int m = 0; m < n && !dup; m++) dup = cfg_eq(sp, &out[m], &cand);
+                    if (dup) continue;
+                }
                 if (n >= max) return n;
                 out[n++] = cand;
             }

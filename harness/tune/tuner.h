@@ -93,8 +93,10 @@ typedef kb_status (*kb_tune_cost_fn)(void *arg, const kb_tune_cfg *c, double *co
  * one step (to its nearest choice below or above): the 3^n - 1 neighbours
  * of c less the 2n one-parameter moves, in order of how many parameters
  * move (pairs first), then of parameter index. Only those sp->valid accepts
- * (pruned before any timing). Writes at most max into out; returns the
- * count written. */
+ * (pruned before any timing); one it refuses is walked further along its
+ * own directions, one moved parameter at a time, nearest first, and the
+ * first valid configuration found stands in for it (listed once). Writes
+ * at most max into out; returns the count written. */
 #define KB_TUNE_MAX_DIAGONALS 6561 /* 3^KB_TUNE_MAX_PARAMS */
 int kb_tune_diagonals(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx,
                       const kb_tune_cfg *c, kb_tune_cfg *out, int max);

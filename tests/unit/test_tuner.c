@@ -559,6 +559,79 @@ static kb_status pair_only(void *arg, const kb_tune_cfg *c, double *cost, kb_err
     return KB_OK;
 }
 
+/* A middle choice invalid together with the others, as the norm backward's
+ * db=1 (registers: NV <= 2) on a long row: threads x acc x db, db=1 only at
+ * 128 threads. From (128,1,0) the best layout (256,0,2) is three parameters
+ * away and its one-step diagonal (256,0,1) is invalid: the diagonal walks on
+ * along its own directions to db=2 (threads 512 first: invalid too). */
+static int valid_db(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg *c)
+{
+    return c->v[2] != 1 || c->v[0] == 128;
+}
+
+static const kb_tune_space space_db = {
+    "softmax_forward",
+    3,
+    {"threads", "acc", "db"},
+    {3, 2, 3},
+    {{128, 256, 512}, {0, 1}, {0, 1, 2}},
+    heur,
+    valid_db,
+    NULL,
+    no_launch,
+    NULL,
+};
+
+static kb_status far_db(void *arg, const kb_tune_cfg *c, double *cost, kb_err *e)
+{
+    synth *s = (synth *)arg;
+    s->calls++;
+    if (!valid_db(&prob, NULL, c)) s->seen_invalid++;
+    *cost = c->v[0] == 128 && c->v[1] == 1 && c->v[2] == 0   ? 100.0
+            : c->v[0] == 256 && c->v[1] == 0 && c->v[2] == 2 ? 80.0
+                                                             : 110.0;
+    return KB_OK;
+}
+
+START_TEST(diagonals_walk_past_invalid_middle_choice)
+{
+    kb_tune_cfg out[KB_TUNE_MAX_DIAGONALS];
+    const kb_tune_cfg c = cfg3(128, 1, 0);
+    const int n = kb_tune_diagonals(&space_db, &prob, NULL, &c, out, KB_TUNE_MAX_DIAGONALS);
+    int found = 0;
+    for (int i = 0; i < n; i++) {
+        ck_assert(valid_db(&prob, NULL, &out[i]));
+        for (int j = 0; j < i; j++)
+            ck_assert_msg(memcmp(out[i].v, out[j].v, 3 * sizeof(int)) != 0,
+                          "diagonal %d repeats %d", i, j);
+        found += out[i].v[0] == 256 && out[i].v[1] == 0 && out[i].v[2] == 2;
+    }
+    ck_assert_int_eq(found, 1);
+    /* threads x db: (256,1,1) walks to (256,1,2); acc x db: (128,0,1) is valid
+     * as it is (db=1 at 128 threads) and stays. */
+    int walked = 0, kept = 0;
+    for (int i = 0; i < n; i++) {
+        walked += out[i].v[0] == 256 && out[i].v[1] == 1 && out[i].v[2] == 2;
+        kept += out[i].v[0] == 128 && out[i].v[1] == 0 && out[i].v[2] == 1;
+    }
+    ck_assert_int_eq(walked, 1);
+    ck_assert_int_eq(kept, 1);
+
+    synth s = {0, {0, 0, 0}, 0, 0};
+    kb_tune_cfg best;
+    double cost;
+    kb_err e = {""};
+    ck_assert_int_eq(kb_tune_search(&space_db, &prob, NULL, &c, far_db, &s, 200, &best, &cost,
+                                    NULL, &e),
+                     KB_OK);
+    ck_assert_int_eq(best.v[0], 256);
+    ck_assert_int_eq(best.v[1], 0);
+    ck_assert_int_eq(best.v[2], 2);
+    ck_assert_double_eq_tol(cost, 80.0, 1e-12);
+    ck_assert_int_eq(s.seen_invalid, 0);
+}
+END_TEST
+
 START_TEST(search_checks_all_directions)
 {
     synth s = {0, {0, 0, 0}, 0, 0};
@@ -1036,6 +1109,7 @@ Suite *kb_suite_tuner(void)
     tcase_add_test(tc, search_ignores_gains_within_noise);
     tcase_add_test(tc, search_propagates_cost_errors);
     tcase_add_test(tc, diagonals_enumerate_valid_multi_moves);
+    tcase_add_test(tc, diagonals_walk_past_invalid_middle_choice);
     tcase_add_test(tc, search_checks_all_directions);
     tcase_add_test(tc, canon_merges_equivalent_configs);
     tcase_add_test(tc, launch_fits_decides_from_queries);
