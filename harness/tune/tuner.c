@@ -811,6 +811,11 @@ static kb_status time_candidate(void *arg, const kb_tune_cfg *c, double *cost, k
     timing_arg *ta = (timing_arg *)arg;
     launch_arg la = {ta, ta->b->t, c};
     size_t ws = ta->sp->workspace ? ta->sp->workspace(ta->p, ta->ctx, c) : 0;
+    /* The candidate sees the workspace a case run with it would have, not
+     * the start's: a launch may size its grid by the workspace (the norm
+     * backward's slots), and a larger one here would time a launch no real
+     * run makes. */
+    if (ws <= ta->b->t.workspace_bytes) la.t.workspace_bytes = ws;
     if (ws > ta->b->t.workspace_bytes) {
         if (ws > ta->extra_bytes) {
             if (ta->extra_ws) KB_CUDA(e, cudaFree(ta->extra_ws));

@@ -404,6 +404,9 @@ inline void nt_fwd_canon(kb_tune_cfg *c)
 inline void nt_bwd_canon(kb_tune_cfg *c)
 {
     if (c->v[P_RELOAD]) c->v[P_BWD_HINT] = c->v[P_BWD_DB] = 0;
+    /* A cluster's grid is every cluster that fits, whatever occ says
+     * (nt_persistent_slots): one launch, one evaluation. */
+    if (c->v[P_CLUSTER] > 1) c->v[P_OCC] = kOccAll;
 }
 template <bool LN> int nt_bwd_valid(const kb_problem *, const kb_setup_ctx *, const kb_tune_cfg *);
 
@@ -734,14 +737,19 @@ int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
 /* The persistent grid's slots the workspace must hold, from hardware limits
  * alone (2048 threads and 32 CTAs per SM), so it needs no device query; an
  * upper bound of what the launch asks for, which it clamps to the
- * workspace. Shifted rows (cudaMalloc'd tensors) get at least one slot per
- * shift class, which the launch needs. */
+ * workspace. occ caps it only without a cluster: a cluster's grid is every
+ * cluster that fits (nt_persistent_slots), and a bound cut by occ would
+ * clamp that grid through the workspace (session 22: occ=1 at 16-CTA
+ * clusters halved the slots of 1024x151936 in a real run, while the
+ * search, timing it in the start's larger workspace, had not). Shifted rows
+ * (cudaMalloc'd tensors) get at least one slot per shift class, which the
+ * launch needs. */
 inline int64_t nt_bwd_slots_bound(const kb_problem *p, int sms, const kb_tune_cfg *c)
 {
     const int block = c->v[P_THREADS] * c->v[P_ROWS], cl = c->v[P_CLUSTER];
     int per_sm = 2048 / block;
     if (per_sm > 32) per_sm = 32;
-    if (per_sm > c->v[P_OCC]) per_sm = c->v[P_OCC];
+    if (cl == 1 && per_sm > c->v[P_OCC]) per_sm = c->v[P_OCC];
     if (per_sm < 1) per_sm = 1;
     int64_t slots = (int64_t)sms * per_sm / cl;
     if (slots < 1) slots = 1;
