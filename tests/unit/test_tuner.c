@@ -632,6 +632,60 @@ START_TEST(diagonals_walk_past_invalid_middle_choice)
 }
 END_TEST
 
+/* The norm backward's workspace bound (one dw partial row per slot) is an
+ * upper bound of the grid the launch asks for. A cluster's grid is every
+ * cluster that fits, whatever occ says, so occ must not cut the bound there:
+ * a bound cut by occ clamped the grid through the workspace (occ=1 at
+ * 16-CTA clusters halved 1024x151936's slots on the H200, session 22).
+ * Without a cluster occ still caps the grid, and the bound with it. canon
+ * folds occ at clusters (one launch, one evaluation). Host code only: the
+ * bound needs no device query. */
+START_TEST(norm_bwd_workspace_ignores_occ_at_clusters)
+{
+    static const char *const ops[] = {"layernorm_backward", "rmsnorm_backward"};
+    kb_setup_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.sm_count = 132;
+    for (int o = 0; o < 2; o++) {
+        kb_bench_id id;
+        kb_err e = {""};
+        ck_assert_int_eq(kb_bench_find(ops[o], &id, &e), KB_OK);
+        const kb_impl *impl = kb_impl_get(id, "tuned");
+        ck_assert(impl && impl->tune_space && impl->tune_space->workspace &&
+                  impl->tune_space->canon);
+        const kb_tune_space *sp = impl->tune_space;
+        const kb_problem p = {id, KB_BF16, 1024, 151936, 0};
+        kb_tune_cfg one, all;
+        ck_assert_int_eq(kb_tune_parse(sp, "threads=256,rows=1,cluster=16,occ=1,acc=1,reload=0,"
+                                           "hint=0,db=0",
+                                       NULL, &one, &e),
+                         KB_OK);
+        ck_assert_int_eq(one.v[3], 32); /* the parse applies canon */
+        one.v[3] = 1;                   /* as an old cache text or a caller may hold it */
+        all = one;
+        all.v[3] = 32;
+        const size_t ws1 = sp->workspace(&p, &ctx, &one), ws32 = sp->workspace(&p, &ctx, &all);
+        ck_assert_uint_eq(ws1, ws32);
+        /* 132 SMs x 8 CTAs of 256 threads / 16 per cluster = 66 slots of N floats */
+        ck_assert_uint_eq(ws32, (size_t)66 * 151936 * sizeof(float));
+        kb_tune_cfg c = one;
+        sp->canon(&c);
+        ck_assert_int_eq(c.v[3], 32);
+        /* no cluster: occ caps the grid and the bound (132 x 1 slots) */
+        one.v[2] = all.v[2] = 1;
+        ck_assert_uint_eq(sp->workspace(&p, &ctx, &one), (size_t)132 * 151936 * sizeof(float));
+        ck_assert_uint_lt(sp->workspace(&p, &ctx, &one), sp->workspace(&p, &ctx, &all));
+        c = one;
+        sp->canon(&c);
+        ck_assert_int_eq(c.v[3], 1);
+        /* shifted rows (odd N): at least one slot per shift class (8 for bf16) */
+        const kb_problem odd = {id, KB_BF16, 3, 50257, 0};
+        all.v[2] = 8;
+        ck_assert_uint_ge(sp->workspace(&odd, &ctx, &all), (size_t)8 * 50257 * sizeof(float));
+    }
+}
+END_TEST
+
 START_TEST(search_checks_all_directions)
 {
     synth s = {0, {0, 0, 0}, 0, 0};
@@ -1110,6 +1164,7 @@ Suite *kb_suite_tuner(void)
     tcase_add_test(tc, search_propagates_cost_errors);
     tcase_add_test(tc, diagonals_enumerate_valid_multi_moves);
     tcase_add_test(tc, diagonals_walk_past_invalid_middle_choice);
+    tcase_add_test(tc, norm_bwd_workspace_ignores_occ_at_clusters);
     tcase_add_test(tc, search_checks_all_directions);
     tcase_add_test(tc, canon_merges_equivalent_configs);
     tcase_add_test(tc, launch_fits_decides_from_queries);
