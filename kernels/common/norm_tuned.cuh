@@ -421,7 +421,34 @@ template <bool LN> int nt_bwd_valid(const kb_problem *, const kb_setup_ctx *, co
  * one CTA, no cluster), 512 and 256 last (element-wise kernels for odd N
  * need more registers). Backward: about 4 packs per thread (x and dy: twice
  * the registers of the forward), CTAs of 256 threads before clusters, dw in
- * shared memory first. */
+ * shared memory first; a row split over a cluster then takes db=2 where it
+ * holds as many packs (nt_bwd_heuristic_db). */
+inline int nt_bwd_am(kb_dtype d, int64_t N, bool ptr16);
+inline int nt_bwd_nv(const kb_problem *p, int am, int tpr, int cl, int db);
+
+/* Backward, a row split over a cluster: the next row group staged in shared
+ * memory (db=2) while this one is reduced, dw in registers first. Measured
+ * on the H200 beside db=0 entries: +3 to +21 % on aligned long rows (session
+ * 16), +4 to +14 % on odd-N 16-bit rows (session 22). Only where db=2 holds
+ * as many packs per thread as db=0 (NV 1, 2, 4, 8): rounded up to 8 it lost
+ * 15-25 % at 1024x151936 (session 17). c stays as it is when no variant is
+ * valid. */
+template <bool LN>
+void nt_bwd_heuristic_db(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *c)
+{
+    const int am = nt_bwd_am(p->dtype, p->N, true), tpr = c->v[P_THREADS], cl = c->v[P_CLUSTER];
+    if (nt_bwd_nv(p, am, tpr, cl, 2) != nt_bwd_nv(p, am, tpr, cl, 0)) return;
+    for (int acc = 0; acc <= 1; acc++) {
+        kb_tune_cfg d = *c;
+        d.v[P_BWD_DB] = 2;
+        d.v[P_BWD_ACC] = acc;
+        if (nt_bwd_valid<LN>(p, ctx, &d)) {
+            *c = d;
+            return;
+        }
+    }
+}
+
 template <bool LN, bool BWD>
 void nt_heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out)
 {
@@ -473,6 +500,8 @@ void nt_heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out
         else c.v[P_FWD_DB] = fwd[k][1];
         c.v[P_RELOAD] = 0;
         if (BWD ? nt_bwd_valid<LN>(p, ctx, &c) : nt_fwd_valid<LN>(p, ctx, &c)) {
+            if constexpr (BWD)
+                if (cl > 1) nt_bwd_heuristic_db<LN>(p, ctx, &c);
             *out = c;
             return;
         }
