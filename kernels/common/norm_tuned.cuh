@@ -269,16 +269,6 @@ inline size_t nt_fwd_loop_smem(const kb_problem *p, int u)
     return u == 8 ? (size_t)kb_cdiv(nt_fwd_span(p->N, vec), (int64_t)vec) * 16 : 0;
 }
 
-inline int64_t nt_gcd(int64_t a, int64_t b)
-{
-    while (b) {
-        const int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 inline int64_t nt_pow2ceil(int64_t v)
 {
     int64_t p = 1;
@@ -795,17 +785,6 @@ inline int64_t nt_bwd_slots_bound(const kb_problem *p, int sms, const kb_tune_cf
     const int64_t per = nt_bwd_classes(p->dtype, p->N, nt_bwd_am(p->dtype, p->N, true));
     const int64_t groups = kb_cdiv(kb_cdiv(p->M, per), c->v[P_ROWS]) * per;
     if (slots > groups) slots = groups;
-    /* Shifted rows at a cluster: lcm(S, P) virtual slots for the S <= slots
-     * the launch finds; P is a power of two, so the largest lcm is at the
-     * largest odd S, among the last P values. */
-    if (per > 1 && cl > 1) {
-        int64_t most = per;
-        for (int64_t s = slots; s > 0 && s > slots - per; s--) {
-            const int64_t l = s / nt_gcd(s, per) * per;
-            if (l > most) most = l;
-        }
-        return most;
-    }
     return slots > per ? slots : per;
 }
 
@@ -838,7 +817,7 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     const size_t row_bytes = (size_t)p->N * sizeof(float);
     const int64_t ws_rows = t->workspace ? (int64_t)(t->workspace_bytes / row_bytes) : 0;
     bwd_args a = {t->x, t->dy, t->w, t->mean, t->rstd, t->out, (float *)t->workspace,
-                  p->M, p->N, 0, 0, 0, 1, 1, 0};
+                  p->M, p->N, 0, 0, 1, 1, 0};
 
     if (c->v[P_RELOAD]) {
         if (tpr < 32 || tpr > 1024 || tpr % 32)
@@ -893,32 +872,20 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     if (slots < 1)
         return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
                        "threads=%d rows=%d cluster=%d: no CTA (cluster) fits", tpr, rows, cl);
-    /* Slot s serves class s % P, nslots counts per class. A row split over a
-     * cluster keeps every cluster that fits: lcm(slots, P) virtual slots,
-     * lcm / slots run one after another by each (norm_tuned_bwd.cuh), where
-     * the workspace holds their partial rows. Otherwise whole classes, at
-     * least one slot per class, even beyond what fits at once: slots never
-     * wait on each other. */
-    int64_t nvs = 0;
-    if (per > 1 && cl > 1 && slots % per != 0) {
-        const int64_t lcm = slots / nt_gcd(slots, per) * per;
-        if (lcm <= ws_rows) nvs = lcm;
-    }
-    if (!nvs) {
-        slots = slots / per < 1 ? per : slots / per * per;
-        if (slots > ws_rows) slots = ws_rows / per * per;
-        nvs = slots;
-    }
+    /* Whole classes: slot s serves class s % P, nslots counts per class.
+     * At least one slot per class, even beyond what fits at once: slots
+     * never wait on each other. */
+    slots = slots / per < 1 ? per : slots / per * per;
+    if (slots > ws_rows) slots = ws_rows / per * per;
     if (slots < 1)
         return NT_FAIL(e, KB_ERR_ARG, p, what,
                        "workspace of %zu bytes, %lld needed (a dw partial row of N floats%s)",
                        t->workspace_bytes, (long long)per * (long long)row_bytes,
                        per > 1 ? " per shift class" : "");
-    a.nv = nvs;
-    a.nslots = nvs / per;
+    a.nslots = slots / per;
     KB_TRY(nt_launch(p, what, e, fn, dim3((unsigned)(slots * cl)), block, smem, cl, false, s, a));
     return nt_launch(p, what, e, dw_reduce, dim3((unsigned)kb_cdiv(p->N, 32)),
-                     dim3(32, kReduceRows), 0, 1, true, s, (const float *)a.ws, nvs, p->N,
+                     dim3(32, kReduceRows), 0, 1, true, s, (const float *)a.ws, slots, p->N,
                      t->dw);
 }
 

@@ -3,9 +3,8 @@
  * bwd_reg + dw_reduce: a persistent grid of S slots (CTAs, or clusters),
  * S = min(row groups, SMs x occupancy); slot s owns row groups s, s+S, ...
  * (slots running together touch neighbouring rows); with shifted rows
- * (below) S is whole classes, P x nslots (or virtual slots, below), and
- * slot s owns groups s/P, s/P + nslots, ... of class s % P. The thread's
- * w slice is
+ * (below) S is whole classes, P x nslots, and slot s owns groups s/P,
+ * s/P + nslots, ... of class s % P. The thread's w slice is
  * copied to shared memory once (w is read twice per row). Per group of R
  * rows: x and dy raw in registers (NV 16-byte packs each), the saved rstd
  * (and mean), one reduction round of sum(g*xh) (and sum(g)), dx streamed
@@ -39,12 +38,7 @@
  * slots (the two edge slots of a row masked on load, stored element by
  * element), and the thread's w slice is read once at its class's column
  * shift. The partial rows of the P classes are summed by dw_reduce like any
- * other slots. Whole classes would round the grid down (30 clusters that
- * fit make 3 per class, 24 in all: session 22, ncu), so a row split over a
- * cluster runs virtual slots instead: lcm(S, P) of them over the S slots
- * that fit, each CTA (cluster) running its virtual slots one after another
- * (S = 30: 120 virtual slots, 15 per class, 4 per cluster, every cluster
- * the same work), at the cost of lcm(S, P) partial rows for dw_reduce.
+ * other slots.
  *
  * Fallback (reload = 1, any N): dx per row in two passes (bwd_dx_loop), dw
  * by a column-tiled kernel over 256-row chunks (x and dy read again,
@@ -66,7 +60,6 @@ struct bwd_args {
     void *dx;
     float *ws;
     int64_t M, N, ngroups, nslots; /* AM_SHIFT: groups and slots per class */
-    int64_t nv; /* slots in all (dw partial rows); more than the grid's with virtual slots */
     int cl;
     int per;   /* AM_SHIFT: P, the rows' shift period (else 1) */
     int stage; /* DB = 2: float4 offset of the staging area in dynamic smem */
@@ -114,254 +107,246 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
     extern __shared__ float4 dyn[];
     __shared__ red_smem<V> rsm;
     pdl_trigger(); /* dw_reduce may be scheduled; it waits for our completion */
-    const int64_t R = blockDim.y, total = a.M * a.N, nphys = gridDim.x / a.cl;
-    row_reducer<V> reduce(rsm, (int)blockDim.x, a.cl);
-    /* Virtual slots (a.nv > the grid's slots, shifted rows at clusters): the
-     * slot runs slots blockIdx.x / cl, + nphys, ... one after another, each
-     * its class's share and its own dw partial row (header above). */
-    for (int64_t slot = blockIdx.x / a.cl; slot < a.nv; slot += nphys) {
-        /* the previous slot's row-slot sums (and w slice overlay) are read */
-        if (R > 1 && slot >= nphys) __syncthreads();
-        /* SH: this slot's class and its rows' shift; the thread's slots cover
-         * the span N + sh from the aligned start, slot k = columns k*VEC - sh + j. */
-        const int per = SH ? a.per : 1, cls = SH ? (int)(slot % per) : 0;
-        const int sh = SH ? (int)(((int64_t)cls * a.N) & (VEC - 1)) : 0;
-        const lane_map lm(a.N + sh, VEC, a.cl);
-        const float n = (float)a.N;
-        const bool w16 = kb_aligned16(a.w);
-        const T *xg = static_cast<const T *>(a.x), *dg = static_cast<const T *>(a.dy);
-        T *og = static_cast<T *>(a.dx);
-        /* Elements [lo(i), hi(i)) of pack i are columns of the row (SH: only a
-         * row's first and last slots have fewer than VEC). */
-        auto lo = [&](int i) { return SH && lm.at(i) < sh ? sh - lm.at(i) : 0; };
-        auto hi = [&](int i) { return lm.valid(i) < VEC ? lm.valid(i) : VEC; };
-        /* float4 index of quarter q of pack i of row slot r, this thread */
-        auto su = [&](int r, int i, int q) {
-            return ((r * NV + i) * Q + q) * lm.tpr + (int)threadIdx.x;
-        };
-        /* The thread's w slice, in shared memory after the accumulators; the R
-         * row slots share it (row slot 0 fills it). */
-        float4 *wsm = dyn + (SACC ? R * NV * Q * lm.tpr : 0);
-        float acc[SACC ? 1 : NV][VEC];
-    #pragma unroll
-        for (int i = 0; i < NV; i++) {
-    #pragma unroll
-            for (int q = 0; q < Q; q++) {
-                if constexpr (SACC) dyn[su(threadIdx.y, i, q)] = make_float4(0.f, 0.f, 0.f, 0.f);
-                else
-    #pragma unroll
-                    for (int j = 0; j < 4; j++) acc[i][4 * q + j] = 0.f;
+    const int64_t slot = blockIdx.x / a.cl, R = blockDim.y, total = a.M * a.N;
+    /* SH: this slot's class and its rows' shift; the thread's slots cover
+     * the span N + sh from the aligned start, slot k = columns k*VEC - sh + j. */
+    const int per = SH ? a.per : 1, cls = SH ? (int)(slot % per) : 0;
+    const int sh = SH ? (int)(((int64_t)cls * a.N) & (VEC - 1)) : 0;
+    const lane_map lm(a.N + sh, VEC, a.cl);
+    row_reducer<V> reduce(rsm, lm.tpr, lm.cl);
+    const float n = (float)a.N;
+    const bool w16 = kb_aligned16(a.w);
+    const T *xg = static_cast<const T *>(a.x), *dg = static_cast<const T *>(a.dy);
+    T *og = static_cast<T *>(a.dx);
+    /* Elements [lo(i), hi(i)) of pack i are columns of the row (SH: only a
+     * row's first and last slots have fewer than VEC). */
+    auto lo = [&](int i) { return SH && lm.at(i) < sh ? sh - lm.at(i) : 0; };
+    auto hi = [&](int i) { return lm.valid(i) < VEC ? lm.valid(i) : VEC; };
+    /* float4 index of quarter q of pack i of row slot r, this thread */
+    auto su = [&](int r, int i, int q) {
+        return ((r * NV + i) * Q + q) * lm.tpr + (int)threadIdx.x;
+    };
+    /* The thread's w slice, in shared memory after the accumulators; the R
+     * row slots share it (row slot 0 fills it). */
+    float4 *wsm = dyn + (SACC ? R * NV * Q * lm.tpr : 0);
+    float acc[SACC ? 1 : NV][VEC];
+#pragma unroll
+    for (int i = 0; i < NV; i++) {
+#pragma unroll
+        for (int q = 0; q < Q; q++) {
+            if constexpr (SACC) dyn[su(threadIdx.y, i, q)] = make_float4(0.f, 0.f, 0.f, 0.f);
+            else
+#pragma unroll
+                for (int j = 0; j < 4; j++) acc[i][4 * q + j] = 0.f;
+        }
+        if (threadIdx.y == 0) {
+            float wv[VEC];
+#pragma unroll
+            for (int j = 0; j < VEC; j++) wv[j] = 0.f;
+            if (i < lm.mine) {
+                if constexpr (SH) ld_w_at<VEC>(a.w, lm.at(i) - sh, (int)a.N, w16, wv);
+                else ld_w<VEC, AL>(a.w + lm.at(i), lm.valid(i), w16, wv);
             }
-            if (threadIdx.y == 0) {
-                float wv[VEC];
-    #pragma unroll
-                for (int j = 0; j < VEC; j++) wv[j] = 0.f;
-                if (i < lm.mine) {
-                    if constexpr (SH) ld_w_at<VEC>(a.w, lm.at(i) - sh, (int)a.N, w16, wv);
-                    else ld_w<VEC, AL>(a.w + lm.at(i), lm.valid(i), w16, wv);
+#pragma unroll
+            for (int q = 0; q < Q; q++)
+                wsm[su(0, i, q)] =
+                    make_float4(wv[4 * q], wv[4 * q + 1], wv[4 * q + 2], wv[4 * q + 3]);
+        }
+    }
+    if (R > 1) __syncthreads();
+    auto get_w = [&](int i, float(&wv)[VEC]) {
+#pragma unroll
+        for (int q = 0; q < Q; q++) {
+            const float4 t = wsm[su(0, i, q)];
+            wv[4 * q] = t.x;
+            wv[4 * q + 1] = t.y;
+            wv[4 * q + 2] = t.z;
+            wv[4 * q + 3] = t.w;
+        }
+    };
+
+    /* Group gg of this slot's class for this thread: pack count (lm.mine
+     * or 0), the flat offset of pack 0 (SH: of its slot) and the stats. */
+    auto locate = [&](int64_t gg, int &cnt, int64_t &off, row_stats &st) {
+        const int64_t row = cls + per * (gg * R + threadIdx.y);
+        const bool ok = gg < a.ngroups && row < a.M;
+        const int64_t start = (ok ? row : 0) * a.N;
+        cnt = ok ? lm.mine : 0;
+        off = (ok ? start - sh : 0) + lm.first;
+        st = ld_stats<LN>(a, row, ok);
+    };
+    auto load = [&](uint4 &xd, uint4 &dd, int i, int cnt, int64_t off) {
+        xd = dd = make_uint4(0u, 0u, 0u, 0u);
+        if (i < cnt) {
+            if constexpr (SH) {
+                const int64_t f = off + i * lm.stride;
+                xd = ld_slot<T, true>(xg, f, total);
+                dd = ld_slot<T, true>(dg, f, total);
+                if (lo(i) > 0 || hi(i) < VEC) { /* neighbouring rows' elements */
+                    xd = mask_pack<T>(xd, lo(i), hi(i));
+                    dd = mask_pack<T>(dd, lo(i), hi(i));
                 }
-    #pragma unroll
-                for (int q = 0; q < Q; q++)
-                    wsm[su(0, i, q)] =
-                        make_float4(wv[4 * q], wv[4 * q + 1], wv[4 * q + 2], wv[4 * q + 3]);
+            } else {
+                xd = ld_pack<T, AL, true>(xg + off + i * lm.stride, lm.valid(i));
+                dd = ld_pack<T, AL, true>(dg + off + i * lm.stride, lm.valid(i));
             }
         }
-        if (R > 1) __syncthreads();
-        auto get_w = [&](int i, float(&wv)[VEC]) {
-    #pragma unroll
-            for (int q = 0; q < Q; q++) {
-                const float4 t = wsm[su(0, i, q)];
-                wv[4 * q] = t.x;
-                wv[4 * q + 1] = t.y;
-                wv[4 * q + 2] = t.z;
-                wv[4 * q + 3] = t.w;
-            }
-        };
+    };
 
-        /* Group gg of this slot's class for this thread: pack count (lm.mine
-         * or 0), the flat offset of pack 0 (SH: of its slot) and the stats. */
-        auto locate = [&](int64_t gg, int &cnt, int64_t &off, row_stats &st) {
-            const int64_t row = cls + per * (gg * R + threadIdx.y);
-            const bool ok = gg < a.ngroups && row < a.M;
-            const int64_t start = (ok ? row : 0) * a.N;
-            cnt = ok ? lm.mine : 0;
-            off = (ok ? start - sh : 0) + lm.first;
-            st = ld_stats<LN>(a, row, ok);
-        };
-        auto load = [&](uint4 &xd, uint4 &dd, int i, int cnt, int64_t off) {
-            xd = dd = make_uint4(0u, 0u, 0u, 0u);
-            if (i < cnt) {
-                if constexpr (SH) {
-                    const int64_t f = off + i * lm.stride;
-                    xd = ld_slot<T, true>(xg, f, total);
-                    dd = ld_slot<T, true>(dg, f, total);
-                    if (lo(i) > 0 || hi(i) < VEC) { /* neighbouring rows' elements */
-                        xd = mask_pack<T>(xd, lo(i), hi(i));
-                        dd = mask_pack<T>(dd, lo(i), hi(i));
-                    }
-                } else {
-                    xd = ld_pack<T, AL, true>(xg + off + i * lm.stride, lm.valid(i));
-                    dd = ld_pack<T, AL, true>(dg + off + i * lm.stride, lm.valid(i));
-                }
-            }
-        };
+    int64_t g = slot / per, off;
+    int cnt;
+    row_stats m;
+    locate(g, cnt, off, m);
+    uint4 xv[NV], dv[NV], xn[DB == 1 ? NV : 1], dn[DB == 1 ? NV : 1];
+#pragma unroll
+    for (int i = 0; i < NV; i++) load(xv[i], dv[i], i, cnt, off);
+    /* DB = 2: pack i of tensor k (0 x, 1 dy) of this thread's row slot */
+    uint4 *stg = reinterpret_cast<uint4 *>(dyn) + a.stage;
+    auto si = [&](int i, int k) {
+        return ((threadIdx.y * NV + i) * 2 + k) * lm.tpr + (int)threadIdx.x;
+    };
 
-        int64_t g = slot / per, off;
-        int cnt;
-        row_stats m;
-        locate(g, cnt, off, m);
-        uint4 xv[NV], dv[NV], xn[DB == 1 ? NV : 1], dn[DB == 1 ? NV : 1];
-    #pragma unroll
-        for (int i = 0; i < NV; i++) load(xv[i], dv[i], i, cnt, off);
-        /* DB = 2: pack i of tensor k (0 x, 1 dy) of this thread's row slot */
-        uint4 *stg = reinterpret_cast<uint4 *>(dyn) + a.stage;
-        auto si = [&](int i, int k) {
-            return ((threadIdx.y * NV + i) * 2 + k) * lm.tpr + (int)threadIdx.x;
-        };
-
-        for (; g < a.ngroups; g += a.nslots) {
-            int cntn;
-            int64_t offn;
-            row_stats mn;
-            locate(g + a.nslots, cntn, offn, mn);
-            if constexpr (DB == 1)
-    #pragma unroll
-                for (int i = 0; i < NV; i++) load(xn[i], dn[i], i, cntn, offn);
-            if constexpr (DB == 2) {
-    #pragma unroll
-                for (int i = 0; i < NV; i++) {
-                    const bool ok = i < cntn; /* else zero-filled, nothing read */
-                    if constexpr (SH) { /* the tensor's last slot may hold fewer than VEC */
-                        const int64_t f = ok ? offn + i * lm.stride : 0;
-                        const int bytes = !ok ? 0
-                                          : total - f < VEC ? (int)(total - f) * (int)sizeof(T)
-                                                            : 16;
-                        kb_cp_async16n(stg + si(i, 0), xg + f, bytes);
-                        kb_cp_async16n(stg + si(i, 1), dg + f, bytes);
-                    } else {
-                        kb_cp_async16(stg + si(i, 0), ok ? xg + offn + i * lm.stride : xg, ok);
-                        kb_cp_async16(stg + si(i, 1), ok ? dg + offn + i * lm.stride : dg, ok);
-                    }
-                }
-                kb_cp_async_commit();
-            }
-            float s[V], xf[VEC], df[VEC], wv[VEC];
-    #pragma unroll
-            for (int k = 0; k < V; k++) s[k] = 0.f;
-    #pragma unroll
-            for (int i = 0; i < NV; i++)
-                if (i < cnt) {
-                    kb_unpack<T>(xv[i], xf);
-                    kb_unpack<T>(dv[i], df);
-                    get_w(i, wv);
-    #pragma unroll
-                    for (int j = 0; j < VEC; j++) {
-                        const float xh = bwd_xh(m, xf[j]), gv = df[j] * wv[j];
-                        s[0] += gv * xh;
-                        if constexpr (LN) s[1] += gv;
-                        xf[j] = df[j] * xh; /* dw contribution */
-                    }
-    #pragma unroll
-                    for (int q = 0; q < Q; q++) {
-                        if constexpr (SACC) {
-                            float4 &t = dyn[su(threadIdx.y, i, q)];
-                            t = make_float4(t.x + xf[4 * q], t.y + xf[4 * q + 1],
-                                            t.z + xf[4 * q + 2], t.w + xf[4 * q + 3]);
-                        } else {
-    #pragma unroll
-                            for (int j = 0; j < 4; j++) acc[i][4 * q + j] += xf[4 * q + j];
-                        }
-                    }
-                }
-            reduce(s);
-            const float mgx = s[0] / n, mg = LN ? s[V - 1] / n : 0.f;
-    #pragma unroll
+    for (; g < a.ngroups; g += a.nslots) {
+        int cntn;
+        int64_t offn;
+        row_stats mn;
+        locate(g + a.nslots, cntn, offn, mn);
+        if constexpr (DB == 1)
+#pragma unroll
+            for (int i = 0; i < NV; i++) load(xn[i], dn[i], i, cntn, offn);
+        if constexpr (DB == 2) {
+#pragma unroll
             for (int i = 0; i < NV; i++) {
-                if (i < cnt) {
-                    kb_unpack<T>(xv[i], xf);
-                    kb_unpack<T>(dv[i], df);
-                    get_w(i, wv);
-    #pragma unroll
-                    for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
-                    T *dst = og + off + i * lm.stride;
-                    if (!SH || (lo(i) == 0 && hi(i) == VEC))
-                        st_pack<T, AL || SH, H == 0>(dst, kb_pack<T>(xf), lm.valid(i));
-                    else st_range<T>(dst, kb_pack<T>(xf), lo(i), hi(i));
-                }
-                if constexpr (DB == 1) {
-                    xv[i] = xn[i];
-                    dv[i] = dn[i];
-                } else if constexpr (DB == 0) {
-                    load(xv[i], dv[i], i, cntn, offn);
+                const bool ok = i < cntn; /* else zero-filled, nothing read */
+                if constexpr (SH) { /* the tensor's last slot may hold fewer than VEC */
+                    const int64_t f = ok ? offn + i * lm.stride : 0;
+                    const int bytes = !ok ? 0
+                                      : total - f < VEC ? (int)(total - f) * (int)sizeof(T)
+                                                        : 16;
+                    kb_cp_async16n(stg + si(i, 0), xg + f, bytes);
+                    kb_cp_async16n(stg + si(i, 1), dg + f, bytes);
+                } else {
+                    kb_cp_async16(stg + si(i, 0), ok ? xg + offn + i * lm.stride : xg, ok);
+                    kb_cp_async16(stg + si(i, 1), ok ? dg + offn + i * lm.stride : dg, ok);
                 }
             }
-            if constexpr (DB == 2) {
-                kb_cp_async_wait_all();
-    #pragma unroll
-                for (int i = 0; i < NV; i++) {
-                    xv[i] = stg[si(i, 0)];
-                    dv[i] = stg[si(i, 1)];
-                    if (SH && (lo(i) > 0 || hi(i) < VEC)) { /* as load(): neighbouring rows */
-                        xv[i] = mask_pack<T>(xv[i], lo(i), hi(i));
-                        dv[i] = mask_pack<T>(dv[i], lo(i), hi(i));
+            kb_cp_async_commit();
+        }
+        float s[V], xf[VEC], df[VEC], wv[VEC];
+#pragma unroll
+        for (int k = 0; k < V; k++) s[k] = 0.f;
+#pragma unroll
+        for (int i = 0; i < NV; i++)
+            if (i < cnt) {
+                kb_unpack<T>(xv[i], xf);
+                kb_unpack<T>(dv[i], df);
+                get_w(i, wv);
+#pragma unroll
+                for (int j = 0; j < VEC; j++) {
+                    const float xh = bwd_xh(m, xf[j]), gv = df[j] * wv[j];
+                    s[0] += gv * xh;
+                    if constexpr (LN) s[1] += gv;
+                    xf[j] = df[j] * xh; /* dw contribution */
+                }
+#pragma unroll
+                for (int q = 0; q < Q; q++) {
+                    if constexpr (SACC) {
+                        float4 &t = dyn[su(threadIdx.y, i, q)];
+                        t = make_float4(t.x + xf[4 * q], t.y + xf[4 * q + 1], t.z + xf[4 * q + 2],
+                                        t.w + xf[4 * q + 3]);
+                    } else {
+#pragma unroll
+                        for (int j = 0; j < 4; j++) acc[i][4 * q + j] += xf[4 * q + j];
                     }
                 }
             }
-            cnt = cntn;
-            off = offn;
-            m = mn;
+        reduce(s);
+        const float mgx = s[0] / n, mg = LN ? s[V - 1] / n : 0.f;
+#pragma unroll
+        for (int i = 0; i < NV; i++) {
+            if (i < cnt) {
+                kb_unpack<T>(xv[i], xf);
+                kb_unpack<T>(dv[i], df);
+                get_w(i, wv);
+#pragma unroll
+                for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
+                T *dst = og + off + i * lm.stride;
+                if (!SH || (lo(i) == 0 && hi(i) == VEC))
+                    st_pack<T, AL || SH, H == 0>(dst, kb_pack<T>(xf), lm.valid(i));
+                else st_range<T>(dst, kb_pack<T>(xf), lo(i), hi(i));
+            }
+            if constexpr (DB == 1) {
+                xv[i] = xn[i];
+                dv[i] = dn[i];
+            } else if constexpr (DB == 0) {
+                load(xv[i], dv[i], i, cntn, offn);
+            }
         }
+        if constexpr (DB == 2) {
+            kb_cp_async_wait_all();
+#pragma unroll
+            for (int i = 0; i < NV; i++) {
+                xv[i] = stg[si(i, 0)];
+                dv[i] = stg[si(i, 1)];
+                if (SH && (lo(i) > 0 || hi(i) < VEC)) { /* as load(): neighbouring rows */
+                    xv[i] = mask_pack<T>(xv[i], lo(i), hi(i));
+                    dv[i] = mask_pack<T>(dv[i], lo(i), hi(i));
+                }
+            }
+        }
+        cnt = cntn;
+        off = offn;
+        m = mn;
+    }
 
-        /* The slot's partial row: the R row slots summed in slot order. Pack i
-         * holds columns at(i) - sh + j, j in [lo(i), hi(i)). */
-        float *ws = a.ws + slot * a.N;
-        if constexpr (SACC) {
-            if (R > 1) __syncthreads();
-            if (threadIdx.y == 0)
-    #pragma unroll
+    /* The slot's partial row: the R row slots summed in slot order. Pack i
+     * holds columns at(i) - sh + j, j in [lo(i), hi(i)). */
+    float *ws = a.ws + slot * a.N;
+    if constexpr (SACC) {
+        if (R > 1) __syncthreads();
+        if (threadIdx.y == 0)
+#pragma unroll
+            for (int i = 0; i < NV; i++)
+                if (i < lm.mine) {
+                    float v[VEC];
+#pragma unroll
+                    for (int q = 0; q < Q; q++) {
+                        float4 t = dyn[su(0, i, q)];
+                        for (int r = 1; r < R; r++) {
+                            const float4 u = dyn[su(r, i, q)];
+                            t = make_float4(t.x + u.x, t.y + u.y, t.z + u.z, t.w + u.w);
+                        }
+                        v[4 * q] = t.x;
+                        v[4 * q + 1] = t.y;
+                        v[4 * q + 2] = t.z;
+                        v[4 * q + 3] = t.w;
+                    }
+                    const int c0 = lm.at(i) - sh;
+#pragma unroll
+                    for (int j = 0; j < VEC; j++)
+                        if (AL || (j >= lo(i) && j < hi(i))) ws[c0 + j] = v[j];
+                }
+    } else {
+        /* comb overlays the w slice: wait until every row slot is done with it */
+        if (R > 1) __syncthreads();
+        float *comb = reinterpret_cast<float *>(dyn), *dst = R == 1 ? ws : comb;
+        for (int r = 0; r < R; r++) {
+            if ((int)threadIdx.y == r)
+#pragma unroll
                 for (int i = 0; i < NV; i++)
                     if (i < lm.mine) {
-                        float v[VEC];
-    #pragma unroll
-                        for (int q = 0; q < Q; q++) {
-                            float4 t = dyn[su(0, i, q)];
-                            for (int r = 1; r < R; r++) {
-                                const float4 u = dyn[su(r, i, q)];
-                                t = make_float4(t.x + u.x, t.y + u.y, t.z + u.z, t.w + u.w);
-                            }
-                            v[4 * q] = t.x;
-                            v[4 * q + 1] = t.y;
-                            v[4 * q + 2] = t.z;
-                            v[4 * q + 3] = t.w;
-                        }
                         const int c0 = lm.at(i) - sh;
-    #pragma unroll
+#pragma unroll
                         for (int j = 0; j < VEC; j++)
-                            if (AL || (j >= lo(i) && j < hi(i))) ws[c0 + j] = v[j];
+                            if (AL || (j >= lo(i) && j < hi(i)))
+                                dst[c0 + j] = r == 0 ? acc[i][j] : dst[c0 + j] + acc[i][j];
                     }
-        } else {
-            /* comb overlays the w slice: wait until every row slot is done with it */
             if (R > 1) __syncthreads();
-            float *comb = reinterpret_cast<float *>(dyn), *dst = R == 1 ? ws : comb;
-            for (int r = 0; r < R; r++) {
-                if ((int)threadIdx.y == r)
-    #pragma unroll
-                    for (int i = 0; i < NV; i++)
-                        if (i < lm.mine) {
-                            const int c0 = lm.at(i) - sh;
-    #pragma unroll
-                            for (int j = 0; j < VEC; j++)
-                                if (AL || (j >= lo(i) && j < hi(i)))
-                                    dst[c0 + j] = r == 0 ? acc[i][j] : dst[c0 + j] + acc[i][j];
-                        }
-                if (R > 1) __syncthreads();
-            }
-            if (R > 1)
-                for (int c = (int)(threadIdx.y * blockDim.x + threadIdx.x); c < a.N;
-                     c += R * lm.tpr)
-                    ws[c] = comb[c];
         }
-    } /* virtual slots */
+        if (R > 1)
+            for (int c = (int)(threadIdx.y * blockDim.x + threadIdx.x); c < a.N; c += R * lm.tpr)
+                ws[c] = comb[c];
+    }
     reduce.finish();
 }
 

@@ -978,8 +978,6 @@ END_TEST
 #define WS_FEW "threads=32,rows=1,cluster=16,occ=32,acc=1,reload=0,hint=0,db=0"
 /* the double-buffered kernel (aligned rows): the same partial rows */
 #define WS_DB "threads=512,rows=1,cluster=1,occ=1,acc=1,reload=0,hint=1,db=1"
-/* the odd-N entry: 256 threads, 8-CTA clusters, db=2 (virtual slots) */
-#define WS_VIRT "threads=256,rows=1,cluster=8,occ=16,acc=0,reload=0,hint=0,db=2"
 static const struct {
     const char *op;
     kb_dtype dtype;
@@ -998,11 +996,6 @@ static const struct {
     {"rmsnorm_backward", KB_FP32, 3, 37, WS_SMALL, 132, 1, 1},      /* element access */
     {"layernorm_backward", KB_BF16, 3, 4096, WS_SMALL, 132, 1, 1},  /* aligned        */
     {"rmsnorm_backward", KB_BF16, 300, 4096, WS_DB, 132, 132, 1},   /* one per SM     */
-    /* a cluster on shifted rows: lcm(S, 8) virtual slots for any S <= 132
-     * clusters the launch finds (8 CTAs of 256 threads per SM at most), the
-     * largest at S = 131 */
-    {"rmsnorm_backward", KB_BF16, 4096, 50257, WS_VIRT, 132, 131 * 8, 1},
-    {"layernorm_backward", KB_FP16, 512, 50257, WS_VIRT, 132, 131 * 8, 1},
 };
 
 START_TEST(norm_backward_workspace_covers_shift_classes)
