@@ -31,8 +31,8 @@
  *   db       next row group double-buffered in registers (1) or rolled in
  *            pack by pack behind the stores (0); backward (8th parameter,
  *            after hint; 16-byte packs, aligned or shifted slots): 1 in
- *            registers (NV <= 2),
- *            2 in shared memory by cp.async (NV 1, 2, 4, 8)
+ *            registers (NV <= 2), 2 in shared memory by cp.async (NV 1,
+ *            2, 4, 8)
  *   acc      backward: dw accumulators in registers (0) or shared memory (1:
  *            fewer registers, more CTAs per SM)
  *   reload   0: row held in registers; else the loop re-reading the row
@@ -193,8 +193,8 @@ template <bool LN> fwd_fn fwd_reg_kernel(kb_dtype d, int nv, bool vec, bool db, 
     return f;
 }
 /* am: nt_bwd_am's choice; hint: dx's stores (0, 1; AM_AL only 1); db: the
- * next group double-buffered (AM_AL and AM_SHIFT): 1 in registers (NV <= 2), 2 in
- * shared memory (NV 1, 2, 4, 8). */
+ * next group double-buffered (AM_AL and AM_SHIFT): 1 in registers (NV <= 2),
+ * 2 in shared memory (NV 1, 2, 4, 8). */
 template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, int hint, int db)
 {
     bwd_fn f = nullptr;

@@ -12,8 +12,8 @@
  * right after pack i of dx is stored, and the next rows' statistics with
  * them, so the loads of one group overlap the stores of the previous one.
  * With DB (16-byte packs: aligned, or shifted slots) the next group's
- * packs are requested before this
- * group's sums are taken, so they are in flight through the reduction (its
+ * packs are requested before this group's sums are taken, so they are in
+ * flight through the reduction (its
  * barriers and, for a cluster, the DSMEM exchange) as well as through the
  * stores: a long row split over a cluster runs one CTA per SM, and without
  * it nothing is loading while the row is reduced. DB = 1: into a second set
@@ -361,10 +361,9 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
  * twice the pack registers): NV = 1 1024 (51-57 registers, shifted 59-62),
  * NV = 2 768 (77-80), except shifted slots with dw in registers: uncapped
  * (153-156 registers; LayerNorm spilled 4-32 bytes at 768, both 48-68 at
- * 512). Staged in shared memory
- * (DB = 2): the caps of DB = 0, spill-free at 0-6 more registers (shifted
- * slots included). Otherwise (and element accesses) uncapped: a cap
- * there makes ptxas trade registers for spills. */
+ * 512). Staged in shared memory (DB = 2): the caps of DB = 0, spill-free at
+ * 0-6 more registers (shifted slots included). Otherwise (and element
+ * accesses) uncapped: a cap there makes ptxas trade registers for spills. */
 template <int NV, int AM, bool SACC, int DB> constexpr int bwd_cap()
 {
     if constexpr (DB == 1) return NV == 1 ? 1024 : AM == AM_SHIFT && !SACC ? 0 : 768;
