@@ -39,7 +39,9 @@
  *            (one CTA of `threads` per row, rows == cluster == 1); forward:
  *            1, 2 or 4 slots per thread in flight per step (fwd_loop's U),
  *            8 the row staged in shared memory first (fwd_stage: 16-byte
- *            aligned tensors, rows that fit the opt-in shared memory)
+ *            aligned tensors, rows that fit the opt-in shared memory; with
+ *            cluster > 1 fwd_stage_cl, each CTA staging its share, rows up
+ *            to cluster x that; occ 1-16 then all clusters that fit)
  *   hint     forward: cache operators of x's loads and y's stores, as the
  *            tuned GLU's (0: evict-first both, 1: evict-first loads, plain
  *            stores, 2: plain both; the reload loop's loads ignore it (their
@@ -221,17 +223,21 @@ template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, 
  * hint 1's kernel (plain stores), AM_AL only. u: slots per thread per step
  * (the `reload` value: 1, 2, 4); element accesses (!ptr16) run 1.
  * N, tpr: the row length and threads per row (fwd_loop_fn: long shares
- * per thread take the fwd_loop_long kernels). */
+ * per thread take the fwd_loop_long kernels). cl: CTAs per row, > 1 only
+ * for the staged loop (u = 8: fwd_stage_cl); nullptr otherwise. */
 template <bool LN>
-fwd_fn fwd_loop_kernel(kb_dtype d, bool ptr16, bool al, int hint, int u, int64_t N, int tpr)
+fwd_fn fwd_loop_kernel(kb_dtype d, bool ptr16, bool al, int hint, int u, int64_t N, int tpr,
+                       int cl = 1)
 {
     fwd_fn f = nullptr;
     if (hint < 0 || hint > 2 || (hint && !al) || (u != 1 && u != 2 && u != 4 && u != 8))
         return nullptr;
+    if (cl < 1 || cl > kMaxCluster || (cl > 1 && u != 8)) return nullptr;
     if (u == 8) { /* staged: 128-bit slots only */
         KB_DISPATCH(d, T, {
-            f = al ? (hint ? fwd_stage_fn<T, LN, AM_AL, 1>(N, tpr) : fwd_stage_fn<T, LN, AM_AL, 0>(N, tpr))
-               : ptr16 ? fwd_stage_fn<T, LN, AM_SHIFT, 0>(N, tpr) : nullptr;
+            f = al ? (hint ? fwd_stage_fn<T, LN, AM_AL, 1>(N, tpr, cl)
+                           : fwd_stage_fn<T, LN, AM_AL, 0>(N, tpr, cl))
+               : ptr16 ? fwd_stage_fn<T, LN, AM_SHIFT, 0>(N, tpr, cl) : nullptr;
         });
         return f;
     }
@@ -262,11 +268,15 @@ inline int nt_vec(kb_dtype d) { return d == KB_FP32 ? 4 : 8; }
 inline int64_t nt_fwd_span(int64_t N, int vec) { return N % vec ? N + vec - 1 : N; }
 
 /* Dynamic shared memory of the loop with `reload` = u: a staged row's
- * slots, 16 bytes each. */
-inline size_t nt_fwd_loop_smem(const kb_problem *p, int u)
+ * slots, 16 bytes each; over a cluster of cl CTAs of tpr threads, one CTA's
+ * share, a whole number of slots per thread (fwd_stage_cl's layout). */
+inline size_t nt_fwd_loop_smem(const kb_problem *p, int u, int tpr = 1, int cl = 1)
 {
     const int vec = nt_vec(p->dtype);
-    return u == 8 ? (size_t)kb_cdiv(nt_fwd_span(p->N, vec), (int64_t)vec) * 16 : 0;
+    if (u != 8) return 0;
+    const int64_t slots = kb_cdiv(nt_fwd_span(p->N, vec), (int64_t)vec);
+    if (cl <= 1) return (size_t)slots * 16;
+    return (size_t)kb_cdiv(slots, (int64_t)tpr * cl) * (size_t)tpr * 16;
 }
 
 inline int64_t nt_pow2ceil(int64_t v)
@@ -398,6 +408,9 @@ inline void nt_fwd_canon(kb_tune_cfg *c)
     if (!c->v[P_RELOAD]) return;
     if (c->v[P_FWD_HINT] == 2) c->v[P_FWD_HINT] = 1;
     if (c->v[P_OCC] == 0) c->v[P_OCC] = kOccAll;
+    /* The staged loop over a cluster: occ 1-16 all mean every cluster that
+     * fits (nt_persistent_slots). */
+    if (c->v[P_CLUSTER] > 1 && c->v[P_OCC] < kOccAll) c->v[P_OCC] = 1;
     c->v[P_FWD_DB] = 0;
 }
 /* The reload kernels ignore the backward's hint and double buffer. */
@@ -564,12 +577,18 @@ int nt_fwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     const size_t optin = ctx ? ctx->smem_optin : 0;
     if (p->M < 1 || p->N < 1 || c->v[P_OCC] < 0) return 0;
     if (c->v[P_RELOAD]) {
-        if (tpr < 32 || tpr > 1024 || rows != 1 || cl != 1) return 0;
+        if (tpr < 32 || tpr > 1024 || rows != 1) return 0;
+        /* A cluster only for the staged loop, and no thread of it idle on
+         * every row (as nt_shape_ok asks of the register kernels). */
+        if (cl > 1 && (int64_t)tpr * cl > nt_pow2ceil(kb_cdiv(nt_fwd_span(p->N, vec), (int64_t)vec)))
+            return 0;
         const fwd_fn lf =
             fwd_loop_kernel<LN>(p->dtype, true, p->N % vec == 0, c->v[P_FWD_HINT], c->v[P_RELOAD],
-                                p->N, tpr);
-        return lf && nt_kernel_fits(reinterpret_cast<const void *>(lf), tpr,
-                                    nt_fwd_loop_smem(p, c->v[P_RELOAD]), optin);
+                                p->N, tpr, cl);
+        const size_t smem = nt_fwd_loop_smem(p, c->v[P_RELOAD], tpr, cl);
+        if (!lf || !nt_kernel_fits(reinterpret_cast<const void *>(lf), tpr, smem, optin)) return 0;
+        return cl == 1 || kb_active_clusters(reinterpret_cast<const void *>(lf),
+                                             dim3((unsigned)tpr), smem, cl) >= 1;
     }
     if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
     const int64_t span = nt_fwd_span(p->N, vec);
@@ -606,29 +625,36 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
             return NT_FAIL(e, KB_ERR_ARG, p, what, "reload needs 32..1024 threads, not %d", lt);
         /* Element accesses run one slot per step whatever `reload` says. */
         const int u = ptr16 && c->v[P_RELOAD] ? c->v[P_RELOAD] : 1;
-        const fwd_fn lf = fwd_loop_kernel<LN>(p->dtype, ptr16, v16, hint, u, p->N, lt);
+        if (c->v[P_RELOAD] && c->v[P_RELOAD] != 8 && cl != 1)
+            return NT_FAIL(e, KB_ERR_ARG, p, what,
+                           "reload=%d runs one CTA per row: cluster=%d needs reload=8",
+                           c->v[P_RELOAD], cl);
+        const int lcl = u == 8 ? cl : 1; /* the element loop (unaligned tensors): one CTA */
+        const fwd_fn lf = fwd_loop_kernel<LN>(p->dtype, ptr16, v16, hint, u, p->N, lt, lcl);
         if (!lf)
-            return NT_FAIL(e, KB_ERR_ARG, p, what, "reload=%d: not 1, 2, 4 or 8", c->v[P_RELOAD]);
+            return NT_FAIL(e, KB_ERR_ARG, p, what, "reload=%d cluster=%d: not 1, 2, 4 or 8, or cluster not 1..%d",
+                           c->v[P_RELOAD], lcl, kMaxCluster);
         /* nt_fwd_valid checked that it fits (as the backward's launch relies
          * on its own); every configuration the tuner launches passed it. */
-        const size_t smem = nt_fwd_loop_smem(p, u);
+        const size_t smem = nt_fwd_loop_smem(p, u, lt, lcl);
         /* Every pass after the first re-reads the row, from L2 only while
          * the rows in flight fit it: one CTA per row keeps every CTA that
          * fits resident (4096x50257 bf16 at 256 threads: ~600 rows, ~60 MB),
          * occ 1-16 a persistent grid of fewer (the kernel strides over
-         * rows). */
-        unsigned grid = nt_grid(p->M, 1);
+         * rows); over a cluster, every cluster that fits. */
+        unsigned grid = nt_grid(p->M, lcl);
         if (c->v[P_RELOAD] && occ > 0 && occ < kOccAll) {
             int64_t slots = 0;
             NT_CUDA(e, p, what,
                     nt_persistent_slots(reinterpret_cast<const void *>(lf), dim3((unsigned)lt),
-                                        smem, 1, occ, p->M, &slots));
+                                        smem, lcl, occ, p->M, &slots));
             if (slots < 1)
                 return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
                                "reload=%d threads=%d: no CTA fits an SM", c->v[P_RELOAD], lt);
-            grid = (unsigned)slots;
+            grid = (unsigned)(slots * lcl);
         }
-        return nt_launch(p, what, e, lf, dim3(grid), dim3((unsigned)lt), smem, 1, false, s, a);
+        a.cl = lcl;
+        return nt_launch(p, what, e, lf, dim3(grid), dim3((unsigned)lt), smem, lcl, false, s, a);
     }
     const int64_t span = nt_fwd_span(p->N, vec);
     const int nv = db ? nt_pick_nv(span, tpr, cl, vec, kFwdDbNV)

@@ -41,7 +41,9 @@
  * crosses DRAM once however many rows are resident, which the loop's
  * re-reads only get while the rows in flight fit in the L2. Limits: 16-byte
  * aligned tensors (AM_AL or AM_SHIFT) and rows whose slots fit in the opt-in
- * shared memory (227 KB on sm_90: bf16 N <= ~116K, fp32 <= ~58K).
+ * shared memory (227 KB on sm_90: bf16 N <= ~116K, fp32 <= ~58K);
+ * fwd_stage_cl splits the row over a cluster of CL CTAs, each staging its
+ * share, the reductions crossing the cluster: rows up to CL times that.
  *
  * LayerNorm's mean is exact on a constant row (y = 0, as PyTorch's Welford
  * gives), which an fp32 sum of N equal values divided by N is not: the
@@ -326,12 +328,14 @@ __device__ __forceinline__ void chan_row(float &n, float &m, float &M2, float *b
     }
 }
 
-template <typename T, bool LN, int MODE, int H, int U, bool LONG, bool STAGE = false>
+template <typename T, bool LN, int MODE, int H, int U, bool LONG, bool STAGE = false,
+          bool CLU = false>
 __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
 {
     static_assert(U == 1 || MODE != AM_ELEM, "element accesses run one slot per step");
     static_assert(!STAGE || (U == 1 && MODE != AM_ELEM && !(LN && LONG)),
                   "a staged row: 128-bit slots, one a step, LayerNorm's exact three passes");
+    static_assert(!CLU || STAGE, "only the staged loop splits a row over a cluster");
     extern __shared__ uint4 stage[]; /* fwd_stage: the row's slots (dynamic) */
     constexpr int VEC = MODE == AM_ELEM ? 1 : vec_of<T>();
     constexpr int PV = vec_of<T>(), RV = LN ? 2 : 1;
@@ -339,7 +343,12 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
     constexpr kb_cache FIRST = U > 1 ? KB_LD_LAST : KB_LD_KEEP, LAST = U > 1 ? KB_LD_STREAM : KB_LD_KEEP;
     __shared__ red_smem<RV> rsm;
     const int tpr = (int)blockDim.x, N = (int)a.N;
-    row_reducer<RV> reduce(rsm, tpr, 1);
+    /* fwd_stage_cl: the cl CTAs of a cluster share a row, slot k to CTA
+     * rank (k / tpr) % cl as in the register kernels (lane_map); a thread's
+     * i-th slot sits at stage[i * tpr + threadIdx.x] (k itself at cl = 1). */
+    const int cl = CLU ? a.cl : 1;
+    const int g0 = CLU ? (int)cg::this_cluster().block_rank() * tpr + (int)threadIdx.x : 0;
+    row_reducer<RV> reduce(rsm, tpr, cl);
     constexpr bool CHAN = LN && LONG;
     __shared__ float cbuf[CHAN ? 2 : 1][CHAN ? 96 : 1]; /* chan_row's warp partials, per parity */
     int cpar = 0;
@@ -350,7 +359,8 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
     const uint64_t pol = U > 1 ? kb_policy_evict_last() : 0;
     const T *x = static_cast<const T *>(a.x);
     T *y = static_cast<T *>(a.y);
-    for (int64_t row = blockIdx.x; row < a.M; row += gridDim.x) {
+    for (int64_t row = CLU ? blockIdx.x / cl : blockIdx.x; row < a.M;
+         row += CLU ? gridDim.x / cl : gridDim.x) {
         const int64_t start = row * a.N;
         const int sh = MODE == AM_SHIFT ? (int)(start & (VEC - 1)) : 0;
         const int nsl = (N + sh + VEC - 1) / VEC;
@@ -360,26 +370,39 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
              * back only what it copied (no barrier), and it overwrites a
              * slot only after the previous row's last pass used it. The
              * last slot of the tensor copies only what is inside it. */
-            for (int k = threadIdx.x; k < nsl; k += tpr) {
-                const int64_t f0 = base + (int64_t)k * VEC;
-                const int64_t left = total - f0;
-                kb_cp_async16n(&stage[k], x + f0,
-                               left >= VEC ? 16 : (int)left * (int)sizeof(T));
+            if constexpr (CLU) {
+                for (int k = g0, i = threadIdx.x; k < nsl; k += tpr * cl, i += tpr) {
+                    const int64_t f0 = base + (int64_t)k * VEC;
+                    const int64_t left = total - f0;
+                    kb_cp_async16n(&stage[i], x + f0,
+                                   left >= VEC ? 16 : (int)left * (int)sizeof(T));
+                }
+            } else {
+                for (int k = threadIdx.x; k < nsl; k += tpr) {
+                    const int64_t f0 = base + (int64_t)k * VEC;
+                    const int64_t left = total - f0;
+                    kb_cp_async16n(&stage[k], x + f0,
+                                   left >= VEC ? 16 : (int)left * (int)sizeof(T));
+                }
             }
             kb_cp_async_commit();
             kb_cp_async_wait_all();
         }
+        /* Staged slot k, read back from stage[i] (masked outside the row). */
+        auto staged = [&](int k, int i) -> uint4 {
+            uint4 r = stage[i];
+            if constexpr (MODE == AM_SHIFT) {
+                const int lo = sh - k * VEC;
+                if (lo > 0 || lo + N < VEC) r = mask_pack<T>(r, lo, lo + N);
+            }
+            return r;
+        };
         /* Slot k raw (zero outside the row), under cache treatment lp (a kb_cache tag). */
         auto slot = [&](int k, auto lp) -> uint4 {
             const int64_t f0 = base + (int64_t)k * VEC;
             if constexpr (STAGE) {
                 (void)f0; /* copied in already */
-                uint4 r = stage[k];
-                if constexpr (MODE == AM_SHIFT) {
-                    const int lo = sh - k * VEC;
-                    if (lo > 0 || lo + N < VEC) r = mask_pack<T>(r, lo, lo + N);
-                }
-                return r;
+                return staged(k, k);
             } else if constexpr (MODE == AM_AL) {
                 return kb_ld128_c<decltype(lp)::value>(x + f0, pol);
             } else if constexpr (MODE == AM_SHIFT) {
@@ -395,14 +418,20 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
         /* Every slot k < nsl of this thread, U loads issued before use:
          * use(k, raw). */
         auto each = [&](auto lp, auto use) {
-            for (int k0 = threadIdx.x; k0 < nsl; k0 += tpr * U) {
-                uint4 r[U];
+            if constexpr (CLU) { /* the CTA's share of the staged row */
+                for (int k = g0, i = threadIdx.x; k < nsl; k += tpr * cl, i += tpr)
+                    use(k, staged(k, i));
+            } else {
+                for (int k0 = threadIdx.x; k0 < nsl; k0 += tpr * U) {
+                    uint4 r[U];
 #pragma unroll
-                for (int u = 0; u < U; u++)
-                    r[u] = k0 + u * tpr < nsl ? slot(k0 + u * tpr, lp) : make_uint4(0u, 0u, 0u, 0u);
+                    for (int u = 0; u < U; u++)
+                        r[u] = k0 + u * tpr < nsl ? slot(k0 + u * tpr, lp)
+                                                  : make_uint4(0u, 0u, 0u, 0u);
 #pragma unroll
-                for (int u = 0; u < U; u++)
-                    if (k0 + u * tpr < nsl) use(k0 + u * tpr, r[u]);
+                    for (int u = 0; u < U; u++)
+                        if (k0 + u * tpr < nsl) use(k0 + u * tpr, r[u]);
+                }
             }
         };
         using first_t = std::integral_constant<kb_cache, FIRST>;
@@ -505,6 +534,7 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
             else st_range<T>(dst, kb_pack<T>(f), lo, lo + N);
         });
     }
+    if constexpr (CLU) reduce.finish(); /* no CTA leaves while a peer may push to it */
 }
 
 /* The loop kernels. fwd_loop_long: the twins of fwd_loop for long shares
@@ -555,6 +585,19 @@ template <typename T, bool LN, int MODE, int H, bool LONG> __global__ void fwd_s
     fwd_loop_body<T, LN, MODE, H, 1, LONG, true>(a);
 }
 
+/* The staged loop over a cluster of a.cl CTAs per row (a.cl > 1): each CTA
+ * stages its share of the row, the reductions cross the cluster
+ * (row_reducer), so a row may be up to cl times what one CTA's shared
+ * memory holds (bf16 151936 columns: 2 CTAs), and a long row that one CTA
+ * could hold is in flight over cl SMs at once. A kernel of its own: the
+ * cluster's rank, row stride and exit barrier cost the one-CTA loop
+ * nothing. */
+template <typename T, bool LN, int MODE, int H, bool LONG>
+__global__ void fwd_stage_cl(const fwd_args a)
+{
+    fwd_loop_body<T, LN, MODE, H, 1, LONG, true, true>(a);
+}
+
 /* The loop kernel for rows of N elements over tpr threads. Element accesses
  * (one element a slot) keep LayerNorm's three passes: a division per
  * element would cost more than the pass it saves. */
@@ -569,11 +612,14 @@ template <typename T, bool LN, int MODE, int H, int U> fwd_fn fwd_loop_fn(int64_
     return fwd_loop<T, LN, MODE, H, U>;
 }
 
-template <typename T, bool LN, int MODE, int H> fwd_fn fwd_stage_fn(int64_t N, int tpr)
+template <typename T, bool LN, int MODE, int H> fwd_fn fwd_stage_fn(int64_t N, int tpr, int cl)
 {
-    if constexpr (sizeof(T) == 4 && !LN)
-        if (N > (int64_t)kFwdLoopPlainElems * tpr) return fwd_stage<T, false, MODE, H, true>;
-    return fwd_stage<T, LN, MODE, H, false>;
+    if constexpr (sizeof(T) == 4 && !LN) {
+        const bool lng = N > (int64_t)kFwdLoopPlainElems * tpr * cl; /* a thread's share */
+        if (cl > 1) return lng ? fwd_stage_cl<T, LN, MODE, H, true> : fwd_stage_cl<T, LN, MODE, H, false>;
+        return lng ? fwd_stage<T, LN, MODE, H, true> : fwd_stage<T, LN, MODE, H, false>;
+    }
+    return cl > 1 ? fwd_stage_cl<T, LN, MODE, H, false> : fwd_stage<T, LN, MODE, H, false>;
 }
 
 } /* namespace */

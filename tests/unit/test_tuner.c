@@ -686,6 +686,52 @@ START_TEST(norm_bwd_workspace_ignores_occ_at_clusters)
 }
 END_TEST
 
+/* The norm forward's staged loop (reload=8) may split a row over a
+ * cluster (fwd_stage_cl); the re-reading loops (reload 1, 2, 4) run one CTA
+ * per row. A cluster on one of those is refused with the value named, before
+ * anything reaches the GPU (the launch used to drop the cluster silently),
+ * and canon folds occ 1-16 of a staged cluster into one configuration (every
+ * cluster that fits), leaving occ alone without a cluster, where it caps
+ * CTAs per SM. Host code only. */
+START_TEST(norm_fwd_cluster_only_on_the_staged_loop)
+{
+    static const char *const ops[] = {"layernorm_forward", "rmsnorm_forward"};
+    for (int o = 0; o < 2; o++) {
+        kb_bench_id id;
+        kb_err e = {""};
+        ck_assert_int_eq(kb_bench_find(ops[o], &id, &e), KB_OK);
+        const kb_impl *impl = kb_impl_get(id, "tuned");
+        ck_assert(impl && impl->tune_space && impl->tune_space->launch &&
+                  impl->tune_space->canon);
+        const kb_tune_space *sp = impl->tune_space;
+        kb_tune_cfg c;
+        ck_assert_int_eq(kb_tune_parse(sp, "threads=512,rows=1,cluster=4,occ=6,db=0,reload=8,hint=0",
+                                       NULL, &c, &e),
+                         KB_OK);
+        ck_assert_int_eq(c.v[3], 1); /* the parse applies canon */
+        kb_tune_cfg one = c;
+        one.v[2] = 1;
+        one.v[3] = 6;
+        sp->canon(&one);
+        ck_assert_int_eq(one.v[3], 6);
+        /* reload=2 with a cluster: refused before any CUDA call (16-byte
+         * aligned stand-ins, never dereferenced) */
+        const kb_problem p = {id, KB_BF16, 1024, 151936, 0};
+        kb_tensors t;
+        memset(&t, 0, sizeof t);
+        t.x = (const void *)(uintptr_t)0x10000;
+        t.w = (const float *)(uintptr_t)0x20000;
+        t.out = (void *)(uintptr_t)0x30000;
+        kb_tune_cfg bad = c;
+        bad.v[5] = 2;
+        e.msg[0] = '\0';
+        ck_assert_int_eq(sp->launch(&p, &t, &bad, NULL, &e), KB_ERR_ARG);
+        ck_assert_msg(strstr(e.msg, "cluster=4 needs reload=8") && strstr(e.msg, "1024x151936"),
+                      "%s", e.msg);
+    }
+}
+END_TEST
+
 START_TEST(search_checks_all_directions)
 {
     synth s = {0, {0, 0, 0}, 0, 0};
@@ -1165,6 +1211,7 @@ Suite *kb_suite_tuner(void)
     tcase_add_test(tc, diagonals_enumerate_valid_multi_moves);
     tcase_add_test(tc, diagonals_walk_past_invalid_middle_choice);
     tcase_add_test(tc, norm_bwd_workspace_ignores_occ_at_clusters);
+    tcase_add_test(tc, norm_fwd_cluster_only_on_the_staged_loop);
     tcase_add_test(tc, search_checks_all_directions);
     tcase_add_test(tc, canon_merges_equivalent_configs);
     tcase_add_test(tc, launch_fits_decides_from_queries);
