@@ -359,16 +359,6 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
     const uint64_t pol = U > 1 ? kb_policy_evict_last() : 0;
     const T *x = static_cast<const T *>(a.x);
     T *y = static_cast<T *>(a.y);
-    /* Staged rows: the slot at flat index f0 copied into stage[i] (the
-     * tensor's last slot only as far as the tensor goes); a thread's slots
-     * are k = ks, ks + kstep, ..., its i-th at stage[CLU ? i : k]. */
-    auto copy = [&](int i, int64_t f0) {
-        const int64_t left = total - f0;
-        kb_cp_async16n(&stage[i], x + f0, left >= VEC ? 16 : (int)left * (int)sizeof(T));
-    };
-    const int ks = CLU ? g0 : (int)threadIdx.x, kstep = tpr * cl;
-    const int64_t rstep = CLU ? gridDim.x / cl : gridDim.x;
-    bool rolled = false; /* this row's slots already in flight (below) */
     for (int64_t row = CLU ? blockIdx.x / cl : blockIdx.x; row < a.M;
          row += CLU ? gridDim.x / cl : gridDim.x) {
         const int64_t start = row * a.N;
@@ -377,13 +367,24 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
         const int64_t base = start - sh;
         if constexpr (STAGE) {
             /* The thread's own slots, all in flight at once; a thread reads
-             * back only what it copied (no barrier). A CTA that runs
-             * several rows (persistent grids) has them in flight already:
-             * the last pass of the row before copied each slot in right
-             * after its last read of it (below). */
-            if (!rolled)
-                for (int k = ks, i = threadIdx.x; k < nsl; k += kstep, i += tpr)
-                    copy(CLU ? i : k, base + (int64_t)k * VEC);
+             * back only what it copied (no barrier), and it overwrites a
+             * slot only after the previous row's last pass used it. The
+             * last slot of the tensor copies only what is inside it. */
+            if constexpr (CLU) {
+                for (int k = g0, i = threadIdx.x; k < nsl; k += tpr * cl, i += tpr) {
+                    const int64_t f0 = base + (int64_t)k * VEC;
+                    const int64_t left = total - f0;
+                    kb_cp_async16n(&stage[i], x + f0,
+                                   left >= VEC ? 16 : (int)left * (int)sizeof(T));
+                }
+            } else {
+                for (int k = threadIdx.x; k < nsl; k += tpr) {
+                    const int64_t f0 = base + (int64_t)k * VEC;
+                    const int64_t left = total - f0;
+                    kb_cp_async16n(&stage[k], x + f0,
+                                   left >= VEC ? 16 : (int)left * (int)sizeof(T));
+                }
+            }
             kb_cp_async_commit();
             kb_cp_async_wait_all();
         }
@@ -517,7 +518,7 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
             reduce(s);
         }
         const float rstd = 1.f / sqrtf(s[0] / n + KB_NORM_EPS);
-        auto out = [&](int k, uint4 r) {
+        each(std::integral_constant<kb_cache, LAST>{}, [&](int k, uint4 r) {
             float f[PV], wv[PV];
             kb_unpack<T>(r, f);
             const int lo = sh - k * VEC;
@@ -531,27 +532,7 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
             else if (MODE == AM_AL || (lo <= 0 && lo + N >= VEC))
                 st_pack<T, true, H == 0>(dst, kb_pack<T>(f), VEC);
             else st_range<T>(dst, kb_pack<T>(f), lo, lo + N);
-        };
-        if constexpr (STAGE) {
-            /* The last pass rolls this CTA's next row in: each slot is
-             * copied over right after its last read (the read's value is
-             * stored to y first, so the copy cannot overtake it), and the
-             * next row's loads overlap this row's stores. A shifted next
-             * row may have one slot more (the loop after). */
-            const int64_t nrow = row + rstep, nstart = nrow * a.N;
-            const int nsh = MODE == AM_SHIFT ? (int)(nstart & (VEC - 1)) : 0;
-            const int nnsl = nrow < a.M ? (N + nsh + VEC - 1) / VEC : 0;
-            const int64_t nbase = nstart - nsh;
-            int k = ks, i = threadIdx.x;
-            for (; k < nsl; k += kstep, i += tpr) {
-                out(k, staged(k, i));
-                if (k < nnsl) copy(CLU ? i : k, nbase + (int64_t)k * VEC);
-            }
-            for (; k < nnsl; k += kstep, i += tpr) copy(CLU ? i : k, nbase + (int64_t)k * VEC);
-            rolled = nnsl > 0;
-        } else {
-            each(std::integral_constant<kb_cache, LAST>{}, out);
-        }
+        });
     }
     if constexpr (CLU) reduce.finish(); /* no CTA leaves while a peer may push to it */
 }
