@@ -152,12 +152,24 @@ template <typename T, bool LN, bool AL, int H> fwd_fn fwd_reg_for(int nv, bool d
 #undef NT_FWD_ONE
 }
 
-template <typename T, bool LN, int AM, bool SACC, int H> bwd_fn bwd_reg_for(int nv, int db)
+template <typename T, bool LN, int AM, bool SACC, int H> bwd_fn bwd_reg_for(int nv, int db, bool xc)
 {
 #define NT_BWD(NV)                                                                         \
     case NV: return bwd_reg<T, LN, NV, AM, SACC, H>();
 #define NT_BWD_DB(NV, DB)                                                                  \
     case NV: return bwd_reg<T, LN, NV, AM, SACC, H, DB>();
+#define NT_BWD_XC(NV)                                                                      \
+    case NV: return bwd_reg<T, LN, NV, AM, SACC, H, 2, true>();
+    if constexpr (AM == AM_SHIFT) { /* class-crossing slots: db=2 only */
+        if (xc && db == 2) switch (nv) {
+            NT_BWD_XC(1)
+            NT_BWD_XC(2)
+            NT_BWD_XC(4)
+            NT_BWD_XC(8)
+            default: return nullptr;
+            }
+    }
+    if (xc) return nullptr;
     if constexpr (AM != AM_ELEM) {
         if (db == 1) switch (nv) {
             NT_BWD_DB(1, 1)
@@ -178,6 +190,7 @@ template <typename T, bool LN, int AM, bool SACC, int H> bwd_fn bwd_reg_for(int 
     default: return nullptr;
     }
 #undef NT_BWD
+#undef NT_BWD_XC
 #undef NT_BWD_DB
 }
 
@@ -194,15 +207,23 @@ template <bool LN> fwd_fn fwd_reg_kernel(kb_dtype d, int nv, bool vec, bool db, 
     });
     return f;
 }
+/* Class-crossing slots (norm_tuned_bwd.cuh): shifted rows split over a
+ * cluster with db=2. There whole classes round the grid down (30 clusters
+ * that fit over 8 classes run 24: session 22's ncu), and the db=2 kernels
+ * are the odd-N entries; the others keep whole classes and their code. */
+inline bool nt_bwd_xc(int am, int cl, int db) { return am == AM_SHIFT && cl > 1 && db == 2; }
+
 /* am: nt_bwd_am's choice; hint: dx's stores (0, 1; AM_AL only 1); db: the
  * next group double-buffered (AM_AL and AM_SHIFT): 1 in registers (NV <= 2),
- * 2 in shared memory (NV 1, 2, 4, 8). */
-template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, int hint, int db)
+ * 2 in shared memory (NV 1, 2, 4, 8); xc: class-crossing slots (nt_bwd_xc). */
+template <bool LN>
+bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, int hint, int db, bool xc = false)
 {
     bwd_fn f = nullptr;
     if (hint != 0 && (hint != 1 || am != AM_AL)) return nullptr;
 #define NT_BWD_AM(AM, H)                                                                   \
-    f = sacc ? bwd_reg_for<T, LN, AM, true, H>(nv, db) : bwd_reg_for<T, LN, AM, false, H>(nv, db)
+    f = sacc ? bwd_reg_for<T, LN, AM, true, H>(nv, db, xc)                                \
+             : bwd_reg_for<T, LN, AM, false, H>(nv, db, xc)
     KB_DISPATCH(d, T, {
         if (am == AM_AL) {
             if (hint) NT_BWD_AM(AM_AL, 1);
@@ -772,9 +793,9 @@ int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     const int nv = nt_bwd_nv(p, am, tpr, cl, c->v[P_BWD_DB]);
     if (!nv) return 0;
     const size_t smem = nt_bwd_smem(p, c, nv);
-    const void *fn =
-        reinterpret_cast<const void *>(bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC],
-                                                           c->v[P_BWD_HINT], c->v[P_BWD_DB]));
+    const void *fn = reinterpret_cast<const void *>(
+        bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC], c->v[P_BWD_HINT], c->v[P_BWD_DB],
+                           nt_bwd_xc(am, cl, c->v[P_BWD_DB])));
     if (!fn || !nt_kernel_fits(fn, tpr * rows, smem, optin)) return 0;
     if (cl > 1 && kb_active_clusters(fn, dim3((unsigned)tpr, 1), smem, cl) < 1) return 0;
     if (cl == 1) { /* what the launch will ask: at least one resident CTA */
@@ -798,7 +819,8 @@ int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
  * clusters halved the slots of 1024x151936 in a real run, while the
  * search, timing it in the start's larger workspace, had not). Shifted rows
  * (cudaMalloc'd tensors) get at least one slot per shift class, which the
- * launch needs. */
+ * launch needs; with class-crossing slots, P - 1 partial rows more than
+ * slots (a partial row per slot and class it covers). */
 inline int64_t nt_bwd_slots_bound(const kb_problem *p, int sms, const kb_tune_cfg *c)
 {
     const int block = c->v[P_THREADS] * c->v[P_ROWS], cl = c->v[P_CLUSTER];
@@ -808,9 +830,11 @@ inline int64_t nt_bwd_slots_bound(const kb_problem *p, int sms, const kb_tune_cf
     if (per_sm < 1) per_sm = 1;
     int64_t slots = (int64_t)sms * per_sm / cl;
     if (slots < 1) slots = 1;
-    const int64_t per = nt_bwd_classes(p->dtype, p->N, nt_bwd_am(p->dtype, p->N, true));
+    const int am = nt_bwd_am(p->dtype, p->N, true);
+    const int64_t per = nt_bwd_classes(p->dtype, p->N, am);
     const int64_t groups = kb_cdiv(kb_cdiv(p->M, per), c->v[P_ROWS]) * per;
     if (slots > groups) slots = groups;
+    if (!c->v[P_RELOAD] && nt_bwd_xc(am, cl, c->v[P_BWD_DB])) return slots + per - 1;
     return slots > per ? slots : per;
 }
 
@@ -873,9 +897,10 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     kb_tune_cfg cs = *c;
     if (am == AM_ELEM) cs.v[P_BWD_DB] = 0;
     const int db = cs.v[P_BWD_DB], nv = nt_bwd_nv(p, am, tpr, cl, db);
+    const bool xc = nt_bwd_xc(am, cl, db);
     const bwd_fn fn = nv && nt_shape_ok(p, tpr, rows, cl)
                           ? bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC],
-                                               al ? c->v[P_BWD_HINT] : 0, db)
+                                               al ? c->v[P_BWD_HINT] : 0, db, xc)
                           : nullptr;
     if (!fn)
         return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
@@ -898,20 +923,30 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     if (slots < 1)
         return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
                        "threads=%d rows=%d cluster=%d: no CTA (cluster) fits", tpr, rows, cl);
-    /* Whole classes: slot s serves class s % P, nslots counts per class.
-     * At least one slot per class, even beyond what fits at once: slots
-     * never wait on each other. */
-    slots = slots / per < 1 ? per : slots / per * per;
-    if (slots > ws_rows) slots = ws_rows / per * per;
+    int64_t prows; /* dw partial rows */
+    if (xc) {
+        /* Class-crossing: every cluster that fits (at most one per group),
+         * slots + P - 1 partial rows; nslots counts all slots. */
+        if (slots > ws_rows - (per - 1)) slots = ws_rows - (per - 1);
+        prows = slots + per - 1;
+        a.nslots = slots;
+    } else {
+        /* Whole classes: slot s serves class s % P, nslots counts per class.
+         * At least one slot per class, even beyond what fits at once: slots
+         * never wait on each other. */
+        slots = slots / per < 1 ? per : slots / per * per;
+        if (slots > ws_rows) slots = ws_rows / per * per;
+        prows = slots;
+        a.nslots = slots / per;
+    }
     if (slots < 1)
         return NT_FAIL(e, KB_ERR_ARG, p, what,
                        "workspace of %zu bytes, %lld needed (a dw partial row of N floats%s)",
                        t->workspace_bytes, (long long)per * (long long)row_bytes,
                        per > 1 ? " per shift class" : "");
-    a.nslots = slots / per;
     KB_TRY(nt_launch(p, what, e, fn, dim3((unsigned)(slots * cl)), block, smem, cl, false, s, a));
     return nt_launch(p, what, e, dw_reduce, dim3((unsigned)kb_cdiv(p->N, 32)),
-                     dim3(32, kReduceRows), 0, 1, true, s, (const float *)a.ws, slots, p->N,
+                     dim3(32, kReduceRows), 0, 1, true, s, (const float *)a.ws, prows, p->N,
                      t->dw);
 }
 

@@ -638,8 +638,9 @@ END_TEST
  * a bound cut by occ clamped the grid through the workspace (occ=1 at
  * 16-CTA clusters halved 1024x151936's slots on the H200, session 22).
  * Without a cluster occ still caps the grid, and the bound with it. canon
- * folds occ at clusters (one launch, one evaluation). Host code only: the
- * bound needs no device query. */
+ * folds occ at clusters (one launch, one evaluation). Class-crossing slots
+ * (odd N, db=2 at a cluster) write P - 1 partial rows more than slots.
+ * Host code only: the bound needs no device query. */
 START_TEST(norm_bwd_workspace_ignores_occ_at_clusters)
 {
     static const char *const ops[] = {"layernorm_backward", "rmsnorm_backward"};
@@ -682,6 +683,15 @@ START_TEST(norm_bwd_workspace_ignores_occ_at_clusters)
         const kb_problem odd = {id, KB_BF16, 3, 50257, 0};
         all.v[2] = 8;
         ck_assert_uint_ge(sp->workspace(&odd, &ctx, &all), (size_t)8 * 50257 * sizeof(float));
+        /* db=2 at a cluster: class-crossing slots, a partial row per slot
+         * and class it covers: 132 x 8 CTAs of 256 threads / 8 per cluster
+         * = 132 slots, + 7 */
+        const kb_problem odd2 = {id, KB_BF16, 4096, 50257, 0};
+        all.v[7] = 2;
+        ck_assert_uint_eq(sp->workspace(&odd2, &ctx, &all),
+                          (size_t)(132 + 7) * 50257 * sizeof(float));
+        all.v[7] = 0; /* whole classes: the slots alone */
+        ck_assert_uint_eq(sp->workspace(&odd2, &ctx, &all), (size_t)132 * 50257 * sizeof(float));
     }
 }
 END_TEST
@@ -705,7 +715,8 @@ START_TEST(norm_fwd_cluster_only_on_the_staged_loop)
                   impl->tune_space->canon);
         const kb_tune_space *sp = impl->tune_space;
         kb_tune_cfg c;
-        ck_assert_int_eq(kb_tune_parse(sp, "threads=512,rows=1,cluster=4,occ=6,db=0,reload=8,hint=0",
+        ck_assert_int_eq(kb_tune_parse(sp, "threads=512,rows=1,cluster=4,occ=6,db=0,reload=8,"
+                                           "hint=0",
                                        NULL, &c, &e),
                          KB_OK);
         ck_assert_int_eq(c.v[3], 1); /* the parse applies canon */
