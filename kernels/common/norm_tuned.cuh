@@ -32,7 +32,9 @@
  *            pack by pack behind the stores (0); backward (8th parameter,
  *            after hint; 16-byte packs, aligned or shifted slots): 1 in
  *            registers (NV <= 2), 2 in shared memory by cp.async (NV 1,
- *            2, 4, 8)
+ *            2, 4, 8), 3 as 2 with class-crossing slots (shifted rows at
+ *            a cluster only: every cluster that fits a slot, not whole
+ *            shift classes; norm_tuned_bwd.cuh)
  *   acc      backward: dw accumulators in registers (0) or shared memory (1:
  *            fewer registers, more CTAs per SM)
  *   reload   0: row held in registers; else the loop re-reading the row
@@ -52,7 +54,7 @@
  * the smallest compiled value >= ceil(S / (tpr*CL*VEC)), VEC = 16/sizeof(T),
  * S the row's span: N, or for shifted slots N + VEC - 1 (nt_fwd_span).
  * Compiled: forward 1,2,3,4,6,8,12,16 (db and fwd_reg_one: up to 8);
- * backward 1,2,3,4,6,8 (db=1: 1, 2; db=2: 1, 2, 4, 8).
+ * backward 1,2,3,4,6,8 (db=1: 1, 2; db=2 and 3: 1, 2, 4, 8).
  *
  * Layout: a row is cut into packs of VEC elements; thread t of CTA rank r
  * owns packs i*(tpr*CL) + r*tpr + t, i < NV: a warp touches consecutive
@@ -106,9 +108,9 @@ constexpr int kOccAll = 32; /* occ value meaning "as many CTAs as fit" */
      nt_fwd_canon}
 #define KB_NORM_BWD_SPACE(opname, ln)                                                    \
     {opname, 8, {"threads", "rows", "cluster", "occ", "acc", "reload", "hint", "db"},       \
-     {11, 8, 5, 9, 2, 2, 2, 3},                                                            \
+     {11, 8, 5, 9, 2, 2, 2, 4},                                                            \
      {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, NT_OCC_CHOICES, {0, 1}, {0, 1}, \
-      {0, 1}, {0, 1, 2}},                                                                  \
+      {0, 1}, {0, 1, 2, 3}},                                                               \
      nt_heuristic<ln, true>, nt_bwd_valid<ln>, nt_bwd_workspace<ln>, nt_bwd_launch<ln>,   \
      nt_bwd_kernels, nt_bwd_canon}
 
@@ -116,7 +118,7 @@ constexpr int kFwdNV[] = {1, 2, 3, 4, 6, 8, 12, 16};
 constexpr int kFwdDbNV[] = {1, 2, 3, 4, 6, 8};
 constexpr int kBwdNV[] = {1, 2, 3, 4, 6, 8};
 constexpr int kBwdDbRegNV[] = {1, 2};      /* db=1: registers       */
-constexpr int kBwdDbSmemNV[] = {1, 2, 4, 8}; /* db=2: shared memory */
+constexpr int kBwdDbSmemNV[] = {1, 2, 4, 8}; /* db=2 and 3: shared memory */
 
 /* ---- kernel tables ------------------------------------------------------------------ */
 
@@ -152,7 +154,7 @@ template <typename T, bool LN, bool AL, int H> fwd_fn fwd_reg_for(int nv, bool d
 #undef NT_FWD_ONE
 }
 
-template <typename T, bool LN, int AM, bool SACC, int H> bwd_fn bwd_reg_for(int nv, int db, bool xc)
+template <typename T, bool LN, int AM, bool SACC, int H> bwd_fn bwd_reg_for(int nv, int db)
 {
 #define NT_BWD(NV)                                                                         \
     case NV: return bwd_reg<T, LN, NV, AM, SACC, H>();
@@ -160,8 +162,8 @@ template <typename T, bool LN, int AM, bool SACC, int H> bwd_fn bwd_reg_for(int 
     case NV: return bwd_reg<T, LN, NV, AM, SACC, H, DB>();
 #define NT_BWD_XC(NV)                                                                      \
     case NV: return bwd_reg<T, LN, NV, AM, SACC, H, 2, true>();
-    if constexpr (AM == AM_SHIFT) { /* class-crossing slots: db=2 only */
-        if (xc && db == 2) switch (nv) {
+    if constexpr (AM == AM_SHIFT) { /* db=3: db=2's kernel on class-crossing slots */
+        if (db == 3) switch (nv) {
             NT_BWD_XC(1)
             NT_BWD_XC(2)
             NT_BWD_XC(4)
@@ -169,7 +171,6 @@ template <typename T, bool LN, int AM, bool SACC, int H> bwd_fn bwd_reg_for(int 
             default: return nullptr;
             }
     }
-    if (xc) return nullptr;
     if constexpr (AM != AM_ELEM) {
         if (db == 1) switch (nv) {
             NT_BWD_DB(1, 1)
@@ -207,23 +208,22 @@ template <bool LN> fwd_fn fwd_reg_kernel(kb_dtype d, int nv, bool vec, bool db, 
     });
     return f;
 }
-/* Class-crossing slots (norm_tuned_bwd.cuh): shifted rows split over a
- * cluster with db=2. There whole classes round the grid down (30 clusters
- * that fit over 8 classes run 24: session 22's ncu), and the db=2 kernels
- * are the odd-N entries; the others keep whole classes and their code. */
-inline bool nt_bwd_xc(int am, int cl, int db) { return am == AM_SHIFT && cl > 1 && db == 2; }
+/* db=3, class-crossing slots (norm_tuned_bwd.cuh): shifted rows split over
+ * a cluster, where whole classes round the grid down (30 clusters that fit
+ * over 8 classes run 24: session 22's ncu). Elsewhere there is one class, or
+ * one CTA per slot and the grid a multiple of P, so db=3 is not valid. */
+inline bool nt_bwd_xc_ok(int am, int cl) { return am == AM_SHIFT && cl > 1; }
 
 /* am: nt_bwd_am's choice; hint: dx's stores (0, 1; AM_AL only 1); db: the
  * next group double-buffered (AM_AL and AM_SHIFT): 1 in registers (NV <= 2),
- * 2 in shared memory (NV 1, 2, 4, 8); xc: class-crossing slots (nt_bwd_xc). */
-template <bool LN>
-bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, int hint, int db, bool xc = false)
+ * 2 in shared memory (NV 1, 2, 4, 8), 3 the same on class-crossing slots
+ * (AM_SHIFT). */
+template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, int hint, int db)
 {
     bwd_fn f = nullptr;
     if (hint != 0 && (hint != 1 || am != AM_AL)) return nullptr;
 #define NT_BWD_AM(AM, H)                                                                   \
-    f = sacc ? bwd_reg_for<T, LN, AM, true, H>(nv, db, xc)                                \
-             : bwd_reg_for<T, LN, AM, false, H>(nv, db, xc)
+    f = sacc ? bwd_reg_for<T, LN, AM, true, H>(nv, db) : bwd_reg_for<T, LN, AM, false, H>(nv, db)
     KB_DISPATCH(d, T, {
         if (am == AM_AL) {
             if (hint) NT_BWD_AM(AM_AL, 1);
@@ -465,16 +465,22 @@ inline int nt_bwd_nv(const kb_problem *p, int am, int tpr, int cl, int db);
  * on the H200 beside db=0 entries: +3 to +21 % on aligned long rows (session
  * 16), +4 to +14 % on odd-N 16-bit rows (session 22). Only where db=2 holds
  * as many packs per thread as db=0 (NV 1, 2, 4, 8): rounded up to 8 it lost
- * 15-25 % at 1024x151936 (session 17). c stays as it is when no variant is
- * valid. */
+ * 15-25 % at 1024x151936 (session 17). Shifted rows of kBwdXcRows rows or
+ * more take db=3 (class-crossing slots): it won at 4096 rows and lost at
+ * 512 (session 23), where each slot runs few groups and a class crossing
+ * (a second pass: its w slice, partial row and an empty pipeline) costs
+ * more than the idle clusters it saves. c stays as it is when no variant
+ * is valid. */
+constexpr int64_t kBwdXcRows = 2048;
 template <bool LN>
 void nt_bwd_heuristic_db(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *c)
 {
     const int am = nt_bwd_am(p->dtype, p->N, true), tpr = c->v[P_THREADS], cl = c->v[P_CLUSTER];
     if (nt_bwd_nv(p, am, tpr, cl, 2) != nt_bwd_nv(p, am, tpr, cl, 0)) return;
+    const int db = nt_bwd_xc_ok(am, cl) && p->M >= kBwdXcRows ? 3 : 2;
     for (int acc = 0; acc <= 1; acc++) {
         kb_tune_cfg d = *c;
-        d.v[P_BWD_DB] = 2;
+        d.v[P_BWD_DB] = db;
         d.v[P_BWD_ACC] = acc;
         if (nt_bwd_valid<LN>(p, ctx, &d)) {
             *c = d;
@@ -739,12 +745,12 @@ inline int64_t nt_bwd_span(kb_dtype d, int64_t N, int am)
 
 /* Packs per thread and tensor of the backward's register kernel: the
  * smallest compiled NV holding the row's span (am's), from the list of the
- * db variant (db=1: 1, 2; db=2: 1, 2, 4, 8; db=0: kBwdNV); 0 if none. */
+ * db variant (db=1: 1, 2; db=2, 3: 1, 2, 4, 8; db=0: kBwdNV); 0 if none. */
 inline int nt_bwd_nv(const kb_problem *p, int am, int tpr, int cl, int db)
 {
     const int64_t span = nt_bwd_span(p->dtype, p->N, am);
     const int vec = nt_vec(p->dtype);
-    if (db == 2) return nt_pick_nv(span, tpr, cl, vec, kBwdDbSmemNV);
+    if (db >= 2) return nt_pick_nv(span, tpr, cl, vec, kBwdDbSmemNV);
     if (db == 1) return nt_pick_nv(span, tpr, cl, vec, kBwdDbRegNV);
     return nt_pick_nv(span, tpr, cl, vec, kBwdNV);
 }
@@ -767,7 +773,7 @@ inline size_t nt_bwd_stage(const kb_problem *p, const kb_tune_cfg *c, int nv)
 }
 inline size_t nt_bwd_smem(const kb_problem *p, const kb_tune_cfg *c, int nv)
 {
-    const size_t stage = c->v[P_BWD_DB] == 2
+    const size_t stage = c->v[P_BWD_DB] >= 2
                              ? (size_t)c->v[P_ROWS] * nv * 2 * c->v[P_THREADS] * 16
                              : 0;
     return nt_bwd_stage(p, c, nv) * 16 + stage;
@@ -793,9 +799,10 @@ int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     const int nv = nt_bwd_nv(p, am, tpr, cl, c->v[P_BWD_DB]);
     if (!nv) return 0;
     const size_t smem = nt_bwd_smem(p, c, nv);
-    const void *fn = reinterpret_cast<const void *>(
-        bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC], c->v[P_BWD_HINT], c->v[P_BWD_DB],
-                           nt_bwd_xc(am, cl, c->v[P_BWD_DB])));
+    if (c->v[P_BWD_DB] == 3 && !nt_bwd_xc_ok(am, cl)) return 0;
+    const void *fn =
+        reinterpret_cast<const void *>(bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC],
+                                                           c->v[P_BWD_HINT], c->v[P_BWD_DB]));
     if (!fn || !nt_kernel_fits(fn, tpr * rows, smem, optin)) return 0;
     if (cl > 1 && kb_active_clusters(fn, dim3((unsigned)tpr, 1), smem, cl) < 1) return 0;
     if (cl == 1) { /* what the launch will ask: at least one resident CTA */
@@ -834,7 +841,7 @@ inline int64_t nt_bwd_slots_bound(const kb_problem *p, int sms, const kb_tune_cf
     const int64_t per = nt_bwd_classes(p->dtype, p->N, am);
     const int64_t groups = kb_cdiv(kb_cdiv(p->M, per), c->v[P_ROWS]) * per;
     if (slots > groups) slots = groups;
-    if (!c->v[P_RELOAD] && nt_bwd_xc(am, cl, c->v[P_BWD_DB])) return slots + per - 1;
+    if (!c->v[P_RELOAD] && c->v[P_BWD_DB] == 3 && nt_bwd_xc_ok(am, cl)) return slots + per - 1;
     return slots > per ? slots : per;
 }
 
@@ -896,11 +903,14 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     const bool al = am == AM_AL;
     kb_tune_cfg cs = *c;
     if (am == AM_ELEM) cs.v[P_BWD_DB] = 0;
+    /* db=3 where every slot is whole classes anyway (aligned rows, no
+     * cluster): db=2's launch, which it equals there */
+    if (cs.v[P_BWD_DB] == 3 && !nt_bwd_xc_ok(am, cl)) cs.v[P_BWD_DB] = 2;
     const int db = cs.v[P_BWD_DB], nv = nt_bwd_nv(p, am, tpr, cl, db);
-    const bool xc = nt_bwd_xc(am, cl, db);
+    const bool xc = db == 3;
     const bwd_fn fn = nv && nt_shape_ok(p, tpr, rows, cl)
                           ? bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC],
-                                               al ? c->v[P_BWD_HINT] : 0, db, xc)
+                                               al ? c->v[P_BWD_HINT] : 0, db)
                           : nullptr;
     if (!fn)
         return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,

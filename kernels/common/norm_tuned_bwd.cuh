@@ -40,7 +40,8 @@
  * shift. The partial rows of the P classes are summed by dw_reduce like any
  * other slots.
  *
- * Class-crossing slots (XC: shifted rows split over a cluster, DB = 2).
+ * Class-crossing slots (XC, the tuner's db=3: shifted rows split over a
+ * cluster, DB = 2's kernel otherwise).
  * Whole classes round the grid down to a multiple of P (30 clusters that
  * fit over 8 classes run 24: a fifth of the GPU idle). With XC every
  * cluster that fits is a slot: the groups in class-major order (class c's
@@ -51,7 +52,10 @@
  * pair, slots + P - 1 rows in all. A share covers at most two classes
  * while a class has more groups than a share (4096x50257: 512 against
  * 137); the rows are read in order within a share, so the slots running
- * together touch rows ngroups * P / nslots apart.
+ * together touch rows ngroups * P / nslots apart. Limit: a second pass
+ * costs its w slice, its partial row and an empty pipeline at the
+ * crossing, which short shares (few rows per slot) do not earn back
+ * (kernels/README.md has the H200 figures), so it is the tuner's choice.
  *
  * Fallback (reload = 1, any N): dx per row in two passes (bwd_dx_loop), dw
  * by a column-tiled kernel over 256-row chunks (x and dy read again,

@@ -639,7 +639,7 @@ END_TEST
  * 16-CTA clusters halved 1024x151936's slots on the H200, session 22).
  * Without a cluster occ still caps the grid, and the bound with it. canon
  * folds occ at clusters (one launch, one evaluation). Class-crossing slots
- * (odd N, db=2 at a cluster) write P - 1 partial rows more than slots.
+ * (odd N, db=3 at a cluster) write P - 1 partial rows more than slots.
  * Host code only: the bound needs no device query. */
 START_TEST(norm_bwd_workspace_ignores_occ_at_clusters)
 {
@@ -683,15 +683,17 @@ START_TEST(norm_bwd_workspace_ignores_occ_at_clusters)
         const kb_problem odd = {id, KB_BF16, 3, 50257, 0};
         all.v[2] = 8;
         ck_assert_uint_ge(sp->workspace(&odd, &ctx, &all), (size_t)8 * 50257 * sizeof(float));
-        /* db=2 at a cluster: class-crossing slots, a partial row per slot
+        /* db=3 at a cluster: class-crossing slots, a partial row per slot
          * and class it covers: 132 x 8 CTAs of 256 threads / 8 per cluster
-         * = 132 slots, + 7 */
+         * = 132 slots, + 7; db=2 (whole classes): the slots alone */
         const kb_problem odd2 = {id, KB_BF16, 4096, 50257, 0};
-        all.v[7] = 2;
+        all.v[7] = 3;
         ck_assert_uint_eq(sp->workspace(&odd2, &ctx, &all),
                           (size_t)(132 + 7) * 50257 * sizeof(float));
-        all.v[7] = 0; /* whole classes: the slots alone */
+        all.v[7] = 2;
         ck_assert_uint_eq(sp->workspace(&odd2, &ctx, &all), (size_t)132 * 50257 * sizeof(float));
+        all.v[7] = 3; /* aligned rows: one class, db=3 runs as db=2 */
+        ck_assert_uint_eq(sp->workspace(&p, &ctx, &all), (size_t)132 * 151936 * sizeof(float));
     }
 }
 END_TEST
