@@ -7,7 +7,7 @@ set -u
 KB_TAR=s23r9.tgz; . ci/lib/device-run.sh "$0"
 cp measurements/session23/run9/cache-picked8.txt baselines/tuning/NVIDIA_H200.txt
 B="layernorm_backward rmsnorm_backward"
-V="--tuned-config e3:threads=256,rows=1,cluster=16,occ=3,acc=1,reload=0,hint=0,db=0 --tuned-config e12:threads=256,rows=1,cluster=8,occ=32,acc=1,reload=0,hint=0,db=0 --tuned-config a1:threads=256,rows=1,cluster=16,occ=32,acc=1,reload=0,hint=0,db=2 --tuned-config t512:threads=512,rows=1,cluster=16,occ=32,acc=1,reload=0,hint=0,db=0"
+V="--tuned-config e3:threads=256,rows=1,cluster=16,occ=3,acc=1,reload=0,hint=0,db=0 --tuned-config t512c8:threads=512,rows=1,cluster=8,occ=32,acc=1,reload=0,hint=0,db=0 --tuned-config a1:threads=256,rows=1,cluster=16,occ=32,acc=1,reload=0,hint=0,db=2 --tuned-config t512:threads=512,rows=1,cluster=16,occ=32,acc=1,reload=0,hint=0,db=0"
 for r in 1 2; do
   timeout 60 $K $B --backend tuned $V --budget-ms 150 --dtype fp16 --shape 1024x151936 --csv $W/var$r.csv > $W/var$r.log 2>&1; st "var $r" $?
 done
