@@ -32,7 +32,7 @@
  *            pack by pack behind the stores (0); backward (8th parameter,
  *            after hint; 16-byte packs, aligned or shifted slots): 1 in
  *            registers (NV <= 2), 2 in shared memory by cp.async (NV 1,
- *            2, 4, 6, 8), 3 as 2 with class-crossing slots (shifted rows at
+ *            2, 4, 8), 3 as 2 with class-crossing slots (shifted rows at
  *            a cluster only: every cluster that fits a slot, not whole
  *            shift classes; norm_tuned_bwd.cuh)
  *   acc      backward: dw accumulators in registers (0) or shared memory (1:
@@ -54,7 +54,7 @@
  * the smallest compiled value >= ceil(S / (tpr*CL*VEC)), VEC = 16/sizeof(T),
  * S the row's span: N, or for shifted slots N + VEC - 1 (nt_fwd_span).
  * Compiled: forward 1,2,3,4,6,8,12,16 (db and fwd_reg_one: up to 8);
- * backward 1,2,3,4,6,8 (db=1: 1, 2; db=2 and 3: 1, 2, 4, 6, 8).
+ * backward 1,2,3,4,6,8 (db=1: 1, 2; db=2 and 3: 1, 2, 4, 8).
  *
  * Layout: a row is cut into packs of VEC elements; thread t of CTA rank r
  * owns packs i*(tpr*CL) + r*tpr + t, i < NV: a warp touches consecutive
@@ -118,7 +118,7 @@ constexpr int kFwdNV[] = {1, 2, 3, 4, 6, 8, 12, 16};
 constexpr int kFwdDbNV[] = {1, 2, 3, 4, 6, 8};
 constexpr int kBwdNV[] = {1, 2, 3, 4, 6, 8};
 constexpr int kBwdDbRegNV[] = {1, 2};      /* db=1: registers       */
-constexpr int kBwdDbSmemNV[] = {1, 2, 4, 6, 8}; /* db=2 and 3: shared memory */
+constexpr int kBwdDbSmemNV[] = {1, 2, 4, 8}; /* db=2 and 3: shared memory */
 
 /* ---- kernel tables ------------------------------------------------------------------ */
 
@@ -167,7 +167,6 @@ template <typename T, bool LN, int AM, bool SACC, int H> bwd_fn bwd_reg_for(int 
             NT_BWD_XC(1)
             NT_BWD_XC(2)
             NT_BWD_XC(4)
-            NT_BWD_XC(6)
             NT_BWD_XC(8)
             default: return nullptr;
             }
@@ -182,7 +181,6 @@ template <typename T, bool LN, int AM, bool SACC, int H> bwd_fn bwd_reg_for(int 
             NT_BWD_DB(1, 2)
             NT_BWD_DB(2, 2)
             NT_BWD_DB(4, 2)
-            NT_BWD_DB(6, 2)
             NT_BWD_DB(8, 2)
             default: return nullptr;
             }
@@ -218,7 +216,7 @@ inline bool nt_bwd_xc_ok(int am, int cl) { return am == AM_SHIFT && cl > 1; }
 
 /* am: nt_bwd_am's choice; hint: dx's stores (0, 1; AM_AL only 1); db: the
  * next group double-buffered (AM_AL and AM_SHIFT): 1 in registers (NV <= 2),
- * 2 in shared memory (NV 1, 2, 4, 6, 8), 3 the same on class-crossing slots
+ * 2 in shared memory (NV 1, 2, 4, 8), 3 the same on class-crossing slots
  * (AM_SHIFT). */
 template <bool LN> bwd_fn bwd_reg_kernel(kb_dtype d, int nv, int am, bool sacc, int hint, int db)
 {
@@ -466,8 +464,8 @@ inline int nt_bwd_nv(const kb_problem *p, int am, int tpr, int cl, int db);
  * memory (db=2) while this one is reduced, dw in registers first. Measured
  * on the H200 beside db=0 entries: +3 to +21 % on aligned long rows (session
  * 16), +4 to +14 % on odd-N 16-bit rows (session 22). Only where db=2 holds
- * as many packs per thread as db=0 (NV 1, 2, 4, 6, 8): rounded up to 8 it
- * lost 15-25 % at 1024x151936 (session 17, before db=2 had NV=6). Shifted rows of kBwdXcRows rows or
+ * as many packs per thread as db=0 (NV 1, 2, 4, 8): rounded up to 8 it lost
+ * 15-25 % at 1024x151936 (session 17). Shifted rows of kBwdXcRows rows or
  * more take db=3 (class-crossing slots): it won at 4096 rows and lost at
  * 512 (session 23), where each slot runs few groups and a class crossing
  * (a second pass: its w slice, partial row and an empty pipeline) costs
@@ -747,7 +745,7 @@ inline int64_t nt_bwd_span(kb_dtype d, int64_t N, int am)
 
 /* Packs per thread and tensor of the backward's register kernel: the
  * smallest compiled NV holding the row's span (am's), from the list of the
- * db variant (db=1: 1, 2; db=2, 3: 1, 2, 4, 6, 8; db=0: kBwdNV); 0 if none. */
+ * db variant (db=1: 1, 2; db=2, 3: 1, 2, 4, 8; db=0: kBwdNV); 0 if none. */
 inline int nt_bwd_nv(const kb_problem *p, int am, int tpr, int cl, int db)
 {
     const int64_t span = nt_bwd_span(p->dtype, p->N, am);
