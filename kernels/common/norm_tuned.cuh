@@ -659,8 +659,9 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
         const int lcl = u == 8 ? cl : 1; /* the element loop (unaligned tensors): one CTA */
         const fwd_fn lf = fwd_loop_kernel<LN>(p->dtype, ptr16, v16, hint, u, p->N, lt, lcl);
         if (!lf)
-            return NT_FAIL(e, KB_ERR_ARG, p, what, "reload=%d cluster=%d: not 1, 2, 4 or 8, or cluster not 1..%d",
-                           c->v[P_RELOAD], lcl, kMaxCluster);
+            return NT_FAIL(e, KB_ERR_ARG, p, what,
+                           "reload=%d cluster=%d: reload not 1, 2, 4 or 8, or cluster not 1..%d",
+                           c->v[P_RELOAD], cl, kMaxCluster);
         /* nt_fwd_valid checked that it fits (as the backward's launch relies
          * on its own); every configuration the tuner launches passed it. */
         const size_t smem = nt_fwd_loop_smem(p, u, lt, lcl);

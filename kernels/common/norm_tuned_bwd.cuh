@@ -129,7 +129,9 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
     const int64_t slot = blockIdx.x / a.cl, R = blockDim.y, total = a.M * a.N;
     /* XC (class-crossing slots, header): the slot's share [xu, xe) of the
      * class-major group order, run as one pass per class it covers: class
-     * cls, groups [xg0, xgend), partial row slot + cls. */
+     * cls, groups [xg0, xgend), partial row slot + cls. a.ws holds
+     * a.nslots + P - 1 rows and a.nslots <= P * a.ngroups (no empty share):
+     * nt_bwd_launch clamps the slots to both. */
     int64_t xu = 0, xe = 0, xg0 = 0, xgend = 0;
     if constexpr (XC) {
         const int64_t W = (int64_t)a.per * a.ngroups;
