@@ -455,7 +455,10 @@ template <bool LN> int nt_bwd_valid(const kb_problem *, const kb_setup_ctx *, co
  * one CTA, no cluster), 512 and 256 last (element-wise kernels for odd N
  * need more registers). Backward: about 4 packs per thread (x and dy: twice
  * the registers of the forward), CTAs of 256 threads before clusters, dw in
- * shared memory first; a row split over a cluster then takes db=2 where it
+ * shared memory first; where 4 packs would need more than 16 such CTAs, about
+ * 6 before 512-thread CTAs (bf16 1024x151936: 16 x 256 threads, NV=6, the
+ * H200 cache's entry, where 16 x 512 threads at NV=3 ran far slower,
+ * kernels/README.md); a row split over a cluster then takes db=2 where it
  * holds as many packs (nt_bwd_heuristic_db). */
 inline int nt_bwd_am(kb_dtype d, int64_t N, bool ptr16);
 inline int nt_bwd_nv(const kb_problem *p, int am, int tpr, int cl, int db);
@@ -495,9 +498,10 @@ void nt_heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out
     static const int fwd[][3] = {{4, 1, 1024}, {4, 0, 1024}, {8, 0, 1024}, {4, 1, 512},
                                  {8, 0, 512},  {16, 0, 1024}, {16, 0, 512}, {4, 0, 256},
                                  {8, 0, 256},  {16, 0, 256}};
-    static const int bwd[][3] = {{4, 256, 1}, {4, 256, 0}, {4, 512, 1},  {4, 512, 0},
-                                 {4, 1024, 1}, {4, 1024, 0}, {8, 256, 1}, {8, 256, 0},
-                                 {8, 512, 1}, {8, 512, 0}, {8, 1024, 1}, {8, 1024, 0}};
+    static const int bwd[][3] = {{4, 256, 1}, {4, 256, 0}, {6, 256, 1}, {6, 256, 0},
+                                 {4, 512, 1},  {4, 512, 0}, {4, 1024, 1}, {4, 1024, 0},
+                                 {8, 256, 1}, {8, 256, 0}, {8, 512, 1}, {8, 512, 0},
+                                 {8, 1024, 1}, {8, 1024, 0}};
     const int nc = BWD ? (int)(sizeof bwd / sizeof bwd[0]) : (int)(sizeof fwd / sizeof fwd[0]);
     kb_tune_cfg c = {};
     /* Forward, N % VEC != 0, enough rows to fill the GPU with one CTA per
