@@ -801,10 +801,10 @@ int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
         return tpr >= 32 && tpr <= 1024 && rows == 1 && cl == 1;
     if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
     const int am = nt_bwd_am(p->dtype, p->N, true); /* cudaMalloc'd tensors */
+    if (c->v[P_BWD_DB] == 3 && !nt_bwd_xc_ok(am, cl)) return 0;
     const int nv = nt_bwd_nv(p, am, tpr, cl, c->v[P_BWD_DB]);
     if (!nv) return 0;
     const size_t smem = nt_bwd_smem(p, c, nv);
-    if (c->v[P_BWD_DB] == 3 && !nt_bwd_xc_ok(am, cl)) return 0;
     const void *fn =
         reinterpret_cast<const void *>(bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC],
                                                            c->v[P_BWD_HINT], c->v[P_BWD_DB]));

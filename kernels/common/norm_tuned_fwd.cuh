@@ -370,20 +370,12 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
              * back only what it copied (no barrier), and it overwrites a
              * slot only after the previous row's last pass used it. The
              * last slot of the tensor copies only what is inside it. */
-            if constexpr (CLU) {
-                for (int k = g0, i = threadIdx.x; k < nsl; k += tpr * cl, i += tpr) {
-                    const int64_t f0 = base + (int64_t)k * VEC;
-                    const int64_t left = total - f0;
-                    kb_cp_async16n(&stage[i], x + f0,
-                                   left >= VEC ? 16 : (int)left * (int)sizeof(T));
-                }
-            } else {
-                for (int k = threadIdx.x; k < nsl; k += tpr) {
-                    const int64_t f0 = base + (int64_t)k * VEC;
-                    const int64_t left = total - f0;
-                    kb_cp_async16n(&stage[k], x + f0,
-                                   left >= VEC ? 16 : (int)left * (int)sizeof(T));
-                }
+            for (int k = CLU ? g0 : (int)threadIdx.x, i = threadIdx.x; k < nsl;
+                 k += tpr * cl, i += tpr) {
+                const int64_t f0 = base + (int64_t)k * VEC;
+                const int64_t left = total - f0;
+                kb_cp_async16n(&stage[CLU ? i : k], x + f0,
+                               left >= VEC ? 16 : (int)left * (int)sizeof(T));
             }
             kb_cp_async_commit();
             kb_cp_async_wait_all();
