@@ -11,7 +11,8 @@
  *                       its twin for long shares per thread; fwd_stage: the
  *                       row staged in shared memory, every pass from there)
  *   norm_tuned_bwd.cuh  bwd_reg + dw_reduce (persistent, dw partials),
- *                       bwd_dx_loop + dw_cols (fallback)
+ *                       bwd_loop (persistent, the row re-read per pass,
+ *                       the same partials), bwd_dx_loop + dw_cols (fallback)
  * This file: the search space, the heuristic, validity and launches.
  *
  * Search space (kb_tune_space parameters):
@@ -36,20 +37,26 @@
  *            a cluster only: every cluster that fits a slot, not whole
  *            shift classes; norm_tuned_bwd.cuh)
  *   acc      backward: dw accumulators in registers (0) or shared memory (1:
- *            fewer registers, more CTAs per SM)
+ *            fewer registers, more CTAs per SM); the loop (reload 2-8)
+ *            always has them in shared memory (canon: 1)
  *   reload   0: row held in registers; else the loop re-reading the row
  *            (one CTA of `threads` per row, rows == cluster == 1); forward:
  *            1, 2 or 4 slots per thread in flight per step (fwd_loop's U),
  *            8 the row staged in shared memory first (fwd_stage: 16-byte
  *            aligned tensors, rows that fit the opt-in shared memory; with
  *            cluster > 1 fwd_stage_cl, each CTA staging its share, rows up
- *            to cluster x that; occ 1-16 then all clusters that fit)
+ *            to cluster x that; occ 1-16 then all clusters that fit);
+ *            backward: 1 the fallback (any N: dx in two passes a row, dw by a
+ *            column-tiled kernel), 2, 4, 8 bwd_loop (a persistent grid of
+ *            `occ` CTAs per SM of `rows` row slots, each row read twice,
+ *            U = reload packs per thread in flight per step, dw in shared
+ *            memory; N % VEC == 0 and aligned tensors, cluster 1)
  *   hint     forward: cache operators of x's loads and y's stores, as the
  *            tuned GLU's (0: evict-first both, 1: evict-first loads, plain
  *            stores, 2: plain both; the reload loop's loads ignore it (their
  *            cache operators follow U), so there 2 is 1);
- *            backward: dx's stores in the aligned register kernel, 0
- *            evict-first, 1 plain (the others keep evict-first)
+ *            backward: dx's stores in the aligned register kernel and the
+ *            loop, 0 evict-first, 1 plain (the others keep evict-first)
  * NV, the 16-byte packs a thread holds per tensor, is derived, not tuned:
  * the smallest compiled value >= ceil(S / (tpr*CL*VEC)), VEC = 16/sizeof(T),
  * S the row's span: N, or for shifted slots N + VEC - 1 (nt_fwd_span).
@@ -108,9 +115,9 @@ constexpr int kOccAll = 32; /* occ value meaning "as many CTAs as fit" */
      nt_fwd_canon}
 #define KB_NORM_BWD_SPACE(opname, ln)                                                    \
     {opname, 8, {"threads", "rows", "cluster", "occ", "acc", "reload", "hint", "db"},       \
-     {11, 8, 5, 9, 2, 2, 2, 4},                                                            \
-     {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, NT_OCC_CHOICES, {0, 1}, {0, 1}, \
-      {0, 1}, {0, 1, 2, 3}},                                                               \
+     {11, 8, 5, 9, 2, 5, 2, 4},                                                            \
+     {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, NT_OCC_CHOICES, {0, 1},       \
+      {0, 1, 2, 4, 8}, {0, 1}, {0, 1, 2, 3}},                                                               \
      nt_heuristic<ln, true>, nt_bwd_valid<ln>, nt_bwd_workspace<ln>, nt_bwd_launch<ln>,   \
      nt_bwd_kernels, nt_bwd_canon}
 
@@ -281,6 +288,20 @@ template <bool LN> bwd_fn bwd_dx_loop_kernel(kb_dtype d, bool vec)
     return f;
 }
 
+/* The backward's persistent loop (reload = u: 2, 4, 8; aligned packs only);
+ * hint: dx's stores, 0 evict-first, 1 plain. nullptr: not instantiated. */
+template <bool LN> bwd_fn bwd_loop_kernel(kb_dtype d, int u, int hint)
+{
+    bwd_fn f = nullptr;
+    if (hint < 0 || hint > 1) return nullptr;
+#define NT_BWD_LOOP(H)                                                                     \
+    (u == 2 ? bwd_loop<T, LN, 2, H> : u == 4 ? bwd_loop<T, LN, 4, H>                        \
+                                     : u == 8 ? bwd_loop<T, LN, 8, H> : nullptr)
+    KB_DISPATCH(d, T, { f = hint ? NT_BWD_LOOP(1) : NT_BWD_LOOP(0); });
+#undef NT_BWD_LOOP
+    return f;
+}
+
 /* ---- host helpers ---------------------------------------------------------------- */
 inline int nt_vec(kb_dtype d) { return d == KB_FP32 ? 4 : 8; }
 
@@ -434,10 +455,16 @@ inline void nt_fwd_canon(kb_tune_cfg *c)
     if (c->v[P_CLUSTER] > 1 && c->v[P_OCC] < kOccAll) c->v[P_OCC] = 1;
     c->v[P_FWD_DB] = 0;
 }
-/* The reload kernels ignore the backward's hint and double buffer. */
+/* The reload fallback ignores the backward's hint and double buffer; the
+ * loop (reload 2, 4, 8) the double buffer and acc (its dw accumulators are
+ * always in shared memory: acc=1). */
 inline void nt_bwd_canon(kb_tune_cfg *c)
 {
-    if (c->v[P_RELOAD]) c->v[P_BWD_HINT] = c->v[P_BWD_DB] = 0;
+    if (c->v[P_RELOAD] == 1) c->v[P_BWD_HINT] = c->v[P_BWD_DB] = 0;
+    if (c->v[P_RELOAD] >= 2) {
+        c->v[P_BWD_DB] = 0;
+        c->v[P_BWD_ACC] = 1;
+    }
     /* A cluster's grid is every cluster that fits, whatever occ says
      * (nt_persistent_slots): one launch, one evaluation. */
     if (c->v[P_CLUSTER] > 1) c->v[P_OCC] = kOccAll;
@@ -784,6 +811,18 @@ inline size_t nt_bwd_smem(const kb_problem *p, const kb_tune_cfg *c, int nv)
     return nt_bwd_stage(p, c, nv) * 16 + stage;
 }
 
+/* The backward loop (reload 2, 4, 8): a loop, not the fallback (reload = 1). */
+inline bool nt_bwd_looped(const kb_tune_cfg *c) { return c->v[P_RELOAD] >= 2; }
+
+/* Dynamic shared memory of bwd_loop: the dw accumulators of its R row
+ * slots, K = ceil(N / (VEC*tpr)) packs of VEC floats per thread each. */
+inline size_t nt_bwd_loop_smem(const kb_problem *p, const kb_tune_cfg *c)
+{
+    const int vec = nt_vec(p->dtype), tpr = c->v[P_THREADS];
+    const int64_t k = kb_cdiv(p->N / vec, (int64_t)tpr);
+    return (size_t)c->v[P_ROWS] * (size_t)k * (size_t)tpr * (size_t)vec * sizeof(float);
+}
+
 /* Fallback dw: partial rows of kColsRows rows, more per chunk past grid.y's limit. */
 inline int64_t nt_cols_rps(int64_t M)
 {
@@ -797,6 +836,21 @@ int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     const int tpr = c->v[P_THREADS], rows = c->v[P_ROWS], cl = c->v[P_CLUSTER];
     const size_t optin = ctx ? ctx->smem_optin : 0;
     if (p->M < 1 || p->N < 1 || c->v[P_OCC] < 1) return 0;
+    if (nt_bwd_looped(c)) {
+        /* aligned packs (cudaMalloc'd tensors), one CTA per slot */
+        if (cl != 1 || p->N % nt_vec(p->dtype) || !nt_shape_ok(p, tpr, rows, 1)) return 0;
+        const size_t smem = nt_bwd_loop_smem(p, c);
+        const void *fn = reinterpret_cast<const void *>(
+            bwd_loop_kernel<LN>(p->dtype, c->v[P_RELOAD], c->v[P_BWD_HINT]));
+        if (!fn || !nt_kernel_fits(fn, tpr * rows, smem, optin)) return 0;
+        int64_t slots = 0;
+        if (nt_persistent_slots(fn, dim3((unsigned)tpr, (unsigned)rows), smem, 1, c->v[P_OCC], 1,
+                                &slots) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return 0;
+        }
+        return slots >= 1;
+    }
     if (c->v[P_RELOAD])
         return tpr >= 32 && tpr <= 1024 && rows == 1 && cl == 1;
     if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
@@ -853,15 +907,18 @@ inline int64_t nt_bwd_slots_bound(const kb_problem *p, int sms, const kb_tune_cf
 template <bool LN>
 size_t nt_bwd_workspace(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg *c)
 {
-    if (c->v[P_RELOAD])
+    if (c->v[P_RELOAD] == 1)
         return (size_t)kb_cdiv(p->M, nt_cols_rps(p->M)) * (size_t)p->N * sizeof(float);
     const int sms = ctx && ctx->sm_count > 0 ? ctx->sm_count : 256;
     return (size_t)nt_bwd_slots_bound(p, sms, c) * (size_t)p->N * sizeof(float);
 }
 
-/* Kernels of one backward launch (kb_impl.kernels): the register kernel and
- * dw_reduce; the reload fallback runs dw_cols between them. */
-inline int nt_bwd_kernels(const kb_problem *, const kb_tune_cfg *c) { return c->v[P_RELOAD] ? 3 : 2; }
+/* Kernels of one backward launch (kb_impl.kernels): the register kernel (or
+ * the loop) and dw_reduce; the reload fallback runs dw_cols between them. */
+inline int nt_bwd_kernels(const kb_problem *, const kb_tune_cfg *c)
+{
+    return c->v[P_RELOAD] == 1 ? 3 : 2;
+}
 
 template <bool LN>
 kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_cfg *c,
@@ -881,6 +938,44 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     bwd_args a = {t->x, t->dy, t->w, t->mean, t->rstd, t->out, (float *)t->workspace,
                   p->M, p->N, 0, 0, 1, 1, 0};
 
+    if (nt_bwd_looped(c)) {
+        const int u = c->v[P_RELOAD];
+        if (!v16)
+            return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
+                           "reload=%d reads 16-byte packs: N a multiple of %d and 16-byte "
+                           "aligned tensors",
+                           u, vec);
+        if (cl != 1 || !nt_shape_ok(p, tpr, rows, 1))
+            return NT_FAIL(e, KB_ERR_ARG, p, what,
+                           "reload=%d threads=%d rows=%d cluster=%d: the loop runs one CTA per "
+                           "slot (cluster 1), threads x rows a multiple of 32 up to 1024",
+                           u, tpr, rows, cl);
+        const bwd_fn fn = bwd_loop_kernel<LN>(p->dtype, u, c->v[P_BWD_HINT]);
+        if (!fn)
+            return NT_FAIL(e, KB_ERR_ARG, p, what, "reload=%d hint=%d: reload 2, 4 or 8, hint 0 or 1",
+                           u, c->v[P_BWD_HINT]);
+        const size_t smem = nt_bwd_loop_smem(p, c);
+        const dim3 block((unsigned)tpr, (unsigned)rows);
+        a.ngroups = kb_cdiv(p->M, rows);
+        int64_t slots = 0;
+        NT_CUDA(e, p, what,
+                nt_persistent_slots(reinterpret_cast<const void *>(fn), block, smem, 1,
+                                    c->v[P_OCC], a.ngroups, &slots));
+        if (slots < 1)
+            return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
+                           "reload=%d threads=%d rows=%d: no CTA fits an SM (%zu bytes of dw "
+                           "accumulators)",
+                           u, tpr, rows, smem);
+        if (slots > ws_rows) slots = ws_rows;
+        if (slots < 1)
+            return NT_FAIL(e, KB_ERR_ARG, p, what, "workspace of %zu bytes, %lld needed",
+                           t->workspace_bytes, (long long)row_bytes);
+        a.nslots = slots;
+        KB_TRY(nt_launch(p, what, e, fn, dim3((unsigned)slots), block, smem, 1, false, s, a));
+        return nt_launch(p, what, e, dw_reduce, dim3((unsigned)kb_cdiv(p->N, 32)),
+                         dim3(32, kReduceRows), 0, 1, true, s, (const float *)a.ws, slots, p->N,
+                         t->dw);
+    }
     if (c->v[P_RELOAD]) {
         if (tpr < 32 || tpr > 1024 || tpr % 32)
             return NT_FAIL(e, KB_ERR_ARG, p, what, "reload needs 32..1024 threads, not %d", tpr);

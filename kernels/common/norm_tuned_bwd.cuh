@@ -503,6 +503,133 @@ template <typename T, bool LN, bool AL> __global__ void bwd_dx_loop(const bwd_ar
     }
 }
 
+/* bwd_loop (the tuner's reload = U: 2, 4 or 8), aligned 16-byte packs
+ * only. A persistent grid of S CTAs of R row slots (blockDim (tpr, R));
+ * CTA s owns row groups s, s+S, ... as bwd_reg's slots do, but holds
+ * nothing of a row through its reduction:
+ *   pass 1  reads x and dy, U packs per thread in flight per step, under an
+ *           L2 evict-last policy, sums g*xh (and g), and adds dy*xh to the
+ *           thread's dw accumulators;
+ *   pass 2  (after the row's reduction) reads x and dy again, evict-first:
+ *           L2 still holds them, it serves the re-read, and writes dx
+ *           (evict-first stores with H = 0, plain with H = 1).
+ * Why: softmax backward's loop, with the same 2:1 read:write traffic, runs
+ * at copy speed where the register kernel (row held through the reduction,
+ * one or two CTAs per SM) stops near 90 % (kernels/README.md): with few
+ * registers, several CTAs per SM sit in different passes and keep loads in
+ * flight. dw needs the thread to own the same columns on every row, hence
+ * the persistent grid; its accumulators live in shared memory, float4
+ * planes per (row slot, pack, quarter), conflict-free, the thread's own
+ * (no barrier until the end): pack k = threadIdx.x + i*tpr of row slot r is
+ * plane (r*K + i)*Q + q, K = ceil(N / (VEC*tpr)). w comes through the
+ * read-only path (L1: every CTA of the SM reads the same columns). The
+ * slot's partial row is the R row slots summed in order, then dw_reduce, as
+ * bwd_reg's. Limits: N % VEC == 0 and 16-byte aligned tensors (the launch
+ * refuses the rest), no cluster, R*K*tpr*VEC floats of shared memory (about
+ * R*N: N up to ~56K at R = 1). Registers capped at what the U raw packs of
+ * x and dy need plus the rest (ptxas -v, CUDA 13.0: 56, 72, 104 for U = 2,
+ * 4, 8; LayerNorm's 16-bit U = 8 spilled 8 bytes at 104 and 112, so 120). */
+template <typename T, bool LN, int U, int H>
+__global__ void __maxnreg__(kb_reg_cap(2 * U * 4, LN && U == 8 ? 56 : 40)) bwd_loop(const bwd_args a)
+{
+    constexpr int VEC = vec_of<T>(), Q = VEC / 4, V = LN ? 2 : 1;
+    extern __shared__ float4 dyn[];
+    __shared__ red_smem<V> rsm;
+    pdl_trigger(); /* dw_reduce may be scheduled; it waits for our completion */
+    const int tpr = (int)blockDim.x, R = (int)blockDim.y, tx = (int)threadIdx.x,
+              ty = (int)threadIdx.y;
+    row_reducer<V> reduce(rsm, tpr, 1);
+    const int nsl = (int)(a.N / VEC), K = (nsl + tpr - 1) / tpr;
+    const float n = (float)a.N;
+    const uint64_t pol = kb_policy_evict_last();
+    const T *xg = static_cast<const T *>(a.x), *dg = static_cast<const T *>(a.dy);
+    T *og = static_cast<T *>(a.dx);
+    auto su = [&](int r, int i, int q) { return ((r * K + i) * Q + q) * tpr + tx; };
+    for (int i = 0; i < K; i++)
+#pragma unroll
+        for (int q = 0; q < Q; q++) dyn[su(ty, i, q)] = make_float4(0.f, 0.f, 0.f, 0.f);
+
+    /* The thread's packs k = tx + i*tpr < cnt, U loads under cache
+     * treatment lp issued before use: use(k, i, x, dy). */
+    auto each = [&](auto lp, int64_t base, int cnt, auto use) {
+        for (int k0 = tx, i0 = 0; k0 < cnt; k0 += tpr * U, i0 += U) {
+            uint4 xr[U], dr[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const int k = k0 + u * tpr;
+                xr[u] = dr[u] = make_uint4(0u, 0u, 0u, 0u);
+                if (k < cnt) {
+                    xr[u] = kb_ld128_c<decltype(lp)::value>(xg + base + (int64_t)k * VEC, pol);
+                    dr[u] = kb_ld128_c<decltype(lp)::value>(dg + base + (int64_t)k * VEC, pol);
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                if (k0 + u * tpr < cnt) use(k0 + u * tpr, i0 + u, xr[u], dr[u]);
+        }
+    };
+    using first_t = std::integral_constant<kb_cache, KB_LD_LAST>;
+    using last_t = std::integral_constant<kb_cache, KB_LD_STREAM>;
+
+    for (int64_t g = blockIdx.x; g < a.ngroups; g += gridDim.x) { /* uniform over the CTA */
+        const int64_t row = g * R + ty;
+        const bool ok = row < a.M;
+        const row_stats m = ld_stats<LN>(a, row, ok);
+        const int64_t base = (ok ? row : 0) * a.N;
+        const int cnt = ok ? nsl : 0;
+        float s[V];
+#pragma unroll
+        for (int k = 0; k < V; k++) s[k] = 0.f;
+        each(first_t{}, base, cnt, [&](int k, int i, uint4 xv, uint4 dv) {
+            float xf[VEC], df[VEC], wv[VEC];
+            kb_unpack<T>(xv, xf);
+            kb_unpack<T>(dv, df);
+            ld_w<VEC, true>(a.w + (int64_t)k * VEC, VEC, true, wv);
+#pragma unroll
+            for (int j = 0; j < VEC; j++) {
+                const float xh = bwd_xh(m, xf[j]), gv = df[j] * wv[j];
+                s[0] += gv * xh;
+                if constexpr (LN) s[1] += gv;
+                xf[j] = df[j] * xh; /* dw contribution */
+            }
+#pragma unroll
+            for (int q = 0; q < Q; q++) {
+                float4 &t = dyn[su(ty, i, q)];
+                t = make_float4(t.x + xf[4 * q], t.y + xf[4 * q + 1], t.z + xf[4 * q + 2],
+                                t.w + xf[4 * q + 3]);
+            }
+        });
+        reduce(s);
+        const float mgx = s[0] / n, mg = LN ? s[V - 1] / n : 0.f;
+        each(last_t{}, base, cnt, [&](int k, int, uint4 xv, uint4 dv) {
+            float xf[VEC], df[VEC], wv[VEC];
+            kb_unpack<T>(xv, xf);
+            kb_unpack<T>(dv, df);
+            ld_w<VEC, true>(a.w + (int64_t)k * VEC, VEC, true, wv);
+#pragma unroll
+            for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
+            st_pack<T, true, H == 0>(og + base + (int64_t)k * VEC, kb_pack<T>(xf), VEC);
+        });
+    }
+
+    /* The slot's partial row: the R row slots summed in slot order. */
+    if (R > 1) __syncthreads();
+    if (ty == 0) {
+        float4 *ws = reinterpret_cast<float4 *>(a.ws + blockIdx.x * a.N);
+        for (int i = 0, k = tx; k < nsl; i++, k += tpr)
+#pragma unroll
+            for (int q = 0; q < Q; q++) {
+                float4 t = dyn[su(0, i, q)];
+                for (int r = 1; r < R; r++) {
+                    const float4 u = dyn[su(r, i, q)];
+                    t = make_float4(t.x + u.x, t.y + u.y, t.z + u.z, t.w + u.w);
+                }
+                ws[k * Q + q] = t;
+            }
+    }
+    reduce.finish();
+}
+
 /* Fallback dw partials: thread = column, blockIdx.y = chunk of rps rows;
  * consecutive threads read consecutive columns of a row (coalesced). */
 template <typename T, bool LN> __global__ void dw_cols(const bwd_args a, int64_t rps)

@@ -1184,9 +1184,78 @@ START_TEST(norm_forward_reload_is_slots_per_step)
     ck_assert_int_eq(kb_bench_find("layernorm_backward", &id, &e), KB_OK);
     kb_tune_cfg c;
     ck_assert_int_ne(kb_tune_parse(kb_impl_get(id, "tuned")->tune_space,
-                                   "threads=256,rows=1,cluster=1,occ=32,acc=0,reload=2,hint=0,db=0",
+                                   "threads=256,rows=1,cluster=1,occ=32,acc=0,reload=3,hint=0,db=0",
                                    NULL, &c, &e),
                      KB_OK);
+}
+END_TEST
+
+/* The norm backward's loop (reload 2, 4, 8: bwd_loop, U packs a step) is a
+ * configuration of its own: canon folds what it ignores (the double buffer;
+ * acc, its dw accumulators being in shared memory always) and keeps what it
+ * runs (rows, occ, the stores' hint); it launches two kernels (the loop and
+ * dw_reduce), sizes the workspace as the persistent grid's partial rows, and
+ * refuses rows it cannot read as 16-byte packs and clusters by name, before
+ * any CUDA call. Host code only. */
+START_TEST(norm_backward_loop_is_its_own_configuration)
+{
+    static const char *const ops[] = {"layernorm_backward", "rmsnorm_backward"};
+    for (int o = 0; o < 2; o++) {
+        kb_bench_id id;
+        kb_err e = {""};
+        ck_assert_int_eq(kb_bench_find(ops[o], &id, &e), KB_OK);
+        const kb_impl *impl = kb_impl_get(id, "tuned");
+        ck_assert(impl && impl->tune_space && impl->tune_space->launch &&
+                  impl->tune_space->workspace && impl->tune_space->kernels);
+        const kb_tune_space *sp = impl->tune_space;
+        kb_tune_cfg c, d;
+        char text[200];
+        for (int u = 2; u <= 8; u *= 2) {
+            char in[200], want[200];
+            snprintf(in, sizeof in, "threads=256,rows=2,cluster=1,occ=4,acc=0,reload=%d,hint=1,db=2",
+                     u);
+            snprintf(want, sizeof want,
+                     "threads=256,rows=2,cluster=1,occ=4,acc=1,reload=%d,hint=1,db=0", u);
+            ck_assert_int_eq(kb_tune_parse(sp, in, NULL, &c, &e), KB_OK);
+            kb_tune_format(sp, &c, text, sizeof text);
+            ck_assert_str_eq(text, want);
+        }
+        const kb_problem p = {id, KB_BF16, 32768, 8192, 0};
+        kb_setup_ctx ctx = {0};
+        ctx.sm_count = 132;
+        ck_assert_int_eq(sp->kernels(&p, &c), 2);
+        /* 256-thread CTAs of 2 row slots: at most 4 per SM by threads, occ 4 */
+        ck_assert_uint_eq(sp->workspace(&p, &ctx, &c), (size_t)132 * 4 * 8192 * sizeof(float));
+        ck_assert_int_eq(kb_tune_parse(sp, "threads=256,rows=1,cluster=1,occ=32,acc=0,reload=1,"
+                                           "hint=0,db=0",
+                                       NULL, &d, &e),
+                         KB_OK);
+        ck_assert_int_eq(sp->kernels(&p, &d), 3);
+        /* 16-byte aligned stand-ins, never dereferenced */
+        kb_tensors t;
+        memset(&t, 0, sizeof t);
+        t.x = (const void *)(uintptr_t)0x10000;
+        t.dy = (const void *)(uintptr_t)0x20000;
+        t.w = (const float *)(uintptr_t)0x30000;
+        t.rstd = (const float *)(uintptr_t)0x40000;
+        t.mean = (const float *)(uintptr_t)0x50000;
+        t.out = (void *)(uintptr_t)0x60000;
+        t.dw = (float *)(uintptr_t)0x70000;
+        const kb_problem odd = {id, KB_BF16, 32768, 4095, 0};
+        e.msg[0] = '\0';
+        ck_assert_int_eq(sp->launch(&odd, &t, &c, NULL, &e), KB_ERR_UNSUPPORTED);
+        ck_assert_msg(strstr(e.msg, "reload=8 reads 16-byte packs") && strstr(e.msg, "32768x4095"),
+                      "%s", e.msg);
+        ck_assert_int_eq(kb_tune_parse(sp, "threads=256,rows=1,cluster=2,occ=32,acc=1,reload=4,"
+                                           "hint=0,db=0",
+                                       NULL, &d, &e),
+                         KB_OK);
+        e.msg[0] = '\0';
+        ck_assert_int_eq(sp->launch(&p, &t, &d, NULL, &e), KB_ERR_ARG);
+        ck_assert_msg(strstr(e.msg, "cluster=2") && strstr(e.msg, "cluster 1") &&
+                          strstr(e.msg, "32768x8192"),
+                      "%s", e.msg);
+    }
 }
 END_TEST
 
@@ -1203,6 +1272,7 @@ Suite *kb_suite_tuner(void)
                         (int)(sizeof ws_cases / sizeof ws_cases[0]));
     tcase_add_test(tc, norm_backward_reload_ignores_hint_and_db);
     tcase_add_test(tc, norm_forward_reload_is_slots_per_step);
+    tcase_add_test(tc, norm_backward_loop_is_its_own_configuration);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("cache");
