@@ -39,8 +39,9 @@
  *   acc      backward: dw accumulators in registers (0) or shared memory (1:
  *            fewer registers, more CTAs per SM); the loop (reload 2-8)
  *            always has them in shared memory (canon: 1)
- *   reload   0: row held in registers; else the loop re-reading the row
- *            (one CTA of `threads` per row, rows == cluster == 1); forward:
+ *   reload   0: row held in registers; else a loop re-reading the row
+ *            (forward and the backward's fallback: one CTA of `threads` per
+ *            row, rows == cluster == 1, except below); forward:
  *            1, 2 or 4 slots per thread in flight per step (fwd_loop's U),
  *            8 the row staged in shared memory first (fwd_stage: 16-byte
  *            aligned tensors, rows that fit the opt-in shared memory; with
@@ -50,7 +51,10 @@
  *            column-tiled kernel), 2, 4, 8 bwd_loop (a persistent grid of
  *            `occ` CTAs per SM of `rows` row slots, each row read twice,
  *            U = reload packs per thread in flight per step, dw in shared
- *            memory; N % VEC == 0 and aligned tensors, cluster 1)
+ *            memory; aligned tensors, 16-bit types or N % VEC == 0 (odd
+ *            16-bit rows on bwd_reg's shifted slots, U = 4, 8 only),
+ *            cluster 1; its register caps bound a CTA: U = 4 at most 896
+ *            threads, U = 8 512)
  *   hint     forward: cache operators of x's loads and y's stores, as the
  *            tuned GLU's (0: evict-first both, 1: evict-first loads, plain
  *            stores, 2: plain both; the reload loop's loads ignore it (their
@@ -288,16 +292,25 @@ template <bool LN> bwd_fn bwd_dx_loop_kernel(kb_dtype d, bool vec)
     return f;
 }
 
-/* The backward's persistent loop (reload = u: 2, 4, 8; aligned packs only);
- * hint: dx's stores, 0 evict-first, 1 plain. nullptr: not instantiated. */
-template <bool LN> bwd_fn bwd_loop_kernel(kb_dtype d, int u, int hint)
+/* The backward's persistent loop (reload = u: 2, 4, 8) in access mode am
+ * (nt_bwd_am): aligned packs, or shifted slots (16-bit types, u = 4 and 8:
+ * at u = 2 ptxas spilled 128-208 bytes even at 96 registers, where u = 4
+ * does not); hint: dx's stores, 0 evict-first, 1 plain (aligned packs
+ * only). nullptr: not instantiated (element accesses included). */
+template <bool LN> bwd_fn bwd_loop_kernel(kb_dtype d, int u, int hint, int am)
 {
     bwd_fn f = nullptr;
-    if (hint < 0 || hint > 1) return nullptr;
+    if (hint < 0 || hint > 1 || (hint && am != AM_AL) || (am != AM_AL && am != AM_SHIFT))
+        return nullptr;
 #define NT_BWD_LOOP(H)                                                                     \
-    (u == 2 ? bwd_loop<T, LN, 2, H> : u == 4 ? bwd_loop<T, LN, 4, H>                        \
-                                     : u == 8 ? bwd_loop<T, LN, 8, H> : nullptr)
-    KB_DISPATCH(d, T, { f = hint ? NT_BWD_LOOP(1) : NT_BWD_LOOP(0); });
+    (u == 2   ? bwd_loop<T, LN, 2, H>                                                      \
+     : u == 4 ? bwd_loop<T, LN, 4, H>                                                      \
+     : u == 8 ? bwd_loop<T, LN, 8, H> : nullptr)
+    KB_DISPATCH(d, T, {
+        if (am == AM_AL) f = hint ? NT_BWD_LOOP(1) : NT_BWD_LOOP(0);
+        else if constexpr (sizeof(T) == 2)
+            f = u == 4 ? bwd_loop<T, LN, 4, 0, true> : u == 8 ? bwd_loop<T, LN, 8, 0, true> : nullptr;
+    });
 #undef NT_BWD_LOOP
     return f;
 }
@@ -814,13 +827,16 @@ inline size_t nt_bwd_smem(const kb_problem *p, const kb_tune_cfg *c, int nv)
 /* The backward loop (reload 2, 4, 8): a loop, not the fallback (reload = 1). */
 inline bool nt_bwd_looped(const kb_tune_cfg *c) { return c->v[P_RELOAD] >= 2; }
 
-/* Dynamic shared memory of bwd_loop: the dw accumulators of its R row
- * slots, K = ceil(N / (VEC*tpr)) packs of VEC floats per thread each. */
-inline size_t nt_bwd_loop_smem(const kb_problem *p, const kb_tune_cfg *c)
+/* Dynamic shared memory of bwd_loop in access mode am: the dw accumulators
+ * of its R row slots, K = ceil(span / (VEC*tpr)) packs of VEC floats per
+ * thread each (span: N, shifted slots N + VEC - 1; nt_bwd_span); shifted
+ * slots add one such plane for w at the class's shift. */
+inline size_t nt_bwd_loop_smem(const kb_problem *p, const kb_tune_cfg *c, int am)
 {
     const int vec = nt_vec(p->dtype), tpr = c->v[P_THREADS];
-    const int64_t k = kb_cdiv(p->N / vec, (int64_t)tpr);
-    return (size_t)c->v[P_ROWS] * (size_t)k * (size_t)tpr * (size_t)vec * sizeof(float);
+    const int64_t k = kb_cdiv(nt_bwd_span(p->dtype, p->N, am), (int64_t)vec * tpr);
+    const size_t planes = (size_t)c->v[P_ROWS] + (am == AM_SHIFT ? 1 : 0);
+    return planes * (size_t)k * (size_t)tpr * (size_t)vec * sizeof(float);
 }
 
 /* Fallback dw: partial rows of kColsRows rows, more per chunk past grid.y's limit. */
@@ -837,11 +853,12 @@ int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     const size_t optin = ctx ? ctx->smem_optin : 0;
     if (p->M < 1 || p->N < 1 || c->v[P_OCC] < 1) return 0;
     if (nt_bwd_looped(c)) {
-        /* aligned packs (cudaMalloc'd tensors), one CTA per slot */
-        if (cl != 1 || p->N % nt_vec(p->dtype) || !nt_shape_ok(p, tpr, rows, 1)) return 0;
-        const size_t smem = nt_bwd_loop_smem(p, c);
+        /* 16-byte packs or slots (cudaMalloc'd tensors), one CTA per slot */
+        const int am = nt_bwd_am(p->dtype, p->N, true);
+        if (cl != 1 || !nt_shape_ok(p, tpr, rows, 1)) return 0;
+        const size_t smem = nt_bwd_loop_smem(p, c, am);
         const void *fn = reinterpret_cast<const void *>(
-            bwd_loop_kernel<LN>(p->dtype, c->v[P_RELOAD], c->v[P_BWD_HINT]));
+            bwd_loop_kernel<LN>(p->dtype, c->v[P_RELOAD], am == AM_AL ? c->v[P_BWD_HINT] : 0, am));
         if (!fn || !nt_kernel_fits(fn, tpr * rows, smem, optin)) return 0;
         int64_t slots = 0;
         if (nt_persistent_slots(fn, dim3((unsigned)tpr, (unsigned)rows), smem, 1, c->v[P_OCC], 1,
@@ -939,38 +956,53 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
                   p->M, p->N, 0, 0, 1, 1, 0};
 
     if (nt_bwd_looped(c)) {
-        const int u = c->v[P_RELOAD];
-        if (!v16)
+        const int u = c->v[P_RELOAD], am = nt_bwd_am(p->dtype, p->N, ptr16);
+        /* Element accesses (unaligned tensors, fp32 at odd N) have no loop:
+         * refused, as the forward's staged loop refuses them. The partial
+         * rows of aligned rows are float4 stores. */
+        if (am == AM_ELEM || (am == AM_AL && !kb_aligned16(t->workspace)))
             return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
-                           "reload=%d reads 16-byte packs: N a multiple of %d and 16-byte "
-                           "aligned tensors",
-                           u, vec);
+                           "reload=%d reads 16-byte slots: 16-byte aligned tensors and workspace, "
+                           "and for fp32 N a multiple of 4",
+                           u);
         if (cl != 1 || !nt_shape_ok(p, tpr, rows, 1))
             return NT_FAIL(e, KB_ERR_ARG, p, what,
                            "reload=%d threads=%d rows=%d cluster=%d: the loop runs one CTA per "
                            "slot (cluster 1), threads x rows a multiple of 32 up to 1024",
                            u, tpr, rows, cl);
-        const bwd_fn fn = bwd_loop_kernel<LN>(p->dtype, u, c->v[P_BWD_HINT]);
+        /* the hint concerns whole aligned packs (as bwd_reg's) */
+        const bwd_fn fn =
+            bwd_loop_kernel<LN>(p->dtype, u, am == AM_AL ? c->v[P_BWD_HINT] : 0, am);
         if (!fn)
-            return NT_FAIL(e, KB_ERR_ARG, p, what, "reload=%d hint=%d: reload 2, 4 or 8, hint 0 or 1",
+            return NT_FAIL(e, KB_ERR_ARG, p, what,
+                           "reload=%d hint=%d: the loop runs reload 2, 4 or 8 on aligned rows, 4 "
+                           "or 8 on odd 16-bit rows; hint 0 or 1",
                            u, c->v[P_BWD_HINT]);
-        const size_t smem = nt_bwd_loop_smem(p, c);
+        const size_t smem = nt_bwd_loop_smem(p, c, am);
         const dim3 block((unsigned)tpr, (unsigned)rows);
-        a.ngroups = kb_cdiv(p->M, rows);
+        /* Shifted slots: CTA s serves class s % P (as bwd_reg), so the grid
+         * is whole classes, at least one CTA each (they never wait on each
+         * other); a.ngroups counts one class's groups. */
+        const int per = nt_bwd_classes(p->dtype, p->N, am);
+        a.per = per;
+        a.ngroups = kb_cdiv(kb_cdiv(p->M, per), rows);
         int64_t slots = 0;
         NT_CUDA(e, p, what,
                 nt_persistent_slots(reinterpret_cast<const void *>(fn), block, smem, 1,
-                                    c->v[P_OCC], a.ngroups, &slots));
+                                    c->v[P_OCC], a.ngroups * per, &slots));
         if (slots < 1)
             return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
-                           "reload=%d threads=%d rows=%d: no CTA fits an SM (%zu bytes of dw "
-                           "accumulators)",
-                           u, tpr, rows, smem);
-        if (slots > ws_rows) slots = ws_rows;
+                           "reload=%d threads=%d rows=%d: no CTA fits an SM (%d threads at the "
+                           "kernel's registers, %zu bytes of shared memory)",
+                           u, tpr, rows, tpr * rows, smem);
+        slots = slots / per < 1 ? per : slots / per * per;
+        if (slots > ws_rows) slots = ws_rows / per * per;
         if (slots < 1)
-            return NT_FAIL(e, KB_ERR_ARG, p, what, "workspace of %zu bytes, %lld needed",
-                           t->workspace_bytes, (long long)row_bytes);
-        a.nslots = slots;
+            return NT_FAIL(e, KB_ERR_ARG, p, what,
+                           "workspace of %zu bytes, %lld needed (a dw partial row of N floats%s)",
+                           t->workspace_bytes, (long long)per * (long long)row_bytes,
+                           per > 1 ? " per shift class" : "");
+        a.nslots = slots / per;
         KB_TRY(nt_launch(p, what, e, fn, dim3((unsigned)slots), block, smem, 1, false, s, a));
         return nt_launch(p, what, e, dw_reduce, dim3((unsigned)kb_cdiv(p->N, 32)),
                          dim3(32, kReduceRows), 0, 1, true, s, (const float *)a.ws, slots, p->N,

@@ -503,10 +503,10 @@ template <typename T, bool LN, bool AL> __global__ void bwd_dx_loop(const bwd_ar
     }
 }
 
-/* bwd_loop (the tuner's reload = U: 2, 4 or 8), aligned 16-byte packs
- * only. A persistent grid of S CTAs of R row slots (blockDim (tpr, R));
- * CTA s owns row groups s, s+S, ... as bwd_reg's slots do, but holds
- * nothing of a row through its reduction:
+/* bwd_loop (the tuner's reload = U: 2, 4 or 8), 16-byte packs (aligned
+ * rows, or SH: shifted slots). A persistent grid of S CTAs of R row slots
+ * (blockDim (tpr, R)); CTA s owns row groups s, s+S, ... as bwd_reg's slots
+ * do, but holds nothing of a row through its reduction:
  *   pass 1  reads x and dy, U packs per thread in flight per step, under an
  *           L2 evict-last policy, sums g*xh (and g), and adds dy*xh to the
  *           thread's dw accumulators;
@@ -521,17 +521,35 @@ template <typename T, bool LN, bool AL> __global__ void bwd_dx_loop(const bwd_ar
  * the persistent grid; its accumulators live in shared memory, float4
  * planes per (row slot, pack, quarter), conflict-free, the thread's own
  * (no barrier until the end): pack k = threadIdx.x + i*tpr of row slot r is
- * plane (r*K + i)*Q + q, K = ceil(N / (VEC*tpr)). w comes through the
+ * plane (r*K + i)*Q + q, K = ceil(span / (VEC*tpr)). w comes through the
  * read-only path (L1: every CTA of the SM reads the same columns). The
  * slot's partial row is the R row slots summed in order, then dw_reduce, as
- * bwd_reg's. Limits: N % VEC == 0 and 16-byte aligned tensors (the launch
- * refuses the rest), no cluster, R*K*tpr*VEC floats of shared memory (about
- * R*N: N up to ~56K at R = 1). Registers capped at what the U raw packs of
- * x and dy need plus the rest (ptxas -v, CUDA 13.0: 56, 72, 104 for U = 2,
- * 4, 8; LayerNorm's 16-bit U = 8 spilled 8 bytes at 104 and 112, so 120). */
-template <typename T, bool LN, int U, int H>
-__global__ void __maxnreg__(kb_reg_cap(2 * U * 4, LN && U == 8 ? 56 : 40)) bwd_loop(const bwd_args a)
+ * bwd_reg's.
+ * SH (16-bit types, N % VEC != 0): bwd_reg's shifted slots. CTA s serves
+ * shift class s % P only (rows c, c+P, ...; its groups s/P, s/P + S/P, ...),
+ * so its pack k holds columns k*VEC - sh + j on every row it sees, j in
+ * [lo, hi) of the row's span; the edge packs are masked on load and stored
+ * element by element, the thread's w at the class's column shift sits in
+ * shared memory (one more plane of K packs), and the partial row is written
+ * element by element.
+ * Limits: 16-byte aligned tensors, and N % VEC == 0 unless SH (the launch
+ * refuses the rest: fp32 at odd N included); no cluster; R*K*tpr*VEC floats
+ * of shared memory (SH: (R+1)*K*tpr*VEC), K*tpr*VEC being N rounded up to
+ * VEC*tpr (SH: N + VEC - 1 rounded up): at R = 1 and few threads, N up to
+ * ~57K. Registers capped at
+ * what the U raw packs of x and dy need plus the rest (ptxas -v, CUDA
+ * 13.0: 56, 72, 104 for U = 2, 4, 8; LayerNorm's 16-bit U = 8 spilled 8
+ * bytes at 104 and 112, so 120; SH: 96 at U = 4, 128 at U = 8, no U = 2
+ * (norm_tuned.cuh, bwd_loop_kernel)). */
+template <bool LN, int U, bool SH> constexpr int bwd_loop_cap()
 {
+    if constexpr (SH) return U == 8 ? 128 : 96; /* U = 4: the edge slots' path needs ~90 */
+    return kb_reg_cap(2 * U * 4, LN && U == 8 ? 56 : 40);
+}
+template <typename T, bool LN, int U, int H, bool SH = false>
+__global__ void __maxnreg__((bwd_loop_cap<LN, U, SH>())) bwd_loop(const bwd_args a)
+{
+    static_assert(!SH || (sizeof(T) == 2 && H == 0), "shifted slots: 16-bit types, hint 0");
     constexpr int VEC = vec_of<T>(), Q = VEC / 4, V = LN ? 2 : 1;
     extern __shared__ float4 dyn[];
     __shared__ red_smem<V> rsm;
@@ -539,8 +557,14 @@ __global__ void __maxnreg__(kb_reg_cap(2 * U * 4, LN && U == 8 ? 56 : 40)) bwd_l
     const int tpr = (int)blockDim.x, R = (int)blockDim.y, tx = (int)threadIdx.x,
               ty = (int)threadIdx.y;
     row_reducer<V> reduce(rsm, tpr, 1);
-    const int nsl = (int)(a.N / VEC), K = (nsl + tpr - 1) / tpr;
+    /* SH: this CTA's class and its rows' shift; the row's span N + sh from
+     * the aligned start is cut into nsl slots. */
+    const int per = SH ? a.per : 1, cls = SH ? (int)(blockIdx.x % per) : 0;
+    const int sh = SH ? (int)(((int64_t)cls * a.N) & (VEC - 1)) : 0, N = (int)a.N;
+    const int nsl = (N + sh + VEC - 1) / VEC;
+    const int K = (int)((a.N + (SH ? VEC - 1 : 0) + (int64_t)VEC * tpr - 1) / ((int64_t)VEC * tpr));
     const float n = (float)a.N;
+    const int64_t total = a.M * a.N;
     const uint64_t pol = kb_policy_evict_last();
     const T *xg = static_cast<const T *>(a.x), *dg = static_cast<const T *>(a.dy);
     T *og = static_cast<T *>(a.dx);
@@ -548,34 +572,99 @@ __global__ void __maxnreg__(kb_reg_cap(2 * U * 4, LN && U == 8 ? 56 : 40)) bwd_l
     for (int i = 0; i < K; i++)
 #pragma unroll
         for (int q = 0; q < Q; q++) dyn[su(ty, i, q)] = make_float4(0.f, 0.f, 0.f, 0.f);
-
-    /* The thread's packs k = tx + i*tpr < cnt, U loads under cache
-     * treatment lp issued before use: use(k, i, x, dy). */
+    /* SH: the thread's w at its slots' columns (0 outside the row), in the
+     * plane after the accumulators (su(R, i, q)), filled once by row slot 0
+     * for all R: a shifted w read per slot (ld_w_at) took 112-218 registers
+     * against 56-104 aligned (ptxas -v, uncapped). */
+    if constexpr (SH) {
+        if (ty == 0)
+            for (int i = 0; i < K; i++) {
+                float wv[VEC];
+#pragma unroll
+                for (int j = 0; j < VEC; j++) {
+                    const int c = (tx + i * tpr) * VEC - sh + j;
+                    wv[j] = c >= 0 && c < N ? __ldg(a.w + c) : 0.f;
+                }
+#pragma unroll
+                for (int q = 0; q < Q; q++)
+                    dyn[su(R, i, q)] =
+                        make_float4(wv[4 * q], wv[4 * q + 1], wv[4 * q + 2], wv[4 * q + 3]);
+            }
+        if (R > 1) __syncthreads();
+    }
+    /* Elements [lo(k), hi(k)) of slot k are the row's (SH: only its first
+     * and last slots have fewer than VEC). */
+    auto lo = [&](int k) { return SH && k * VEC < sh ? sh - k * VEC : 0; };
+    auto hi = [&](int k) { return SH && N + sh - k * VEC < VEC ? N + sh - k * VEC : VEC; };
+    /* Edge slot k of tensor g at flat index f (SH: a row's first and last
+     * slots) under cache treatment C: the tensor's last slot may end early,
+     * and the neighbouring rows' elements are zeroed. */
+    auto ld_edge = [&](auto lp, const T *g, int64_t f, int k) -> uint4 {
+        constexpr kb_cache C = decltype(lp)::value;
+        uint4 r = f + VEC <= total ? kb_ld128_c<C>(g + f, pol)
+                                   : ld_pack<T, false, false>(g + f, (int)(total - f));
+        if (lo(k) > 0 || hi(k) < VEC) r = mask_pack<T>(r, lo(k), hi(k));
+        return r;
+    };
+    /* The thread's slots k = tx + i*tpr < cnt of the row at flat index base
+     * (SH: its aligned start), U loads of each tensor under cache treatment
+     * lp issued before use: use(k, i, x, dy). SH: the row's first and last
+     * slots go through ld_edge one by one after the others, so the U-wide
+     * loop holds whole 16-byte slots only (masks and the tensor's end in it
+     * took 72-120 registers plus spills, kernels/README.md). */
     auto each = [&](auto lp, int64_t base, int cnt, auto use) {
-        for (int k0 = tx, i0 = 0; k0 < cnt; k0 += tpr * U, i0 += U) {
+        constexpr kb_cache C = decltype(lp)::value;
+        const int kb = SH ? 1 : 0, ke = SH ? cnt - 1 : cnt; /* the U-wide loop's slots */
+        int i0 = tx >= kb ? 0 : 1;
+#pragma unroll 1
+        for (int k0 = tx + i0 * tpr; k0 < ke; k0 += tpr * U, i0 += U) {
             uint4 xr[U], dr[U];
 #pragma unroll
             for (int u = 0; u < U; u++) {
                 const int k = k0 + u * tpr;
                 xr[u] = dr[u] = make_uint4(0u, 0u, 0u, 0u);
-                if (k < cnt) {
-                    xr[u] = kb_ld128_c<decltype(lp)::value>(xg + base + (int64_t)k * VEC, pol);
-                    dr[u] = kb_ld128_c<decltype(lp)::value>(dg + base + (int64_t)k * VEC, pol);
+                if (k < ke) {
+                    xr[u] = kb_ld128_c<C>(xg + base + (int64_t)k * VEC, pol);
+                    dr[u] = kb_ld128_c<C>(dg + base + (int64_t)k * VEC, pol);
                 }
             }
 #pragma unroll
             for (int u = 0; u < U; u++)
-                if (k0 + u * tpr < cnt) use(k0 + u * tpr, i0 + u, xr[u], dr[u]);
+                if (k0 + u * tpr < ke) use(k0 + u * tpr, i0 + u, xr[u], dr[u]);
+        }
+        if constexpr (SH) {
+            if (cnt > 0 && tx == 0) use(0, 0, ld_edge(lp, xg, base, 0), ld_edge(lp, dg, base, 0));
+            const int kl = cnt - 1;
+            if (kl > 0 && kl % tpr == tx) {
+                const int64_t f = base + (int64_t)kl * VEC;
+                use(kl, kl / tpr, ld_edge(lp, xg, f, kl), ld_edge(lp, dg, f, kl));
+            }
+        }
+    };
+    auto get_w = [&](int k, int i, float(&wv)[VEC]) {
+        if constexpr (SH) {
+#pragma unroll
+            for (int q = 0; q < Q; q++) {
+                const float4 t = dyn[su(R, i, q)];
+                wv[4 * q] = t.x;
+                wv[4 * q + 1] = t.y;
+                wv[4 * q + 2] = t.z;
+                wv[4 * q + 3] = t.w;
+            }
+        } else {
+            ld_w<VEC, true>(a.w + (int64_t)k * VEC, VEC, true, wv);
         }
     };
     using first_t = std::integral_constant<kb_cache, KB_LD_LAST>;
     using last_t = std::integral_constant<kb_cache, KB_LD_STREAM>;
 
-    for (int64_t g = blockIdx.x; g < a.ngroups; g += gridDim.x) { /* uniform over the CTA */
-        const int64_t row = g * R + ty;
+    /* Uniform over the CTA: every thread reduces once a group. */
+    const int64_t slots = gridDim.x / per; /* per class */
+    for (int64_t g = blockIdx.x / per; g < a.ngroups; g += slots) {
+        const int64_t row = cls + per * (g * R + ty);
         const bool ok = row < a.M;
         const row_stats m = ld_stats<LN>(a, row, ok);
-        const int64_t base = (ok ? row : 0) * a.N;
+        const int64_t base = (ok ? row : 0) * a.N - sh;
         const int cnt = ok ? nsl : 0;
         float s[V];
 #pragma unroll
@@ -584,13 +673,13 @@ __global__ void __maxnreg__(kb_reg_cap(2 * U * 4, LN && U == 8 ? 56 : 40)) bwd_l
             float xf[VEC], df[VEC], wv[VEC];
             kb_unpack<T>(xv, xf);
             kb_unpack<T>(dv, df);
-            ld_w<VEC, true>(a.w + (int64_t)k * VEC, VEC, true, wv);
+            get_w(k, i, wv);
 #pragma unroll
             for (int j = 0; j < VEC; j++) {
                 const float xh = bwd_xh(m, xf[j]), gv = df[j] * wv[j];
                 s[0] += gv * xh;
                 if constexpr (LN) s[1] += gv;
-                xf[j] = df[j] * xh; /* dw contribution */
+                xf[j] = df[j] * xh; /* dw contribution (0 outside the row: dy masked) */
             }
 #pragma unroll
             for (int q = 0; q < Q; q++) {
@@ -601,22 +690,26 @@ __global__ void __maxnreg__(kb_reg_cap(2 * U * 4, LN && U == 8 ? 56 : 40)) bwd_l
         });
         reduce(s);
         const float mgx = s[0] / n, mg = LN ? s[V - 1] / n : 0.f;
-        each(last_t{}, base, cnt, [&](int k, int, uint4 xv, uint4 dv) {
+        each(last_t{}, base, cnt, [&](int k, int i, uint4 xv, uint4 dv) {
             float xf[VEC], df[VEC], wv[VEC];
             kb_unpack<T>(xv, xf);
             kb_unpack<T>(dv, df);
-            ld_w<VEC, true>(a.w + (int64_t)k * VEC, VEC, true, wv);
+            get_w(k, i, wv);
 #pragma unroll
             for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
-            st_pack<T, true, H == 0>(og + base + (int64_t)k * VEC, kb_pack<T>(xf), VEC);
+            T *dst = og + base + (int64_t)k * VEC;
+            if (!SH || (lo(k) == 0 && hi(k) == VEC)) st_pack<T, true, H == 0>(dst, kb_pack<T>(xf), VEC);
+            else st_range<T>(dst, kb_pack<T>(xf), lo(k), hi(k));
         });
     }
 
-    /* The slot's partial row: the R row slots summed in slot order. */
+    /* The CTA's partial row: the R row slots summed in slot order (SH:
+     * slot k's elements [lo, hi) are columns k*VEC - sh + j). */
     if (R > 1) __syncthreads();
     if (ty == 0) {
-        float4 *ws = reinterpret_cast<float4 *>(a.ws + blockIdx.x * a.N);
-        for (int i = 0, k = tx; k < nsl; i++, k += tpr)
+        float *ws = a.ws + blockIdx.x * a.N;
+        for (int i = 0, k = tx; k < nsl; i++, k += tpr) {
+            float v[VEC];
 #pragma unroll
             for (int q = 0; q < Q; q++) {
                 float4 t = dyn[su(0, i, q)];
@@ -624,8 +717,22 @@ __global__ void __maxnreg__(kb_reg_cap(2 * U * 4, LN && U == 8 ? 56 : 40)) bwd_l
                     const float4 u = dyn[su(r, i, q)];
                     t = make_float4(t.x + u.x, t.y + u.y, t.z + u.z, t.w + u.w);
                 }
-                ws[k * Q + q] = t;
+                v[4 * q] = t.x;
+                v[4 * q + 1] = t.y;
+                v[4 * q + 2] = t.z;
+                v[4 * q + 3] = t.w;
             }
+            if constexpr (!SH) {
+#pragma unroll
+                for (int q = 0; q < Q; q++)
+                    reinterpret_cast<float4 *>(ws)[k * Q + q] =
+                        make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
+            } else {
+#pragma unroll
+                for (int j = 0; j < VEC; j++)
+                    if (j >= lo(k) && j < hi(k)) ws[k * VEC - sh + j] = v[j];
+            }
+        }
     }
     reduce.finish();
 }

@@ -1195,8 +1195,8 @@ END_TEST
  * acc, its dw accumulators being in shared memory always) and keeps what it
  * runs (rows, occ, the stores' hint); it launches two kernels (the loop and
  * dw_reduce), sizes the workspace as the persistent grid's partial rows, and
- * refuses rows it cannot read as 16-byte packs and clusters by name, before
- * any CUDA call. Host code only. */
+ * refuses rows it cannot read as 16-byte slots (fp32 at odd N) and clusters
+ * by name, before any CUDA call. Host code only. */
 START_TEST(norm_backward_loop_is_its_own_configuration)
 {
     static const char *const ops[] = {"layernorm_backward", "rmsnorm_backward"};
@@ -1241,10 +1241,20 @@ START_TEST(norm_backward_loop_is_its_own_configuration)
         t.mean = (const float *)(uintptr_t)0x50000;
         t.out = (void *)(uintptr_t)0x60000;
         t.dw = (float *)(uintptr_t)0x70000;
+        /* odd 16-bit rows run bwd_reg's shifted slots, one class a CTA: the
+         * workspace holds the persistent grid's partial rows (128-thread
+         * CTAs: 16 per SM); fp32 at odd N has element accesses only */
         const kb_problem odd = {id, KB_BF16, 32768, 4095, 0};
+        ck_assert_int_eq(kb_tune_parse(sp, "threads=128,rows=1,cluster=1,occ=32,acc=1,reload=4,"
+                                           "hint=0,db=0",
+                                       NULL, &d, &e),
+                         KB_OK);
+        ck_assert_uint_eq(sp->workspace(&odd, &ctx, &d), (size_t)132 * 16 * 4095 * sizeof(float));
+        const kb_problem odd32 = {id, KB_FP32, 32768, 4095, 0};
         e.msg[0] = '\0';
-        ck_assert_int_eq(sp->launch(&odd, &t, &c, NULL, &e), KB_ERR_UNSUPPORTED);
-        ck_assert_msg(strstr(e.msg, "reload=8 reads 16-byte packs") && strstr(e.msg, "32768x4095"),
+        ck_assert_int_eq(sp->launch(&odd32, &t, &c, NULL, &e), KB_ERR_UNSUPPORTED);
+        ck_assert_msg(strstr(e.msg, "reload=8 reads 16-byte slots") &&
+                          strstr(e.msg, "fp32 32768x4095"),
                       "%s", e.msg);
         ck_assert_int_eq(kb_tune_parse(sp, "threads=256,rows=1,cluster=2,occ=32,acc=1,reload=4,"
                                            "hint=0,db=0",

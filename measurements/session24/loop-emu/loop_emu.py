@@ -1,88 +1,191 @@
-# Emulates bwd_loop's index math (norm_tuned_bwd.cuh) thread by thread, with numpy numerics,
-# against a reference: every (row, pack) read in both passes and written once, smem in bounds,
-# dw = sum over slots of the partial rows, dx and dw equal to the reference.
-import numpy as np, itertools, random, math
-def cdiv(a,b): return -(-a//b)
-def run(M,N,VEC,tpr,R,U,S,LN,rng):
-    Q=VEC//4; nsl=N//VEC; K=cdiv(nsl,tpr)
-    smem=np.full(R*K*Q*tpr*4, np.nan, dtype=np.float64)   # float4 planes flattened
-    x=rng.standard_normal((M,N)); dy=rng.standard_normal((M,N)); w=rng.standard_normal(N)
-    mu=x.mean(1) if LN else np.zeros(M); rs=1/np.sqrt(((x-mu[:,None])**2).mean(1)+1e-5)
-    dx=np.full((M,N),np.nan); ws=np.full((S,N),np.nan)
-    reads1=np.zeros((M,nsl),int); reads2=np.zeros((M,nsl),int); writes=np.zeros((M,nsl),int)
-    ngroups=cdiv(M,R)
-    def su(r,i,q,tx):
-        idx=((r*K+i)*Q+q)*tpr+tx
-        assert 0<=idx<R*K*Q*tpr
-        return idx*4
+"""A transcription of bwd_loop's index math and arithmetic (kernels/common/norm_tuned_bwd.cuh),
+thread by thread, in numpy, against a reference: aligned rows and (SH) shifted slots with rows
+dealt out by shift class. Checks that every element of every row is read once in each pass
+(interior slots through the U-wide loop, the row's first and last slots through the edge path)
+and written once, that nothing outside a row is written, that shared-memory indices stay inside
+what the host sizes (nt_bwd_loop_smem: R planes, SH one more for w), that every slot's partial
+row is fully written, and that dx and dw equal the reference. No GPU: `python3 loop_emu.py`."""
+import math
+import numpy as np
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def run(M, N, VEC, tpr, R, U, S, LN, SH, rng):
+    Q = VEC // 4
+    P = VEC // math.gcd(N, VEC) if SH else 1
+    span = N + VEC - 1 if SH else N
+    K = cdiv(span, VEC * tpr)
+    planes = R + (1 if SH else 0)
+    smem = np.full(planes * K * Q * tpr * 4, np.nan)
+    total = M * N
+    x = rng.standard_normal(total)
+    dy = rng.standard_normal(total)
+    w = rng.standard_normal(N)
+    X = x.reshape(M, N)
+    mu = X.mean(1) if LN else np.zeros(M)
+    rs = 1 / np.sqrt(((X - mu[:, None]) ** 2).mean(1) + 1e-5)
+    dx = np.full(total, np.nan)
+    rd1 = np.zeros(total, int)
+    rd2 = np.zeros(total, int)
+    wr = np.zeros(total, int)
+    ws = np.full((S, N), np.nan)
+    ngroups = cdiv(cdiv(M, P), R)
+
+    def su(r, i, q, tx):
+        idx = ((r * K + i) * Q + q) * tpr + tx
+        assert 0 <= idx < planes * K * Q * tpr
+        return idx * 4
+
     for b in range(S):
+        cls = b % P
+        sh = (cls * N) % VEC if SH else 0
+        nsl = cdiv(N + sh, VEC)
+        lo = lambda k: sh - k * VEC if SH and k * VEC < sh else 0
+        hi = lambda k: N + sh - k * VEC if SH and N + sh - k * VEC < VEC else VEC
         for ty in range(R):
             for tx in range(tpr):
                 for i in range(K):
-                    for q in range(Q): smem[su(ty,i,q,tx):su(ty,i,q,tx)+4]=0
-        g=b
-        while g<ngroups:
-            # pass 1 for all threads, then the reduction, then pass 2
-            s=np.zeros((R,2)); stats=[]
+                    for q in range(Q):
+                        smem[su(ty, i, q, tx):su(ty, i, q, tx) + 4] = 0
+        if SH:
+            for tx in range(tpr):
+                for i in range(K):
+                    for j in range(VEC):
+                        c = (tx + i * tpr) * VEC - sh + j
+                        smem[su(R, i, 0, tx) + (j // 4) * tpr * 4 + j % 4] = w[c] if 0 <= c < N else 0
+        def getw(k, i, tx):
+            if SH:
+                return np.array([smem[su(R, i, j // 4, tx) + j % 4] for j in range(VEC)])
+            return w[k * VEC:(k + 1) * VEC]
+
+        def slot(arr, f, k, cnt_check, edge):
+            # the 16-byte slot at flat f; edge: tensor end and masks
+            assert f >= 0 and f % VEC == 0
+            out = np.zeros(VEC)
+            for j in range(VEC):
+                if f + j < total:
+                    out[j] = arr[f + j]
+                else:
+                    assert edge, "an interior slot past the tensor's end"
+            if edge:
+                for j in range(VEC):
+                    if j < lo(k) or j >= hi(k):
+                        out[j] = 0
+            else:
+                assert lo(k) == 0 and hi(k) == VEC, "an interior slot with a row edge"
+            return out
+
+        def each(base, cnt, tx, use):
+            kb, ke = (1, cnt - 1) if SH else (0, cnt)
+            i0 = 0 if tx >= kb else 1
+            k0 = tx + i0 * tpr
+            while k0 < ke:
+                for u in range(U):
+                    k = k0 + u * tpr
+                    if k < ke:
+                        use(k, i0 + u, base + k * VEC, False)
+                k0 += tpr * U
+                i0 += U
+            if SH:
+                if cnt > 0 and tx == 0:
+                    use(0, 0, base, True)
+                kl = cnt - 1
+                if kl > 0 and kl % tpr == tx:
+                    use(kl, kl // tpr, base + kl * VEC, True)
+
+        slots = S // P
+        g = b // P
+        while g < ngroups:
+            s = np.zeros((R, 2))
             for ty in range(R):
-                row=g*R+ty; ok=row<M; cnt=nsl if ok else 0
+                row = cls + P * (g * R + ty)
+                ok = row < M
+                base = (row if ok else 0) * N - sh
+                cnt = nsl if ok else 0
                 for tx in range(tpr):
-                    k0=tx;i0=0
-                    while k0<cnt:
-                        for u in range(U):
-                            k=k0+u*tpr
-                            if k<cnt:
-                                i=i0+u; assert k==tx+i*tpr and i<K
-                                reads1[row,k]+=1
-                                cols=slice(k*VEC,(k+1)*VEC)
-                                xh=(x[row,cols]-mu[row])*rs[row]; gv=dy[row,cols]*w[cols]
-                                s[ty,0]+=(gv*xh).sum(); s[ty,1]+=gv.sum()
-                                c=dy[row,cols]*xh
-                                for q in range(Q):
-                                    o=su(ty,i,q,tx); smem[o:o+4]+=c[4*q:4*q+4]
-                        k0+=tpr*U; i0+=U
+                    def use1(k, i, f, edge, ty=ty, tx=tx, row=row):
+                        assert k == tx + i * tpr and i < K
+                        xv = slot(x, f, k, cnt, edge)
+                        dv = slot(dy, f, k, cnt, edge)
+                        for j in range(lo(k), hi(k)):
+                            rd1[f + j] += 1
+                        wv = getw(k, i, tx)
+                        xh = (xv - mu[row]) * rs[row]
+                        gv = dv * wv
+                        s[ty, 0] += (gv * xh).sum()
+                        s[ty, 1] += gv.sum()
+                        c = dv * xh
+                        for q in range(Q):
+                            o = su(ty, i, q, tx)
+                            smem[o:o + 4] += c[4 * q:4 * q + 4]
+                    each(base, cnt, tx, use1)
             for ty in range(R):
-                row=g*R+ty; ok=row<M; cnt=nsl if ok else 0
-                mgx=s[ty,0]/N; mg=s[ty,1]/N if LN else 0
+                row = cls + P * (g * R + ty)
+                ok = row < M
+                base = (row if ok else 0) * N - sh
+                cnt = nsl if ok else 0
+                mgx = s[ty, 0] / N
+                mg = s[ty, 1] / N if LN else 0
                 for tx in range(tpr):
-                    k0=tx
-                    while k0<cnt:
-                        for u in range(U):
-                            k=k0+u*tpr
-                            if k<cnt:
-                                reads2[row,k]+=1; writes[row,k]+=1
-                                cols=slice(k*VEC,(k+1)*VEC)
-                                xh=(x[row,cols]-mu[row])*rs[row]
-                                dx[row,cols]=rs[row]*(dy[row,cols]*w[cols]-mg-xh*mgx)
-                        k0+=tpr*U
-            g+=S
+                    def use2(k, i, f, edge, tx=tx, row=row, mgx=mgx, mg=mg):
+                        xv = slot(x, f, k, cnt, edge)
+                        dv = slot(dy, f, k, cnt, edge)
+                        wv = getw(k, i, tx)
+                        xh = (xv - mu[row]) * rs[row]
+                        out = rs[row] * (dv * wv - mg - xh * mgx)
+                        for j in range(lo(k), hi(k)):
+                            rd2[f + j] += 1
+                            wr[f + j] += 1
+                            dx[f + j] = out[j]
+                    each(base, cnt, tx, use2)
+            g += slots
         for tx in range(tpr):
-            i=0;k=tx
-            while k<nsl:
+            i, k = 0, tx
+            while k < nsl:
+                v = np.zeros(VEC)
                 for q in range(Q):
-                    t=smem[su(0,i,q,tx):su(0,i,q,tx)+4].copy()
-                    for r in range(1,R): t+=smem[su(r,i,q,tx):su(r,i,q,tx)+4]
-                    # ws[k*Q+q] as float4 of slot b
-                    ws[b,(k*Q+q)*4:(k*Q+q)*4+4]=t
-                i+=1;k+=tpr
-    assert (reads1==1).all() and (reads2==1).all() and (writes==1).all()
-    assert not np.isnan(ws).any()
-    dw=ws.sum(0)
-    xh=(x-mu[:,None])*rs[:,None]; g=dy*w
-    mgx=(g*xh).mean(1,keepdims=True); mg=g.mean(1,keepdims=True) if LN else 0
-    dxr=rs[:,None]*(g-mg-xh*mgx); dwr=(dy*xh).sum(0)
-    assert np.allclose(dx,dxr,atol=1e-9), np.abs(dx-dxr).max()
-    assert np.allclose(dw,dwr,atol=1e-8), np.abs(dw-dwr).max()
-rng=np.random.default_rng(1)
-n=0
-for VEC in (8,4):
-    for N in (VEC, 3*VEC, 13*VEC, 64*VEC, 100*VEC):
-        for tpr in (1,2,8,32,64):
-            if tpr*1 > 2**math.ceil(math.log2(max(1,N//VEC))) : continue
-            for R in (1,2,3,4):
-                for U in (2,4,8):
-                    for M in (1,2,5,9):
-                        for S in (1,2,3,7):
-                            if S>cdiv(M,R): continue
-                            run(M,N,VEC,tpr,R,U,S,bool(n%2),rng); n+=1
+                    t = smem[su(0, i, q, tx):su(0, i, q, tx) + 4].copy()
+                    for r in range(1, R):
+                        t += smem[su(r, i, q, tx):su(r, i, q, tx) + 4]
+                    v[4 * q:4 * q + 4] = t
+                for j in range(lo(k), hi(k)):
+                    ws[b, k * VEC - sh + j] = v[j]
+                i += 1
+                k += tpr
+    assert (rd1 == 1).all() and (rd2 == 1).all() and (wr == 1).all()
+    assert not np.isnan(ws).any(), "a partial row left unwritten"
+    dw = ws.sum(0)
+    D = dy.reshape(M, N)
+    xh = (X - mu[:, None]) * rs[:, None]
+    gg = D * w
+    mgx = (gg * xh).mean(1, keepdims=True)
+    mg = gg.mean(1, keepdims=True) if LN else 0
+    dxr = rs[:, None] * (gg - mg - xh * mgx)
+    assert np.allclose(dx.reshape(M, N), dxr, atol=1e-9), np.abs(dx.reshape(M, N) - dxr).max()
+    assert np.allclose(dw, (D * xh).sum(0), atol=1e-8)
+
+
+rng = np.random.default_rng(1)
+n = 0
+for SH in (False, True):
+    for VEC in ((8,) if SH else (8, 4)):
+        Ns = (3, 5, 8, 13, 37, 100, 129, 517) if SH else (VEC, 3 * VEC, 13 * VEC, 64 * VEC)
+        for N in Ns:
+            if SH and N % VEC == 0:
+                continue
+            span = N + VEC - 1 if SH else N
+            for tpr in (1, 2, 8, 32, 64):
+                if tpr > 2 ** math.ceil(math.log2(cdiv(span, VEC))):
+                    continue
+                for R in (1, 2, 4):
+                    for U in ((4, 8) if SH else (2, 4, 8)):
+                        for M in (1, 2, 5, 9, 17):
+                            P = VEC // math.gcd(N, VEC) if SH else 1
+                            for per_class in (1, 2, 3):
+                                S = per_class * P
+                                run(M, N, VEC, tpr, R, U, S, bool(n % 2), SH, rng)
+                                n += 1
 print("cases", n, "ok")
