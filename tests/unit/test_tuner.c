@@ -698,6 +698,20 @@ START_TEST(norm_bwd_workspace_ignores_occ_at_clusters)
 }
 END_TEST
 
+/* Stand-ins for a launch that must refuse before any CUDA call: 16-byte
+ * aligned, never dereferenced. */
+static void standin_tensors(kb_tensors *t)
+{
+    memset(t, 0, sizeof *t);
+    t->x = (const void *)(uintptr_t)0x10000;
+    t->dy = (const void *)(uintptr_t)0x20000;
+    t->w = (const float *)(uintptr_t)0x30000;
+    t->rstd = (const float *)(uintptr_t)0x40000;
+    t->mean = (const float *)(uintptr_t)0x50000;
+    t->out = (void *)(uintptr_t)0x60000;
+    t->dw = (float *)(uintptr_t)0x70000;
+}
+
 /* The norm forward's staged loop (reload=8) may split a row over a
  * cluster (fwd_stage_cl); the re-reading loops (reload 1, 2, 4) run one CTA
  * per row. A cluster on one of those is refused with the value named, before
@@ -727,14 +741,10 @@ START_TEST(norm_fwd_cluster_only_on_the_staged_loop)
         one.v[3] = 6;
         sp->canon(&one);
         ck_assert_int_eq(one.v[3], 6);
-        /* reload=2 with a cluster: refused before any CUDA call (16-byte
-         * aligned stand-ins, never dereferenced) */
+        /* reload=2 with a cluster: refused before any CUDA call */
         const kb_problem p = {id, KB_BF16, 1024, 151936, 0};
         kb_tensors t;
-        memset(&t, 0, sizeof t);
-        t.x = (const void *)(uintptr_t)0x10000;
-        t.w = (const float *)(uintptr_t)0x20000;
-        t.out = (void *)(uintptr_t)0x30000;
+        standin_tensors(&t);
         kb_tune_cfg bad = c;
         bad.v[5] = 2;
         e.msg[0] = '\0';
@@ -1231,16 +1241,8 @@ START_TEST(norm_backward_loop_is_its_own_configuration)
                                        NULL, &d, &e),
                          KB_OK);
         ck_assert_int_eq(sp->kernels(&p, &d), 3);
-        /* 16-byte aligned stand-ins, never dereferenced */
         kb_tensors t;
-        memset(&t, 0, sizeof t);
-        t.x = (const void *)(uintptr_t)0x10000;
-        t.dy = (const void *)(uintptr_t)0x20000;
-        t.w = (const float *)(uintptr_t)0x30000;
-        t.rstd = (const float *)(uintptr_t)0x40000;
-        t.mean = (const float *)(uintptr_t)0x50000;
-        t.out = (void *)(uintptr_t)0x60000;
-        t.dw = (float *)(uintptr_t)0x70000;
+        standin_tensors(&t);
         /* odd 16-bit rows run bwd_reg's shifted slots, one class a CTA: the
          * workspace holds the persistent grid's partial rows (128-thread
          * CTAs: 16 per SM); fp32 at odd N has element accesses only */
