@@ -698,6 +698,17 @@ START_TEST(norm_bwd_workspace_ignores_occ_at_clusters)
 }
 END_TEST
 
+/* The tuned search space of benchmark op (its id in *id), with the
+ * functions every caller here uses. */
+static const kb_tune_space *tuned_space_of(const char *op, kb_bench_id *id)
+{
+    kb_err e = {""};
+    ck_assert_msg(kb_bench_find(op, id, &e) == KB_OK, "%s", e.msg);
+    const kb_impl *impl = kb_impl_get(*id, "tuned");
+    ck_assert(impl && impl->tune_space && impl->tune_space->launch && impl->tune_space->canon);
+    return impl->tune_space;
+}
+
 /* Stand-ins for a launch that must refuse before any CUDA call: 16-byte
  * aligned, never dereferenced. */
 static void standin_tensors(kb_tensors *t)
@@ -725,11 +736,7 @@ START_TEST(norm_fwd_cluster_only_on_the_staged_loop)
     for (int o = 0; o < 2; o++) {
         kb_bench_id id;
         kb_err e = {""};
-        ck_assert_int_eq(kb_bench_find(ops[o], &id, &e), KB_OK);
-        const kb_impl *impl = kb_impl_get(id, "tuned");
-        ck_assert(impl && impl->tune_space && impl->tune_space->launch &&
-                  impl->tune_space->canon);
-        const kb_tune_space *sp = impl->tune_space;
+        const kb_tune_space *sp = tuned_space_of(ops[o], &id);
         kb_tune_cfg c;
         ck_assert_int_eq(kb_tune_parse(sp, "threads=512,rows=1,cluster=4,occ=6,db=0,reload=8,"
                                            "hint=0",
@@ -1213,11 +1220,8 @@ START_TEST(norm_backward_loop_is_its_own_configuration)
     for (int o = 0; o < 2; o++) {
         kb_bench_id id;
         kb_err e = {""};
-        ck_assert_int_eq(kb_bench_find(ops[o], &id, &e), KB_OK);
-        const kb_impl *impl = kb_impl_get(id, "tuned");
-        ck_assert(impl && impl->tune_space && impl->tune_space->launch &&
-                  impl->tune_space->workspace && impl->tune_space->kernels);
-        const kb_tune_space *sp = impl->tune_space;
+        const kb_tune_space *sp = tuned_space_of(ops[o], &id);
+        ck_assert(sp->workspace && sp->kernels);
         kb_tune_cfg c, d;
         char text[200];
         for (int u = 2; u <= 8; u *= 2) {
