@@ -52,9 +52,10 @@
  *            `occ` CTAs per SM of `rows` row slots, each row read twice,
  *            U = reload packs per thread in flight per step, dw in shared
  *            memory; aligned tensors, 16-bit types or N % VEC == 0 (odd
- *            16-bit rows on bwd_reg's shifted slots, U = 4, 8 only),
- *            cluster 1; its register caps bound a CTA: U = 4 at most 896
- *            threads, U = 8 512)
+ *            16-bit rows on bwd_reg's shifted slots, U = 4, 8 only);
+ *            a cluster (rows 1) splits each row, so rows beyond one CTA's
+ *            shared memory go; its register caps bound a CTA: 1024
+ *            threads at U = 2, 512 at U = 4 and 8)
  *   hint     forward: cache operators of x's loads and y's stores, as the
  *            tuned GLU's (0: evict-first both, 1: evict-first loads, plain
  *            stores, 2: plain both; the reload loop's loads ignore it (their
@@ -827,14 +828,15 @@ inline size_t nt_bwd_smem(const kb_problem *p, const kb_tune_cfg *c, int nv)
 /* The backward loop (reload 2, 4, 8): a loop, not the fallback (reload = 1). */
 inline bool nt_bwd_looped(const kb_tune_cfg *c) { return c->v[P_RELOAD] >= 2; }
 
-/* Dynamic shared memory of bwd_loop in access mode am: the dw accumulators
- * of its R row slots, K = ceil(span / (VEC*tpr)) packs of VEC floats per
- * thread each (span: N, shifted slots N + VEC - 1; nt_bwd_span); shifted
- * slots add one such plane for w at the class's shift. */
+/* Dynamic shared memory of a bwd_loop CTA in access mode am: the dw
+ * accumulators of its R row slots, K = ceil(span / (VEC*tpr*cl)) packs of
+ * VEC floats per thread each (span: N, shifted slots N + VEC - 1;
+ * nt_bwd_span); shifted slots add one such plane for w at the class's
+ * shift. */
 inline size_t nt_bwd_loop_smem(const kb_problem *p, const kb_tune_cfg *c, int am)
 {
-    const int vec = nt_vec(p->dtype), tpr = c->v[P_THREADS];
-    const int64_t k = kb_cdiv(nt_bwd_span(p->dtype, p->N, am), (int64_t)vec * tpr);
+    const int vec = nt_vec(p->dtype), tpr = c->v[P_THREADS], cl = c->v[P_CLUSTER];
+    const int64_t k = kb_cdiv(nt_bwd_span(p->dtype, p->N, am), (int64_t)vec * tpr * cl);
     const size_t planes = (size_t)c->v[P_ROWS] + (am == AM_SHIFT ? 1 : 0);
     return planes * (size_t)k * (size_t)tpr * (size_t)vec * sizeof(float);
 }
@@ -853,13 +855,14 @@ int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     const size_t optin = ctx ? ctx->smem_optin : 0;
     if (p->M < 1 || p->N < 1 || c->v[P_OCC] < 1) return 0;
     if (nt_bwd_looped(c)) {
-        /* 16-byte packs or slots (cudaMalloc'd tensors), one CTA per slot */
+        /* 16-byte packs or slots (cudaMalloc'd tensors) */
         const int am = nt_bwd_am(p->dtype, p->N, true);
-        if (cl != 1 || !nt_shape_ok(p, tpr, rows, 1)) return 0;
+        if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
         const size_t smem = nt_bwd_loop_smem(p, c, am);
         const void *fn = reinterpret_cast<const void *>(
             bwd_loop_kernel<LN>(p->dtype, c->v[P_RELOAD], am == AM_AL ? c->v[P_BWD_HINT] : 0, am));
         if (!fn || !nt_kernel_fits(fn, tpr * rows, smem, optin)) return 0;
+        if (cl > 1) return kb_active_clusters(fn, dim3((unsigned)tpr, 1), smem, cl) >= 1;
         int64_t slots = 0;
         if (nt_persistent_slots(fn, dim3((unsigned)tpr, (unsigned)rows), smem, 1, c->v[P_OCC], 1,
                                 &slots) != cudaSuccess) {
@@ -965,11 +968,12 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
                            "reload=%d reads 16-byte slots: 16-byte aligned tensors and workspace, "
                            "and for fp32 N a multiple of 4",
                            u);
-        if (cl != 1 || !nt_shape_ok(p, tpr, rows, 1))
+        if (!nt_shape_ok(p, tpr, rows, cl))
             return NT_FAIL(e, KB_ERR_ARG, p, what,
-                           "reload=%d threads=%d rows=%d cluster=%d: the loop runs one CTA per "
-                           "slot (cluster 1), threads x rows a multiple of 32 up to 1024",
-                           u, tpr, rows, cl);
+                           "reload=%d threads=%d rows=%d cluster=%d: threads x rows a multiple "
+                           "of 32 up to 1024, rows 1 at a cluster, cluster 1..%d, threads x "
+                           "cluster at most the row's packs",
+                           u, tpr, rows, cl, kMaxCluster);
         /* the hint concerns whole aligned packs (as bwd_reg's) */
         const bwd_fn fn =
             bwd_loop_kernel<LN>(p->dtype, u, am == AM_AL ? c->v[P_BWD_HINT] : 0, am);
@@ -986,15 +990,16 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
         const int per = nt_bwd_classes(p->dtype, p->N, am);
         a.per = per;
         a.ngroups = kb_cdiv(kb_cdiv(p->M, per), rows);
-        int64_t slots = 0;
+        a.cl = cl;
+        int64_t slots = 0; /* CTAs, or clusters */
         NT_CUDA(e, p, what,
-                nt_persistent_slots(reinterpret_cast<const void *>(fn), block, smem, 1,
+                nt_persistent_slots(reinterpret_cast<const void *>(fn), block, smem, cl,
                                     c->v[P_OCC], a.ngroups * per, &slots));
         if (slots < 1)
             return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
-                           "reload=%d threads=%d rows=%d: no CTA fits an SM (%d threads at the "
-                           "kernel's registers, %zu bytes of shared memory)",
-                           u, tpr, rows, tpr * rows, smem);
+                           "reload=%d threads=%d rows=%d cluster=%d: no CTA (cluster) fits (%d "
+                           "threads at the kernel's registers, %zu bytes of shared memory a CTA)",
+                           u, tpr, rows, cl, tpr * rows, smem);
         slots = slots / per < 1 ? per : slots / per * per;
         if (slots > ws_rows) slots = ws_rows / per * per;
         if (slots < 1)
@@ -1003,7 +1008,8 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
                            t->workspace_bytes, (long long)per * (long long)row_bytes,
                            per > 1 ? " per shift class" : "");
         a.nslots = slots / per;
-        KB_TRY(nt_launch(p, what, e, fn, dim3((unsigned)slots), block, smem, 1, false, s, a));
+        KB_TRY(nt_launch(p, what, e, fn, dim3((unsigned)(slots * cl)), block, smem, cl, false, s,
+                         a));
         return nt_launch(p, what, e, dw_reduce, dim3((unsigned)kb_cdiv(p->N, 32)),
                          dim3(32, kReduceRows), 0, 1, true, s, (const float *)a.ws, slots, p->N,
                          t->dw);

@@ -504,9 +504,10 @@ template <typename T, bool LN, bool AL> __global__ void bwd_dx_loop(const bwd_ar
 }
 
 /* bwd_loop (the tuner's reload = U: 2, 4 or 8), 16-byte packs (aligned
- * rows, or SH: shifted slots). A persistent grid of S CTAs of R row slots
- * (blockDim (tpr, R)); CTA s owns row groups s, s+S, ... as bwd_reg's slots
- * do, but holds nothing of a row through its reduction:
+ * rows, or SH: shifted slots). A persistent grid of S slots, each a CTA of
+ * R row slots (blockDim (tpr, R)) or a cluster of cl CTAs (R = 1); slot s
+ * owns row groups s, s+S, ... as bwd_reg's slots do, but holds nothing of a
+ * row through its reduction:
  *   pass 1  reads x and dy, U packs per thread in flight per step, under an
  *           L2 evict-last policy, sums g*xh (and g), and adds dy*xh to the
  *           thread's dw accumulators;
@@ -520,31 +521,36 @@ template <typename T, bool LN, bool AL> __global__ void bwd_dx_loop(const bwd_ar
  * flight. dw needs the thread to own the same columns on every row, hence
  * the persistent grid; its accumulators live in shared memory, float4
  * planes per (row slot, pack, quarter), conflict-free, the thread's own
- * (no barrier until the end): pack k = threadIdx.x + i*tpr of row slot r is
- * plane (r*K + i)*Q + q, K = ceil(span / (VEC*tpr)). w comes through the
- * read-only path (L1: every CTA of the SM reads the same columns). The
- * slot's partial row is the R row slots summed in order, then dw_reduce, as
- * bwd_reg's.
- * SH (16-bit types, N % VEC != 0): bwd_reg's shifted slots. CTA s serves
- * shift class s % P only (rows c, c+P, ...; its groups s/P, s/P + S/P, ...),
- * so its pack k holds columns k*VEC - sh + j on every row it sees, j in
- * [lo, hi) of the row's span; the edge packs are masked on load and stored
- * element by element, the thread's w at the class's column shift sits in
- * shared memory (one more plane of K packs), and the partial row is written
+ * (no barrier until the end): pack k of a row belongs to thread k % G of
+ * the slot (G = tpr*cl, rank-major as bwd_reg's lane_map), its i-th,
+ * i = k / G, at plane (r*K + i)*Q + q of row slot r, K = ceil(span /
+ * (VEC*G)). A cluster's row sums cross it (row_reducer), so rows too long
+ * for one CTA's shared memory still go. On aligned rows w comes through
+ * the read-only path (L1: every CTA of the SM reads the same columns). The
+ * slot's partial row is the R row slots summed in order (each CTA of a
+ * cluster writing its own packs' columns), then dw_reduce, as bwd_reg's.
+ * SH (16-bit types, N % VEC != 0): bwd_reg's shifted slots. Slot s serves
+ * shift class s % P only (rows c, c+P, ...; its groups s/P, s/P + S/P,
+ * ...), so its pack k holds columns k*VEC - sh + j on every row it sees, j
+ * in [lo, hi) of the row's span; the thread's w at the class's column shift
+ * sits in shared memory (one more plane of K packs), the row's first and
+ * last slots (masked loads, the tensor's end, element stores) go through
+ * their own path after the U-wide loop, and the partial row is written
  * element by element.
  * Limits: 16-byte aligned tensors, and N % VEC == 0 unless SH (the launch
- * refuses the rest: fp32 at odd N included); no cluster; R*K*tpr*VEC floats
- * of shared memory (SH: (R+1)*K*tpr*VEC), K*tpr*VEC being N rounded up to
- * VEC*tpr (SH: N + VEC - 1 rounded up): at R = 1 and few threads, N up to
- * ~57K. Registers capped at
- * what the U raw packs of x and dy need plus the rest (ptxas -v, CUDA
- * 13.0: 56, 72, 104 for U = 2, 4, 8; LayerNorm's 16-bit U = 8 spilled 8
- * bytes at 104 and 112, so 120; SH: 96 at U = 4, 128 at U = 8, no U = 2
- * (norm_tuned.cuh, bwd_loop_kernel)). */
+ * refuses the rest: fp32 at odd N included); R*K*tpr*VEC floats of shared
+ * memory a CTA (SH: (R+1)*K*tpr*VEC), K*G*VEC being the span rounded up to
+ * VEC*G: at one row slot of one CTA N up to ~57K aligned, ~28K odd, a
+ * cluster of cl CTAs cl times that. Registers capped at what the U raw
+ * packs of x and dy need plus the rest (ptxas -v, CUDA 13.0: 56, 80, 112
+ * for U = 2, 4, 8, the smallest without spills: 72 and 104 spilled 8 bytes
+ * in some types; LayerNorm's 16-bit U = 8 spilled at 104 and 112, so 120;
+ * SH: 96 at U = 4, 128 at U = 8, no U = 2 (norm_tuned.cuh,
+ * bwd_loop_kernel)). */
 template <bool LN, int U, bool SH> constexpr int bwd_loop_cap()
 {
     if constexpr (SH) return U == 8 ? 128 : 96; /* U = 4: the edge slots' path needs ~90 */
-    return kb_reg_cap(2 * U * 4, LN && U == 8 ? 56 : 40);
+    return kb_reg_cap(2 * U * 4, U == 2 ? 40 : LN && U == 8 ? 56 : 48);
 }
 template <typename T, bool LN, int U, int H, bool SH = false>
 __global__ void __maxnreg__((bwd_loop_cap<LN, U, SH>())) bwd_loop(const bwd_args a)
@@ -556,13 +562,18 @@ __global__ void __maxnreg__((bwd_loop_cap<LN, U, SH>())) bwd_loop(const bwd_args
     pdl_trigger(); /* dw_reduce may be scheduled; it waits for our completion */
     const int tpr = (int)blockDim.x, R = (int)blockDim.y, tx = (int)threadIdx.x,
               ty = (int)threadIdx.y;
-    row_reducer<V> reduce(rsm, tpr, 1);
-    /* SH: this CTA's class and its rows' shift; the row's span N + sh from
+    /* A cluster of cl CTAs is one slot: its CTAs split each row, slot k to
+     * thread gt = k % G of the cluster (G = tpr*cl, rank-major, as lane_map). */
+    const int cl = a.cl, rank = cl > 1 ? (int)cg::this_cluster().block_rank() : 0;
+    const int G = tpr * cl, gt = rank * tpr + tx;
+    const int64_t slot = blockIdx.x / cl;
+    row_reducer<V> reduce(rsm, tpr, cl);
+    /* SH: this slot's class and its rows' shift; the row's span N + sh from
      * the aligned start is cut into nsl slots. */
-    const int per = SH ? a.per : 1, cls = SH ? (int)(blockIdx.x % per) : 0;
+    const int per = SH ? a.per : 1, cls = SH ? (int)(slot % per) : 0;
     const int sh = SH ? (int)(((int64_t)cls * a.N) & (VEC - 1)) : 0, N = (int)a.N;
     const int nsl = (N + sh + VEC - 1) / VEC;
-    const int K = (int)((a.N + (SH ? VEC - 1 : 0) + (int64_t)VEC * tpr - 1) / ((int64_t)VEC * tpr));
+    const int K = (int)((a.N + (SH ? VEC - 1 : 0) + (int64_t)VEC * G - 1) / ((int64_t)VEC * G));
     const float n = (float)a.N;
     const int64_t total = a.M * a.N;
     const uint64_t pol = kb_policy_evict_last();
@@ -582,7 +593,7 @@ __global__ void __maxnreg__((bwd_loop_cap<LN, U, SH>())) bwd_loop(const bwd_args
                 float wv[VEC];
 #pragma unroll
                 for (int j = 0; j < VEC; j++) {
-                    const int c = (tx + i * tpr) * VEC - sh + j;
+                    const int c = (gt + i * G) * VEC - sh + j;
                     wv[j] = c >= 0 && c < N ? __ldg(a.w + c) : 0.f;
                 }
 #pragma unroll
@@ -606,7 +617,7 @@ __global__ void __maxnreg__((bwd_loop_cap<LN, U, SH>())) bwd_loop(const bwd_args
         if (lo(k) > 0 || hi(k) < VEC) r = mask_pack<T>(r, lo(k), hi(k));
         return r;
     };
-    /* The thread's slots k = tx + i*tpr < cnt of the row at flat index base
+    /* The thread's slots k = gt + i*G < cnt of the row at flat index base
      * (SH: its aligned start), U loads of each tensor under cache treatment
      * lp issued before use: use(k, i, x, dy). SH: the row's first and last
      * slots go through ld_edge one by one after the others, so the U-wide
@@ -615,13 +626,13 @@ __global__ void __maxnreg__((bwd_loop_cap<LN, U, SH>())) bwd_loop(const bwd_args
     auto each = [&](auto lp, int64_t base, int cnt, auto use) {
         constexpr kb_cache C = decltype(lp)::value;
         const int kb = SH ? 1 : 0, ke = SH ? cnt - 1 : cnt; /* the U-wide loop's slots */
-        int i0 = tx >= kb ? 0 : 1;
+        int i0 = gt >= kb ? 0 : 1;
 #pragma unroll 1
-        for (int k0 = tx + i0 * tpr; k0 < ke; k0 += tpr * U, i0 += U) {
+        for (int k0 = gt + i0 * G; k0 < ke; k0 += G * U, i0 += U) {
             uint4 xr[U], dr[U];
 #pragma unroll
             for (int u = 0; u < U; u++) {
-                const int k = k0 + u * tpr;
+                const int k = k0 + u * G;
                 xr[u] = dr[u] = make_uint4(0u, 0u, 0u, 0u);
                 if (k < ke) {
                     xr[u] = kb_ld128_c<C>(xg + base + (int64_t)k * VEC, pol);
@@ -630,14 +641,14 @@ __global__ void __maxnreg__((bwd_loop_cap<LN, U, SH>())) bwd_loop(const bwd_args
             }
 #pragma unroll
             for (int u = 0; u < U; u++)
-                if (k0 + u * tpr < ke) use(k0 + u * tpr, i0 + u, xr[u], dr[u]);
+                if (k0 + u * G < ke) use(k0 + u * G, i0 + u, xr[u], dr[u]);
         }
         if constexpr (SH) {
-            if (cnt > 0 && tx == 0) use(0, 0, ld_edge(lp, xg, base, 0), ld_edge(lp, dg, base, 0));
+            if (cnt > 0 && gt == 0) use(0, 0, ld_edge(lp, xg, base, 0), ld_edge(lp, dg, base, 0));
             const int kl = cnt - 1;
-            if (kl > 0 && kl % tpr == tx) {
+            if (kl > 0 && kl % G == gt) {
                 const int64_t f = base + (int64_t)kl * VEC;
-                use(kl, kl / tpr, ld_edge(lp, xg, f, kl), ld_edge(lp, dg, f, kl));
+                use(kl, kl / G, ld_edge(lp, xg, f, kl), ld_edge(lp, dg, f, kl));
             }
         }
     };
@@ -658,9 +669,9 @@ __global__ void __maxnreg__((bwd_loop_cap<LN, U, SH>())) bwd_loop(const bwd_args
     using first_t = std::integral_constant<kb_cache, KB_LD_LAST>;
     using last_t = std::integral_constant<kb_cache, KB_LD_STREAM>;
 
-    /* Uniform over the CTA: every thread reduces once a group. */
-    const int64_t slots = gridDim.x / per; /* per class */
-    for (int64_t g = blockIdx.x / per; g < a.ngroups; g += slots) {
+    /* Uniform over the cluster: every thread reduces once a group. */
+    const int64_t slots = gridDim.x / cl / per; /* per class */
+    for (int64_t g = slot / per; g < a.ngroups; g += slots) {
         const int64_t row = cls + per * (g * R + ty);
         const bool ok = row < a.M;
         const row_stats m = ld_stats<LN>(a, row, ok);
@@ -703,12 +714,13 @@ __global__ void __maxnreg__((bwd_loop_cap<LN, U, SH>())) bwd_loop(const bwd_args
         });
     }
 
-    /* The CTA's partial row: the R row slots summed in slot order (SH:
-     * slot k's elements [lo, hi) are columns k*VEC - sh + j). */
+    /* The slot's partial row (each CTA of a cluster its own slots'
+     * columns): the R row slots summed in slot order (SH: slot k's
+     * elements [lo, hi) are columns k*VEC - sh + j). */
     if (R > 1) __syncthreads();
     if (ty == 0) {
-        float *ws = a.ws + blockIdx.x * a.N;
-        for (int i = 0, k = tx; k < nsl; i++, k += tpr) {
+        float *ws = a.ws + slot * a.N;
+        for (int i = 0, k = gt; k < nsl; i++, k += G) {
             float v[VEC];
 #pragma unroll
             for (int q = 0; q < Q; q++) {

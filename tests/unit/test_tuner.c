@@ -1211,9 +1211,10 @@ END_TEST
  * configuration of its own: canon folds what it ignores (the double buffer;
  * acc, its dw accumulators being in shared memory always) and keeps what it
  * runs (rows, occ, the stores' hint); it launches two kernels (the loop and
- * dw_reduce), sizes the workspace as the persistent grid's partial rows, and
- * refuses rows it cannot read as 16-byte slots (fp32 at odd N) and clusters
- * by name, before any CUDA call. Host code only. */
+ * dw_reduce), sizes the workspace as the persistent grid's partial rows (a
+ * cluster's one), and refuses rows it cannot read as 16-byte slots (fp32 at
+ * odd N) and row slots beside a cluster by name, before any CUDA call. Host
+ * code only. */
 START_TEST(norm_backward_loop_is_its_own_configuration)
 {
     static const char *const ops[] = {"layernorm_backward", "rmsnorm_backward"};
@@ -1262,15 +1263,24 @@ START_TEST(norm_backward_loop_is_its_own_configuration)
         ck_assert_msg(strstr(e.msg, "reload=8 reads 16-byte slots") &&
                           strstr(e.msg, "fp32 32768x4095"),
                       "%s", e.msg);
-        ck_assert_int_eq(kb_tune_parse(sp, "threads=256,rows=1,cluster=2,occ=32,acc=1,reload=4,"
+        /* a cluster splits each row: one row slot a CTA */
+        ck_assert_int_eq(kb_tune_parse(sp, "threads=256,rows=2,cluster=2,occ=32,acc=1,reload=4,"
                                            "hint=0,db=0",
                                        NULL, &d, &e),
                          KB_OK);
         e.msg[0] = '\0';
         ck_assert_int_eq(sp->launch(&p, &t, &d, NULL, &e), KB_ERR_ARG);
-        ck_assert_msg(strstr(e.msg, "cluster=2") && strstr(e.msg, "cluster 1") &&
+        ck_assert_msg(strstr(e.msg, "rows=2 cluster=2") && strstr(e.msg, "rows 1 at a cluster") &&
                           strstr(e.msg, "32768x8192"),
                       "%s", e.msg);
+        /* the workspace at a cluster: a partial row per cluster that fits
+         * (every one, whatever occ says: canon) */
+        ck_assert_int_eq(kb_tune_parse(sp, "threads=256,rows=1,cluster=4,occ=2,acc=1,reload=8,"
+                                           "hint=0,db=0",
+                                       NULL, &d, &e),
+                         KB_OK);
+        ck_assert_int_eq(d.v[3], 32);
+        ck_assert_uint_eq(sp->workspace(&p, &ctx, &d), (size_t)132 * 8 / 4 * 8192 * sizeof(float));
     }
 }
 END_TEST
