@@ -182,7 +182,8 @@ rng = np.random.default_rng(1)
 n = 0
 for SH in (False, True):
     for VEC in ((8,) if SH else (8, 4)):
-        Ns = (3, 5, 13, 37, 100, 129, 517) if SH else (VEC, 3 * VEC, 13 * VEC, 64 * VEC)
+        # odd rows: shift periods 8 (odd N), 4 (N = 2 mod 4: 6, 102, 1030), 2 (N = 4 mod 8)
+        Ns = (3, 5, 6, 13, 37, 100, 102, 129, 517, 1030) if SH else (VEC, 3 * VEC, 13 * VEC, 64 * VEC)
         for N in Ns:
             span = N + VEC - 1 if SH else N
             for tpr in (1, 2, 8, 32):
