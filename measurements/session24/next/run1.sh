@@ -7,9 +7,9 @@
 #  (2) memcheck and racecheck of four loop layouts on small shapes (M not a multiple of the
 #      rows per CTA, the shared-memory limit, one CTA per SM striding over groups, odd rows, a
 #      4-CTA cluster);
-#  (3) 16 loop layouts beside the cache entries on every aligned bf16 norm-backward shape of the
-#      default sweep and 32768x4095, two rounds (kbench takes 8 named layouts a call: two calls
-#      a round);
+#  (3) 24 loop layouts (8 at 2-4 CTA clusters) beside the cache entries on every aligned bf16
+#      norm-backward shape of the default sweep and 32768x4095, two rounds (kbench takes 8 named
+#      layouts a call: three calls a round);
 #  (3b) 8 cluster layouts of the loop beside the entries on the long and odd rows (4096x50257,
 #      1024x151936, 2048x128256, 16384x131072, 8192x262144, 32768x65536), two rounds;
 #  (4) ci/pick-layouts on them into a copy of the cache, then ci/gate on both norm backwards
@@ -46,15 +46,20 @@ Vb=""; for v in b1:16:16:4:32 b2:32:8:4:32 b3:64:4:4:32 b4:1024:1:2:32 b5:128:2:
 S="--shape 32768x256 --shape 32768x512 --shape 32768x1024 --shape 32768x2048 --shape 32768x4096
    --shape 32768x8192 --shape 32768x16384 --shape 32768x32768 --shape 576000x384 --shape 576000x512
    --shape 1152000x384 --shape 1152000x512 --shape 32768x4095"
+# 2-4 CTA clusters on the mid-length rows: a cluster writes one partial row where its CTAs
+# alone would write one each (every CTA's partial row is N floats that dw_reduce reads again:
+# about 4 % more traffic at 1056 slots of 32768 rows), at the price of a DSMEM exchange a row.
+ccfg() { IFS=: read -r n t c u <<< "$1"; echo "--tuned-config $n:threads=$t,rows=1,cluster=$c,occ=32,acc=1,reload=$u,hint=0,db=0"; }
+Vd=""; for v in d1:64:2:8 d2:128:2:8 d3:256:2:4 d4:256:2:8 d5:32:4:8 d6:64:4:8 d7:128:4:4 \
+    d8:512:2:4; do Vd="$Vd $(ccfg $v)"; done
 for r in 1 2; do
-  for h in a b; do
+  for h in a b d; do
     eval V=\$V$h
     timeout 150 $K $B --backend tuned $V --budget-ms 100 --dtype bf16 $S \
       --csv $W/var$r$h.csv > $W/var$r$h.log 2>&1; st "var $r$h" $?
   done
 done
 # (3b) the loop at a cluster on the long and odd rows (name:threads:cluster:U), same rounds
-ccfg() { IFS=: read -r n t c u <<< "$1"; echo "--tuned-config $n:threads=$t,rows=1,cluster=$c,occ=32,acc=1,reload=$u,hint=0,db=0"; }
 Vc=""; for v in c1:256:2:8 c2:512:2:8 c3:256:4:8 c4:512:4:4 c5:256:8:4 c6:512:8:4 c7:256:16:4 \
     c8:512:16:2; do Vc="$Vc $(ccfg $v)"; done
 SL="--shape 4096x50257 --shape 1024x151936 --shape 2048x128256 --shape 16384x131072
@@ -64,7 +69,8 @@ for r in 1 2; do
     --csv $W/var${r}c.csv > $W/var${r}c.log 2>&1; st "var ${r}c" $?
 done
 ci/pick-layouts --cache baselines/tuning/NVIDIA_H200.txt --out $W/cache-picked.txt \
-  $W/var1a.csv,$W/var1b.csv,$W/var1c.csv $W/var2a.csv,$W/var2b.csv,$W/var2c.csv > $W/pick.log 2>&1; st pick $?
+  $W/var1a.csv,$W/var1b.csv,$W/var1d.csv,$W/var1c.csv \
+  $W/var2a.csv,$W/var2b.csv,$W/var2d.csv,$W/var2c.csv > $W/pick.log 2>&1; st pick $?
 cat $W/pick.log
 (cd $W && tar czf $OUT/s25r1a.tgz .)
 [ -s $W/cache-picked.txt ] && cp $W/cache-picked.txt baselines/tuning/NVIDIA_H200.txt
