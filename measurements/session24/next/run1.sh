@@ -20,7 +20,7 @@
 set -u
 KB_TAR=s25r1.tgz; . ci/lib/device-run.sh "$0"
 END=$((T0 + ${RUN_S:-580}))
-OUT=$W/dc timeout 150 ci/device-check --steps forcedbwd > $W/forcedbwd.log 2>&1; st forcedbwd $?
+OUT=$W/dc timeout 200 ci/device-check --steps forcedbwd > $W/forcedbwd.log 2>&1; st forcedbwd $?
 grep -h "passed," $W/forcedbwd.log | grep -i "norm-bwd-l" 
 B="layernorm_backward rmsnorm_backward"
 L="--tuned-config l4:threads=128,rows=2,cluster=1,occ=32,acc=1,reload=4,hint=0,db=0
