@@ -122,7 +122,7 @@ constexpr int kOccAll = 32; /* occ value meaning "as many CTAs as fit" */
     {opname, 8, {"threads", "rows", "cluster", "occ", "acc", "reload", "hint", "db"},       \
      {11, 8, 5, 9, 2, 5, 2, 4},                                                            \
      {NT_THREADS_CHOICES, NT_ROWS_CHOICES, NT_CLUSTER_CHOICES, NT_OCC_CHOICES, {0, 1},       \
-      {0, 1, 2, 4, 8}, {0, 1}, {0, 1, 2, 3}},                                                               \
+      {0, 1, 2, 4, 8}, {0, 1}, {0, 1, 2, 3}},                                               \
      nt_heuristic<ln, true>, nt_bwd_valid<ln>, nt_bwd_workspace<ln>, nt_bwd_launch<ln>,   \
      nt_bwd_kernels, nt_bwd_canon}
 
@@ -854,34 +854,24 @@ int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
     const int tpr = c->v[P_THREADS], rows = c->v[P_ROWS], cl = c->v[P_CLUSTER];
     const size_t optin = ctx ? ctx->smem_optin : 0;
     if (p->M < 1 || p->N < 1 || c->v[P_OCC] < 1) return 0;
-    if (nt_bwd_looped(c)) {
-        /* 16-byte packs or slots (cudaMalloc'd tensors) */
-        const int am = nt_bwd_am(p->dtype, p->N, true);
-        if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
-        const size_t smem = nt_bwd_loop_smem(p, c, am);
-        const void *fn = reinterpret_cast<const void *>(
-            bwd_loop_kernel<LN>(p->dtype, c->v[P_RELOAD], am == AM_AL ? c->v[P_BWD_HINT] : 0, am));
-        if (!fn || !nt_kernel_fits(fn, tpr * rows, smem, optin)) return 0;
-        if (cl > 1) return kb_active_clusters(fn, dim3((unsigned)tpr, 1), smem, cl) >= 1;
-        int64_t slots = 0;
-        if (nt_persistent_slots(fn, dim3((unsigned)tpr, (unsigned)rows), smem, 1, c->v[P_OCC], 1,
-                                &slots) != cudaSuccess) {
-            (void)cudaGetLastError();
-            return 0;
-        }
-        return slots >= 1;
-    }
-    if (c->v[P_RELOAD])
+    if (c->v[P_RELOAD] == 1)
         return tpr >= 32 && tpr <= 1024 && rows == 1 && cl == 1;
     if (!nt_shape_ok(p, tpr, rows, cl)) return 0;
     const int am = nt_bwd_am(p->dtype, p->N, true); /* cudaMalloc'd tensors */
-    if (c->v[P_BWD_DB] == 3 && !nt_bwd_xc_ok(am, cl)) return 0;
-    const int nv = nt_bwd_nv(p, am, tpr, cl, c->v[P_BWD_DB]);
-    if (!nv) return 0;
-    const size_t smem = nt_bwd_smem(p, c, nv);
-    const void *fn =
-        reinterpret_cast<const void *>(bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC],
-                                                           c->v[P_BWD_HINT], c->v[P_BWD_DB]));
+    size_t smem;
+    const void *fn;
+    if (nt_bwd_looped(c)) { /* 16-byte packs or slots; the hint: aligned packs only */
+        smem = nt_bwd_loop_smem(p, c, am);
+        fn = reinterpret_cast<const void *>(bwd_loop_kernel<LN>(
+            p->dtype, c->v[P_RELOAD], am == AM_AL ? c->v[P_BWD_HINT] : 0, am));
+    } else {
+        if (c->v[P_BWD_DB] == 3 && !nt_bwd_xc_ok(am, cl)) return 0;
+        const int nv = nt_bwd_nv(p, am, tpr, cl, c->v[P_BWD_DB]);
+        if (!nv) return 0;
+        smem = nt_bwd_smem(p, c, nv);
+        fn = reinterpret_cast<const void *>(bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC],
+                                                                c->v[P_BWD_HINT], c->v[P_BWD_DB]));
+    }
     if (!fn || !nt_kernel_fits(fn, tpr * rows, smem, optin)) return 0;
     if (cl > 1 && kb_active_clusters(fn, dim3((unsigned)tpr, 1), smem, cl) < 1) return 0;
     if (cl == 1) { /* what the launch will ask: at least one resident CTA */
@@ -958,63 +948,7 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     bwd_args a = {t->x, t->dy, t->w, t->mean, t->rstd, t->out, (float *)t->workspace,
                   p->M, p->N, 0, 0, 1, 1, 0};
 
-    if (nt_bwd_looped(c)) {
-        const int u = c->v[P_RELOAD], am = nt_bwd_am(p->dtype, p->N, ptr16);
-        /* Element accesses (unaligned tensors, fp32 at odd N) have no loop:
-         * refused, as the forward's staged loop refuses them. The partial
-         * rows of aligned rows are float4 stores. */
-        if (am == AM_ELEM || (am == AM_AL && !kb_aligned16(t->workspace)))
-            return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
-                           "reload=%d reads 16-byte slots: 16-byte aligned tensors and workspace, "
-                           "and for fp32 N a multiple of 4",
-                           u);
-        if (!nt_shape_ok(p, tpr, rows, cl))
-            return NT_FAIL(e, KB_ERR_ARG, p, what,
-                           "reload=%d threads=%d rows=%d cluster=%d: threads x rows a multiple "
-                           "of 32 up to 1024, rows 1 at a cluster, cluster 1..%d, threads x "
-                           "cluster at most the row's packs",
-                           u, tpr, rows, cl, kMaxCluster);
-        /* the hint concerns whole aligned packs (as bwd_reg's) */
-        const bwd_fn fn =
-            bwd_loop_kernel<LN>(p->dtype, u, am == AM_AL ? c->v[P_BWD_HINT] : 0, am);
-        if (!fn)
-            return NT_FAIL(e, KB_ERR_ARG, p, what,
-                           "reload=%d hint=%d: the loop runs reload 2, 4 or 8 on aligned rows, 4 "
-                           "or 8 on odd 16-bit rows; hint 0 or 1",
-                           u, c->v[P_BWD_HINT]);
-        const size_t smem = nt_bwd_loop_smem(p, c, am);
-        const dim3 block((unsigned)tpr, (unsigned)rows);
-        /* Shifted slots: CTA s serves class s % P (as bwd_reg), so the grid
-         * is whole classes, at least one CTA each (they never wait on each
-         * other); a.ngroups counts one class's groups. */
-        const int per = nt_bwd_classes(p->dtype, p->N, am);
-        a.per = per;
-        a.ngroups = kb_cdiv(kb_cdiv(p->M, per), rows);
-        a.cl = cl;
-        int64_t slots = 0; /* CTAs, or clusters */
-        NT_CUDA(e, p, what,
-                nt_persistent_slots(reinterpret_cast<const void *>(fn), block, smem, cl,
-                                    c->v[P_OCC], a.ngroups * per, &slots));
-        if (slots < 1)
-            return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
-                           "reload=%d threads=%d rows=%d cluster=%d: no CTA (cluster) fits (%d "
-                           "threads at the kernel's registers, %zu bytes of shared memory a CTA)",
-                           u, tpr, rows, cl, tpr * rows, smem);
-        slots = slots / per < 1 ? per : slots / per * per;
-        if (slots > ws_rows) slots = ws_rows / per * per;
-        if (slots < 1)
-            return NT_FAIL(e, KB_ERR_ARG, p, what,
-                           "workspace of %zu bytes, %lld needed (a dw partial row of N floats%s)",
-                           t->workspace_bytes, (long long)per * (long long)row_bytes,
-                           per > 1 ? " per shift class" : "");
-        a.nslots = slots / per;
-        KB_TRY(nt_launch(p, what, e, fn, dim3((unsigned)(slots * cl)), block, smem, cl, false, s,
-                         a));
-        return nt_launch(p, what, e, dw_reduce, dim3((unsigned)kb_cdiv(p->N, 32)),
-                         dim3(32, kReduceRows), 0, 1, true, s, (const float *)a.ws, slots, p->N,
-                         t->dw);
-    }
-    if (c->v[P_RELOAD]) {
+    if (c->v[P_RELOAD] == 1) {
         if (tpr < 32 || tpr > 1024 || tpr % 32)
             return NT_FAIL(e, KB_ERR_ARG, p, what, "reload needs 32..1024 threads, not %d", tpr);
         const int64_t rps = nt_cols_rps(p->M), chunks = kb_cdiv(p->M, rps);
@@ -1033,33 +967,62 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
                          t->dw);
     }
 
-    /* The hint concerns whole aligned packs, the double buffer 16-byte
-     * packs (aligned or shifted): element accesses (pointers the caller did
-     * not align, fp32 at odd N) run without them, and without a staging
-     * area (cs: the configuration that runs). */
     const int am = nt_bwd_am(p->dtype, p->N, ptr16);
     const bool al = am == AM_AL;
-    kb_tune_cfg cs = *c;
-    if (am == AM_ELEM) cs.v[P_BWD_DB] = 0;
-    /* db=3 where every slot is whole classes anyway (aligned rows, no
-     * cluster): db=2's launch, which it equals there */
-    if (cs.v[P_BWD_DB] == 3 && !nt_bwd_xc_ok(am, cl)) cs.v[P_BWD_DB] = 2;
-    const int db = cs.v[P_BWD_DB], nv = nt_bwd_nv(p, am, tpr, cl, db);
-    const bool xc = db == 3;
-    const bwd_fn fn = nv && nt_shape_ok(p, tpr, rows, cl)
-                          ? bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC],
-                                               al ? c->v[P_BWD_HINT] : 0, db)
-                          : nullptr;
-    if (!fn)
-        return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
-                       "threads=%d rows=%d cluster=%d db=%d cannot hold the row", tpr, rows, cl,
-                       db);
-    const size_t smem = nt_bwd_smem(p, &cs, nv);
-    a.stage = (int)nt_bwd_stage(p, &cs, nv);
+    bwd_fn fn;
+    size_t smem;
+    bool xc = false;
+    if (nt_bwd_looped(c)) {
+        const int u = c->v[P_RELOAD];
+        /* Element accesses (unaligned tensors, fp32 at odd N) have no loop:
+         * refused, as the forward's staged loop refuses them. The partial
+         * rows of aligned rows are float4 stores. */
+        if (am == AM_ELEM || (al && !kb_aligned16(t->workspace)))
+            return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
+                           "reload=%d reads 16-byte slots: 16-byte aligned tensors and workspace, "
+                           "and for fp32 N a multiple of 4",
+                           u);
+        if (!nt_shape_ok(p, tpr, rows, cl))
+            return NT_FAIL(e, KB_ERR_ARG, p, what,
+                           "reload=%d threads=%d rows=%d cluster=%d: threads x rows a multiple "
+                           "of 32 up to 1024, rows 1 at a cluster, cluster 1..%d, threads x "
+                           "cluster at most the row's packs",
+                           u, tpr, rows, cl, kMaxCluster);
+        /* the hint concerns whole aligned packs (as bwd_reg's) */
+        fn = bwd_loop_kernel<LN>(p->dtype, u, al ? c->v[P_BWD_HINT] : 0, am);
+        if (!fn)
+            return NT_FAIL(e, KB_ERR_ARG, p, what,
+                           "reload=%d hint=%d: the loop runs reload 2, 4 or 8 on aligned rows, 4 "
+                           "or 8 on odd 16-bit rows; hint 0 or 1",
+                           u, c->v[P_BWD_HINT]);
+        smem = nt_bwd_loop_smem(p, c, am);
+    } else {
+        /* The hint concerns whole aligned packs, the double buffer 16-byte
+         * packs (aligned or shifted): element accesses (pointers the caller
+         * did not align, fp32 at odd N) run without them, and without a
+         * staging area (cs: the configuration that runs). */
+        kb_tune_cfg cs = *c;
+        if (am == AM_ELEM) cs.v[P_BWD_DB] = 0;
+        /* db=3 where every slot is whole classes anyway (aligned rows, no
+         * cluster): db=2's launch, which it equals there */
+        if (cs.v[P_BWD_DB] == 3 && !nt_bwd_xc_ok(am, cl)) cs.v[P_BWD_DB] = 2;
+        const int db = cs.v[P_BWD_DB], nv = nt_bwd_nv(p, am, tpr, cl, db);
+        xc = db == 3;
+        fn = nv && nt_shape_ok(p, tpr, rows, cl)
+                 ? bwd_reg_kernel<LN>(p->dtype, nv, am, c->v[P_BWD_ACC], al ? c->v[P_BWD_HINT] : 0,
+                                      db)
+                 : nullptr;
+        if (!fn)
+            return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
+                           "threads=%d rows=%d cluster=%d db=%d cannot hold the row", tpr, rows,
+                           cl, db);
+        smem = nt_bwd_smem(p, &cs, nv);
+        a.stage = (int)nt_bwd_stage(p, &cs, nv);
+    }
     const dim3 block((unsigned)tpr, (unsigned)rows);
     /* Shifted rows: P classes (rows c, c+P, ...; nt_bwd_classes), each
-     * with its own slots (norm_tuned_bwd.cuh); otherwise P = 1, one class of
-     * all rows. */
+     * with its own slots (norm_tuned_bwd.cuh, bwd_reg and bwd_loop);
+     * otherwise P = 1, one class of all rows. */
     const int per = nt_bwd_classes(p->dtype, p->N, am);
     a.per = per;
     a.ngroups = kb_cdiv(kb_cdiv(p->M, per), rows); /* per class */
@@ -1070,7 +1033,9 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
                                 c->v[P_OCC], a.ngroups * per, &slots));
     if (slots < 1)
         return NT_FAIL(e, KB_ERR_UNSUPPORTED, p, what,
-                       "threads=%d rows=%d cluster=%d: no CTA (cluster) fits", tpr, rows, cl);
+                       "threads=%d rows=%d cluster=%d: no CTA (cluster) fits (%d threads at the "
+                       "kernel's registers, %zu bytes of shared memory a CTA)",
+                       tpr, rows, cl, tpr * rows, smem);
     int64_t prows; /* dw partial rows */
     if (xc) {
         /* Class-crossing: every cluster that fits (at most one per group),
