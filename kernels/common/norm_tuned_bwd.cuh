@@ -103,6 +103,27 @@ __device__ __forceinline__ float bwd_dx(const row_stats &m, float x, float d, fl
     return m.rs * (d * w - mg - bwd_xh(m, x) * mgx);
 }
 
+/* v = pack i's dw accumulators summed over the R row slots, su(r, i, q)
+ * indexing their float4 planes in acc: in slot order, fixed so dw has the
+ * same bits on every run. */
+template <int VEC, typename SU, typename RN>
+__device__ __forceinline__ void sum_slots(const float4 *acc, const SU &su, RN R, int i,
+                                          float (&v)[VEC])
+{
+#pragma unroll
+    for (int q = 0; q < VEC / 4; q++) {
+        float4 t = acc[su(0, i, q)];
+        for (int r = 1; r < R; r++) {
+            const float4 u = acc[su(r, i, q)];
+            t = make_float4(t.x + u.x, t.y + u.y, t.z + u.z, t.w + u.w);
+        }
+        v[4 * q] = t.x;
+        v[4 * q + 1] = t.y;
+        v[4 * q + 2] = t.z;
+        v[4 * q + 3] = t.w;
+    }
+}
+
 /* SACC: the dw accumulators live in shared memory (float4 planes, one per
  * (row slot, pack, quarter), conflict-free) instead of registers: fewer
  * registers, more CTAs per SM, at one shared read-modify-write per pack and
@@ -343,18 +364,7 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
                 for (int i = 0; i < NV; i++)
                     if (i < lm.mine) {
                         float v[VEC];
-#pragma unroll
-                        for (int q = 0; q < Q; q++) {
-                            float4 t = dyn[su(0, i, q)];
-                            for (int r = 1; r < R; r++) {
-                                const float4 u = dyn[su(r, i, q)];
-                                t = make_float4(t.x + u.x, t.y + u.y, t.z + u.z, t.w + u.w);
-                            }
-                            v[4 * q] = t.x;
-                            v[4 * q + 1] = t.y;
-                            v[4 * q + 2] = t.z;
-                            v[4 * q + 3] = t.w;
-                        }
+                        sum_slots(dyn, su, R, i, v);
                         const int c0 = lm.at(i) - sh;
 #pragma unroll
                         for (int j = 0; j < VEC; j++)
@@ -669,6 +679,14 @@ __global__ void __maxnreg__((bwd_loop_cap<LN, U, SH>())) bwd_loop(const bwd_args
     using first_t = std::integral_constant<kb_cache, KB_LD_LAST>;
     using last_t = std::integral_constant<kb_cache, KB_LD_STREAM>;
 
+    /* Slot k's x, dy and w as floats, the same in both passes. */
+    auto operands = [&](int k, int i, uint4 xv, uint4 dv, float (&xf)[VEC], float (&df)[VEC],
+                        float (&wv)[VEC]) {
+        kb_unpack<T>(xv, xf);
+        kb_unpack<T>(dv, df);
+        get_w(k, i, wv);
+    };
+
     /* Uniform over the cluster: every thread reduces once a group. */
     const int64_t slots = gridDim.x / cl / per; /* per class */
     for (int64_t g = slot / per; g < a.ngroups; g += slots) {
@@ -682,9 +700,7 @@ __global__ void __maxnreg__((bwd_loop_cap<LN, U, SH>())) bwd_loop(const bwd_args
         for (int k = 0; k < V; k++) s[k] = 0.f;
         each(first_t{}, base, cnt, [&](int k, int i, uint4 xv, uint4 dv) {
             float xf[VEC], df[VEC], wv[VEC];
-            kb_unpack<T>(xv, xf);
-            kb_unpack<T>(dv, df);
-            get_w(k, i, wv);
+            operands(k, i, xv, dv, xf, df, wv);
 #pragma unroll
             for (int j = 0; j < VEC; j++) {
                 const float xh = bwd_xh(m, xf[j]), gv = df[j] * wv[j];
@@ -703,9 +719,7 @@ __global__ void __maxnreg__((bwd_loop_cap<LN, U, SH>())) bwd_loop(const bwd_args
         const float mgx = s[0] / n, mg = LN ? s[V - 1] / n : 0.f;
         each(last_t{}, base, cnt, [&](int k, int i, uint4 xv, uint4 dv) {
             float xf[VEC], df[VEC], wv[VEC];
-            kb_unpack<T>(xv, xf);
-            kb_unpack<T>(dv, df);
-            get_w(k, i, wv);
+            operands(k, i, xv, dv, xf, df, wv);
 #pragma unroll
             for (int j = 0; j < VEC; j++) xf[j] = bwd_dx(m, xf[j], df[j], wv[j], mg, mgx);
             T *dst = og + base + (int64_t)k * VEC;
@@ -722,18 +736,7 @@ __global__ void __maxnreg__((bwd_loop_cap<LN, U, SH>())) bwd_loop(const bwd_args
         float *ws = a.ws + slot * a.N;
         for (int i = 0, k = gt; k < nsl; i++, k += G) {
             float v[VEC];
-#pragma unroll
-            for (int q = 0; q < Q; q++) {
-                float4 t = dyn[su(0, i, q)];
-                for (int r = 1; r < R; r++) {
-                    const float4 u = dyn[su(r, i, q)];
-                    t = make_float4(t.x + u.x, t.y + u.y, t.z + u.z, t.w + u.w);
-                }
-                v[4 * q] = t.x;
-                v[4 * q + 1] = t.y;
-                v[4 * q + 2] = t.z;
-                v[4 * q + 3] = t.w;
-            }
+            sum_slots(dyn, su, R, i, v);
             if constexpr (!SH) {
 #pragma unroll
                 for (int q = 0; q < Q; q++)
