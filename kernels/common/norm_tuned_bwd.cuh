@@ -103,26 +103,25 @@ __device__ __forceinline__ float bwd_dx(const row_stats &m, float x, float d, fl
     return m.rs * (d * w - mg - bwd_xh(m, x) * mgx);
 }
 
-/* v = pack i's dw accumulators summed over the R row slots, su(r, i, q)
- * indexing their float4 planes in acc: in slot order, fixed so dw has the
- * same bits on every run. */
-template <int VEC, typename SU, typename RN>
-__device__ __forceinline__ void sum_slots(const float4 *acc, const SU &su, RN R, int i,
-                                          float (&v)[VEC])
-{
-#pragma unroll
-    for (int q = 0; q < VEC / 4; q++) {
-        float4 t = acc[su(0, i, q)];
-        for (int r = 1; r < R; r++) {
-            const float4 u = acc[su(r, i, q)];
-            t = make_float4(t.x + u.x, t.y + u.y, t.z + u.z, t.w + u.w);
-        }
-        v[4 * q] = t.x;
-        v[4 * q + 1] = t.y;
-        v[4 * q + 2] = t.z;
-        v[4 * q + 3] = t.w;
+/* v[VEC] = pack i's dw accumulators summed over the R row slots, su(r, i, q)
+ * indexing their Q = VEC / 4 float4 planes in acc: in slot order, fixed so
+ * that dw has the same bits on every run. A macro rather than a function:
+ * every function form tried (session 25) made ptxas reorder 168 of bwd_reg's
+ * kernels, whose SASS the GPU runs verified; the macro expands to the code
+ * they were built from. */
+#define NT_SUM_SLOTS(acc, su, R, i, v)                                                         \
+    _Pragma("unroll") for (int q = 0; q < Q; q++)                                              \
+    {                                                                                          \
+        float4 t = acc[su(0, i, q)];                                                           \
+        for (int r = 1; r < R; r++) {                                                          \
+            const float4 u = acc[su(r, i, q)];                                                 \
+            t = make_float4(t.x + u.x, t.y + u.y, t.z + u.z, t.w + u.w);                       \
+        }                                                                                      \
+        v[4 * q] = t.x;                                                                        \
+        v[4 * q + 1] = t.y;                                                                    \
+        v[4 * q + 2] = t.z;                                                                    \
+        v[4 * q + 3] = t.w;                                                                    \
     }
-}
 
 /* SACC: the dw accumulators live in shared memory (float4 planes, one per
  * (row slot, pack, quarter), conflict-free) instead of registers: fewer
@@ -364,7 +363,7 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
                 for (int i = 0; i < NV; i++)
                     if (i < lm.mine) {
                         float v[VEC];
-                        sum_slots(dyn, su, R, i, v);
+                        NT_SUM_SLOTS(dyn, su, R, i, v)
                         const int c0 = lm.at(i) - sh;
 #pragma unroll
                         for (int j = 0; j < VEC; j++)
@@ -736,7 +735,7 @@ __global__ void __maxnreg__((bwd_loop_cap<LN, U, SH>())) bwd_loop(const bwd_args
         float *ws = a.ws + slot * a.N;
         for (int i = 0, k = gt; k < nsl; i++, k += G) {
             float v[VEC];
-            sum_slots(dyn, su, R, i, v);
+            NT_SUM_SLOTS(dyn, su, R, i, v)
             if constexpr (!SH) {
 #pragma unroll
                 for (int q = 0; q < Q; q++)
@@ -805,4 +804,5 @@ __global__ void __launch_bounds__(32 * kReduceRows)
 }
 
 } /* namespace */
+#undef NT_SUM_SLOTS
 #endif
