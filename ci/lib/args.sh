@@ -1,0 +1,19 @@
+# Argument and host checks the ci/ shell tools share (sourced, not run).
+
+# kb_need "$@" inside a tool's option loop, before it reads "$2": under
+# `set -u` a missing value was "$2: unbound variable" and exit 1; a usage
+# error is exit 2, named.
+kb_need() {
+  [ $# -ge 2 ] || { echo "${0##*/}: $1 needs a value (see the header of $0)" >&2; exit 2; }
+}
+
+# kb_require_gpu: exit 77 (nothing measured) with one line when nvidia-smi
+# lists no GPU, before a tool starts kbench runs that would each skip: a
+# check that measured nothing must neither pass nor read as a failure of
+# what it checks.
+kb_require_gpu() {
+  if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+    echo "${0##*/}: no GPU on this host (nvidia-smi lists none): nothing was measured" >&2
+    exit 77
+  fi
+}
