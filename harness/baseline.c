@@ -368,7 +368,7 @@ void kb_baseline_path(const char *dir, const char *gpu_name, char *buf, size_t l
 }
 
 kb_status kb_baseline_check_path(const char *path, int explicit_path, int will_write,
-                                 int *missing, kb_err *e)
+                                 const char *missing_hint, int *missing, kb_err *e)
 {
     struct stat st;
     *missing = 0;
@@ -377,10 +377,9 @@ kb_status kb_baseline_check_path(const char *path, int explicit_path, int will_w
             return KB_FAIL(e, KB_ERR_IO, "baseline file %s: %s", path, strerror(errno));
         *missing = 1;
         if (explicit_path && !will_write)
-            return KB_FAIL(e, KB_ERR_ARG,
-                           "baseline file %s does not exist (--baseline names the file to gate "
-                           "against; add --update-baseline to start a new one)",
-                           path);
+            return KB_FAIL(e, KB_ERR_ARG, "baseline file %s does not exist%s%s%s", path,
+                           missing_hint ? " (" : "", missing_hint ? missing_hint : "",
+                           missing_hint ? ")" : "");
         return KB_OK;
     }
     if (S_ISDIR(st.st_mode))

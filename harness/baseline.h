@@ -51,12 +51,14 @@ void kb_baseline_free(kb_baseline *b);
 kb_status kb_baseline_read(const char *path, kb_baseline *b, kb_err *e);
 /* Whether a baseline path may be used, before any GPU work. A path the user
  * typed (explicit) must exist unless the run will write it (will_write:
- * --update-baseline starts a new file); the default per-GPU file may be
- * absent (a GPU model with no baseline yet). *missing = 1 when it does not
- * exist (the caller warns: nothing will be gated). A directory or an
- * unreadable file is an error. */
+ * --update-baseline starts a new file): KB_ERR_ARG, with missing_hint (the
+ * caller's own options, e.g. kbench's "--baseline names the file to gate
+ * against; ...") in parentheses after it when not NULL. The default per-GPU
+ * file may be absent (a GPU model with no baseline yet). *missing = 1 when
+ * it does not exist (the caller warns: nothing will be gated). A directory
+ * or an unreadable file is an error. */
 kb_status kb_baseline_check_path(const char *path, int explicit_path, int will_write,
-                                 int *missing, kb_err *e);
+                                 const char *missing_hint, int *missing, kb_err *e);
 /* Row for the key or NULL. */
 const kb_baseline_row *kb_baseline_find(const kb_baseline *b, const char *benchmark,
                                         const char *backend, const char *dtype, int64_t M,

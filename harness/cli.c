@@ -68,7 +68,7 @@ void kb_cli_usage(FILE *f)
           "                             dtypes and backends as JSON (no GPU needed)\n"
           "  --self-test                check the GPU reference against the CPU reference\n"
           "  -h, --help                 this text\n"
-          "exit: 0 pass, 1 failure, 2 usage error, 77 skipped (no GPU)\n",
+          "exit: 0 pass, 1 failure, 2 usage error, 77 skipped (no GPU, or no case of a run ran)\n",
           f);
 }
 
@@ -180,27 +180,33 @@ static kb_status check_config_text(const char *what, const char *text, kb_err *e
     return KB_OK;
 }
 
-static kb_status add_custom_named(const char *flag, const char *name, size_t nlen,
-                                  const char *text, kb_options *o, kb_err *e)
+/* name_flag and text_flag: the options the user typed the name and the
+ * configuration with (both --tuned-config, or the seed's two options), so a
+ * message names the one that holds the bad value. */
+static kb_status add_custom_named(const char *name_flag, const char *name, size_t nlen,
+                                  const char *text_flag, const char *text, kb_options *o,
+                                  kb_err *e)
 {
     if (o->ncustom >= KB_MAX_CUSTOM)
         return KB_FAIL(e, KB_ERR_ARG, "at most %d named tuned configurations", KB_MAX_CUSTOM);
     kb_custom_config *c = &o->custom[o->ncustom];
-    if (nlen == 0 || nlen >= sizeof c->name || strlen(text) >= sizeof c->text)
-        return KB_FAIL(e, KB_ERR_ARG, "%s: name empty or too long, or configuration too long",
-                       flag);
+    if (nlen == 0 || nlen >= sizeof c->name)
+        return KB_FAIL(e, KB_ERR_ARG, "%s: name empty or too long", name_flag);
+    if (strlen(text) >= sizeof c->text)
+        return KB_FAIL(e, KB_ERR_ARG, "%s: configuration too long", text_flag);
     for (size_t i = 0; i < nlen; i++) {
         char ch = name[i];
         if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
               ch == '_' || ch == '-'))
             return KB_FAIL(e, KB_ERR_ARG,
-                           "%s: name '%.*s' may hold only letters, digits, '_' and '-'", flag,
+                           "%s: name '%.*s' may hold only letters, digits, '_' and '-'", name_flag,
                            (int)nlen, name);
     }
     for (int i = 0; i < o->ncustom; i++)
         if (strlen(o->custom[i].name) == nlen && strncmp(o->custom[i].name, name, nlen) == 0)
-            return KB_FAIL(e, KB_ERR_ARG, "%s: name '%.*s' used twice", flag, (int)nlen, name);
-    KB_TRY(check_config_text(flag, text, e));
+            return KB_FAIL(e, KB_ERR_ARG, "%s: name '%.*s' used twice", name_flag, (int)nlen,
+                           name);
+    KB_TRY(check_config_text(text_flag, text, e));
     memcpy(c->name, name, nlen);
     c->name[nlen] = '\0';
     strcpy(c->text, text);
@@ -213,7 +219,8 @@ static kb_status add_custom(const char *s, kb_options *o, kb_err *e)
     const char *colon = strchr(s, ':');
     if (!colon || colon == s || !colon[1])
         return KB_FAIL(e, KB_ERR_ARG, "--tuned-config '%s': expected NAME:key=val,...", s);
-    return add_custom_named("--tuned-config", s, (size_t)(colon - s), colon + 1, o, e);
+    return add_custom_named("--tuned-config", s, (size_t)(colon - s), "--tuned-config", colon + 1,
+                            o, e);
 }
 
 static kb_status add_inputs(const char *s, kb_options *o, kb_err *e)
@@ -396,7 +403,8 @@ static kb_status add_seed_custom(const char *name, const char *json, kb_options 
                        "is shown as tuned:NAME)");
     char text[sizeof o->custom[0].text];
     KB_TRY(kb_cli_json_config(json, text, sizeof text, e));
-    return add_custom_named("--custom-compile-name", name, strlen(name), text, o, e);
+    return add_custom_named("--custom-compile-name", name, strlen(name), "--custom-compile-options",
+                            text, o, e);
 }
 
 /* getopt_long's own complaint, in our words and naming the argument. */
@@ -457,6 +465,121 @@ static kb_status check_together(const kb_options *o, int any_backend, kb_err *e)
                    why.msg);
 }
 
+/* ---- the cases a selection holds --------------------------------------------- */
+/* One benchmark and backend in dtype d over a shape list: a shape the
+ * benchmark does not take (--shape names sizes for one kind of op, MxN or
+ * MxNxK) is passed over, with why. The number of cases. */
+static int each_shape(kb_case c, const kb_shape *shapes, size_t n, kb_dtype d,
+                      kb_selection_fn fn, void *arg)
+{
+    int cases = 0;
+    for (size_t i = 0; i < n; i++) {
+        kb_err why;
+        c.p.dtype = d;
+        c.p.M = shapes[i].M;
+        c.p.N = shapes[i].N;
+        c.p.K = shapes[i].K;
+        const int takes = kb_shape_check(c.p.bench, &shapes[i], &why) == KB_OK;
+        if (fn) fn(&c, takes ? NULL : &why, arg);
+        cases += takes;
+    }
+    return cases;
+}
+
+/* A non-randn input kind: its registered shapes and dtypes, unless --shape
+ * or --dtype choose; benchmarks it does not apply to have none of its cases. */
+static int each_kind_case(const kb_options *o, kb_case c, int any_dtype, kb_selection_fn fn,
+                          void *arg)
+{
+    int cases = 0;
+    if (!kb_inputs_apply(c.inputs, c.p.bench)) return 0;
+    c.set = KB_SHAPES_INPUTS;
+    for (int d = 0; d < KB_NUM_DTYPES; d++) {
+        if (any_dtype ? !o->dtype[d] : !kb_inputs_dtype(c.inputs, (kb_dtype)d)) continue;
+        const kb_shape *list = o->shapes;
+        size_t n = (size_t)o->nshapes;
+        if (!n) n = kb_shapes(c.p.bench, KB_SHAPES_INPUTS, &list);
+        cases += each_shape(c, list, n, (kb_dtype)d, fn, arg);
+    }
+    return cases;
+}
+
+int kb_selection_foreach(const kb_options *o, kb_selection_fn fn, void *arg)
+{
+    int any_inputs = 0, any_backend = 0, any_dtype = 0, cases = 0;
+    for (int k = 1; k < KB_NUM_INPUTS; k++) any_inputs |= o->inputs[k];
+    for (int i = 0; i < KB_NUM_BACKENDS; i++) any_backend |= o->backend[i];
+    for (int i = 0; i < KB_NUM_DTYPES; i++) any_dtype |= o->dtype[i];
+    for (int b = 0; b < KB_NUM_BENCH; b++) {
+        if (!o->bench[b]) continue;
+        for (int be = 0; be < KB_NUM_BACKENDS; be++) {
+            if (any_backend && !o->backend[be]) continue;
+            kb_case c = {{(kb_bench_id)b, KB_BF16, 0, 0}, kb_impl_get((kb_bench_id)b, kb_backend_name(be)),
+                         kb_backend_name(be), KB_SHAPES_DEFAULT, KB_INPUTS_RANDN};
+            if (!c.impl) continue;
+            for (int k = 1; k < KB_NUM_INPUTS; k++) {
+                if (!o->inputs[k]) continue;
+                c.inputs = (kb_inputs)k;
+                cases += each_kind_case(o, c, any_dtype, fn, arg);
+            }
+            c.inputs = KB_INPUTS_RANDN;
+            if (any_inputs && !o->inputs[KB_INPUTS_RANDN]) continue;
+            for (int d = 0; d < KB_NUM_DTYPES; d++) {
+                if (any_dtype ? !o->dtype[d] : d != KB_BF16) continue;
+                const kb_shape *list;
+                size_t n;
+                if (o->nshapes) {
+                    cases += each_shape(c, o->shapes, (size_t)o->nshapes, (kb_dtype)d, fn, arg);
+                    continue;
+                }
+                n = kb_shapes((kb_bench_id)b, KB_SHAPES_DEFAULT, &list);
+                cases += each_shape(c, list, n, (kb_dtype)d, fn, arg);
+                if (o->sweep_odd) {
+                    n = kb_shapes((kb_bench_id)b, KB_SHAPES_ODD, &list);
+                    cases += each_shape(c, list, n, (kb_dtype)d, fn, arg);
+                }
+            }
+            if (o->sweep_short && !o->nshapes) {
+                const kb_shape *list;
+                size_t n = kb_shapes((kb_bench_id)b, KB_SHAPES_SHORT, &list);
+                cases += each_shape(c, list, n, KB_FP16, fn, arg);
+                cases += each_shape(c, list, n, KB_FP32, fn, arg);
+            }
+        }
+    }
+    return cases;
+}
+
+/* An --inputs kind that applies to none of the selected benchmarks
+ * (softmax_forward --inputs small) would run none of its cases: refuse it,
+ * naming the kinds each benchmark does take, as kbench --case NAME.small
+ * refuses the case. A kind that applies to some selected benchmarks runs
+ * there. */
+static kb_status check_inputs(const kb_options *o, kb_err *e)
+{
+    for (int k = 1; k < KB_NUM_INPUTS; k++) {
+        if (!o->inputs[k]) continue;
+        int applies = 0;
+        for (int b = 0; b < KB_NUM_BENCH; b++)
+            applies |= o->bench[b] && kb_inputs_apply((kb_inputs)k, (kb_bench_id)b);
+        if (applies) continue;
+        char kinds[640] = "";
+        for (int b = 0; b < KB_NUM_BENCH; b++) {
+            if (!o->bench[b]) continue;
+            snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s takes",
+                     kinds[0] ? "; " : "", kb_bench_info_get((kb_bench_id)b)->name);
+            for (int a = 0, n = 0; a < KB_NUM_INPUTS; a++)
+                if (kb_inputs_apply((kb_inputs)a, (kb_bench_id)b))
+                    snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s %s",
+                             n++ ? "," : "", kb_inputs_name((kb_inputs)a));
+        }
+        return KB_FAIL(e, KB_ERR_ARG,
+                       "--inputs %s: the kind applies to none of the selected benchmarks (%s)",
+                       kb_inputs_name((kb_inputs)k), kinds);
+    }
+    return KB_OK;
+}
+
 /* What a run selects must run something: checked before any GPU work. */
 static kb_status check_selection(const kb_options *o, kb_err *e)
 {
@@ -496,7 +619,17 @@ static kb_status check_selection(const kb_options *o, kb_err *e)
         return KB_FAIL(e, KB_ERR_ARG, "--shape %s: no selected benchmark takes %s sizes", buf,
                        o->shapes[i].K ? "three" : "two");
     }
-    return check_together(o, any_backend, e);
+    KB_TRY(check_together(o, any_backend, e));
+    KB_TRY(check_inputs(o, e));
+    /* Whatever else leaves the selection empty (an --inputs kind on one
+     * benchmark and a --backend or --shape only another takes): a run of
+     * nothing would print "0 passed, 0 failed" and pass. */
+    if (kb_selection_foreach(o, NULL, NULL) == 0)
+        return KB_FAIL(e, KB_ERR_ARG,
+                       "the selection holds no case: no selected benchmark has the --backend, "
+                       "--inputs kind and --shape given together (--list shows each one's "
+                       "backends, --describe its input kinds and sizes)");
+    return KB_OK;
 }
 
 kb_status kb_cli_parse(int argc, char **argv, kb_options *o, kb_err *e)
@@ -553,11 +686,38 @@ kb_status kb_cli_parse(int argc, char **argv, kb_options *o, kb_err *e)
                        "--update-baseline-kernels, --tune, --csv, --json, --dump, --visualize or "
                        "--tuned-config");
     if (o->mode == KB_MODE_RUN) KB_TRY(check_selection(o, e));
+    if (o->mode == KB_MODE_CASE) {
+        /* here, not when the case runs: a usage error must not reach the GPU's
+         * server (main.c) nor wait for the device */
+        kb_case one;
+        KB_TRY(kb_case_parse(o->case_name, &one, e));
+    }
     return KB_OK;
 }
 
 kb_status kb_cli_env(const char *perf_tolerance, kb_options *o, kb_err *e)
 {
+    /* Only a run gates: --help, --list, --list-cases (CMake's case discovery),
+     * --describe and --self-test must work whatever ci/gate exported. */
+    if (o->mode != KB_MODE_RUN && o->mode != KB_MODE_CASE) return KB_OK;
     if (!perf_tolerance || !*perf_tolerance || !isnan(o->perf_tolerance)) return KB_OK;
     return parse_perf_tolerance("KBENCH_PERF_TOLERANCE", perf_tolerance, &o->perf_tolerance, e);
+}
+
+void kb_cli_error(FILE *f, kb_status st, const kb_err *e)
+{
+    fprintf(f, "Error: %s\n", kb_err_text(e));
+    /* The hint is this line's alone (messages never carry it), so every usage
+     * error gets it exactly once, whatever option its message names. */
+    if (st == KB_ERR_ARG) fputs("Run 'kbench --help' for usage.\n", f);
+}
+
+int kb_cli_exit_code(kb_mode mode, int passed, int failed, int skipped)
+{
+    if (failed) return 1;
+    /* A --case that skipped did not pass; nor did a run none of whose cases
+     * ran (every one skipped: no GPU memory, no library): 77, as CTest and
+     * ci/gate read a skip, never a vacuous 0. */
+    if (mode == KB_MODE_CASE ? skipped > 0 : passed == 0) return KB_EXIT_SKIP;
+    return 0;
 }

@@ -59,15 +59,32 @@ typedef struct {
  * options, benchmarks anywhere. Options that take one value may be given
  * once; --shape, --tuned-config, --backend, --dtype and benchmark names add
  * up. KB_ERR_ARG with a message naming the bad option or value for anything
- * malformed (no "see --help" in it: the caller adds that line once) and
- * exits 2. argv may be permuted. */
+ * malformed (no "see --help" in it: kb_cli_error adds that line once) and
+ * exits 2. A run's selection must hold a case (kb_selection_foreach) and
+ * every --inputs kind apply to a selected benchmark; a --case NAME must
+ * parse (kb_case_parse). argv may be permuted. */
 kb_status kb_cli_parse(int argc, char **argv, kb_options *o, kb_err *e);
 void kb_cli_usage(FILE *f);
+/* "Error: <message>" on f, and for a usage error (KB_ERR_ARG, exit 2) the
+ * one line "Run 'kbench --help' for usage." after it. */
+void kb_cli_error(FILE *f, kb_status st, const kb_err *e);
 /* KBENCH_PERF_TOLERANCE (value passed in, NULL/empty: unset) sets the
- * --perf-tolerance default, so ci/gate can give every CTest case its
- * tolerance; the command-line flag wins. Malformed or outside (0, 1):
- * KB_ERR_ARG. */
+ * --perf-tolerance default of a run or --case, so ci/gate can give every
+ * CTest case its tolerance; the command-line flag wins. Malformed or outside
+ * (0, 1): KB_ERR_ARG. Other modes (--help, --list, --list-cases,
+ * --describe, --self-test) gate nothing and ignore it: KB_OK. */
 kb_status kb_cli_env(const char *perf_tolerance, kb_options *o, kb_err *e);
+/* Every case a run's selection holds (benchmarks x backends x input kinds x
+ * dtypes x shapes, in run order), as fn(case, NULL, arg); a --shape a
+ * benchmark does not take comes as fn(case, why, arg), passed over (fn may
+ * be NULL: only count). Returns the number of cases, passed over ones not
+ * counted. */
+typedef void (*kb_selection_fn)(const kb_case *c, const kb_err *passed_over, void *arg);
+int kb_selection_foreach(const kb_options *o, kb_selection_fn fn, void *arg);
+/* The exit status of cases that ran without an error of kbench's own: 1 when
+ * one failed; 77 (KB_EXIT_SKIP) when a --case skipped, or when no case of a
+ * run passed (all skipped: nothing was measured); else 0. */
+int kb_cli_exit_code(kb_mode mode, int passed, int failed, int skipped);
 /* Before any GPU work: --csv/--json name a file in an existing, writable
  * directory (and not a directory); --dump, --report-dir (with --visualize)
  * and results_dir (KBENCH_RESULTS_DIR in --case mode; NULL/empty: none) are

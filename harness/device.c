@@ -2,8 +2,8 @@
 #include "device.h"
 #include "csvio.h"
 #include "files.h"
+#include "gpuspec.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -55,24 +55,6 @@ kb_status kb_resource_parse(const char *count, const char *gpus, int *ordinal, k
     return KB_OK;
 }
 
-/* Without a driver the runtime says "CUDA driver version is insufficient",
- * which sends users hunting for a driver update on a machine that has no GPU;
- * say what is missing first and keep CUDA's words as the detail. */
-static kb_status no_device(cudaError_t rc, kb_err *e)
-{
-    void *drv = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-    if (drv) dlclose(drv);
-    if (rc == cudaErrorInsufficientDriver && drv)
-        return KB_FAIL(e, KB_ERR_NODEV,
-                       "the CUDA driver on this machine is older than kbench's CUDA runtime "
-                       "(%s): update the driver",
-                       cudaGetErrorString(rc));
-    if (!drv)
-        return KB_FAIL(e, KB_ERR_NODEV, "no CUDA driver/GPU on this machine (libcuda.so.1 not found)");
-    return KB_FAIL(e, KB_ERR_NODEV, "no CUDA GPU on this machine (%s)",
-                   rc != cudaSuccess ? cudaGetErrorString(rc) : "the driver sees 0 devices");
-}
-
 kb_status kb_device_ordinal(int requested, int *ordinal, kb_err *e)
 {
     *ordinal = requested;
@@ -90,7 +72,8 @@ kb_status kb_device_open(int requested, kb_device *d, kb_err *e)
      * out names no real device, and the case is a SKIP whatever it says. */
     int count = 0;
     cudaError_t rc = cudaGetDeviceCount(&count);
-    if (rc != cudaSuccess || count == 0) return no_device(rc, e);
+    if (rc != cudaSuccess || count == 0)
+        return kb_no_gpu(rc, cudaGetErrorString(rc), kb_cuda_driver_found(), e);
     int ordinal = 0;
     KB_TRY(kb_device_ordinal(requested, &ordinal, e));
     if (ordinal >= count)

@@ -1,6 +1,7 @@
 /* CTest resource spec writer; see gpuspec.h. */
 #include "gpuspec.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,4 +56,27 @@ kb_status kb_gpuspec_write(const char *path, int ngpu, kb_err *e)
         return KB_FAIL(e, KB_ERR_IO, "cannot write %s: %s", path, strerror(err));
     }
     return KB_OK;
+}
+
+/* Without a driver the runtime says "CUDA driver version is insufficient",
+ * which sends users hunting for a driver update on a machine that has no GPU;
+ * say what is missing first and keep CUDA's words as the detail. */
+kb_status kb_no_gpu(cudaError_t rc, const char *rc_text, int driver_found, kb_err *e)
+{
+    if (!driver_found)
+        return KB_FAIL(e, KB_ERR_NODEV, "no CUDA driver/GPU on this machine (libcuda.so.1 not found)");
+    if (rc == cudaErrorInsufficientDriver)
+        return KB_FAIL(e, KB_ERR_NODEV,
+                       "the CUDA driver on this machine is older than kbench's CUDA runtime "
+                       "(%s): update the driver",
+                       rc_text);
+    return KB_FAIL(e, KB_ERR_NODEV, "no CUDA GPU on this machine (%s)",
+                   rc != cudaSuccess ? rc_text : "the driver sees 0 devices");
+}
+
+int kb_cuda_driver_found(void)
+{
+    void *drv = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (drv) dlclose(drv);
+    return drv != NULL;
 }

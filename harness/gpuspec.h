@@ -33,6 +33,15 @@ kb_status kb_gpuspec_format(int ngpu, char *buf, size_t len, kb_err *e);
 /* Writes it to path atomically (temp file + rename). */
 kb_status kb_gpuspec_write(const char *path, int ngpu, kb_err *e);
 
+/* Why no GPU can be used, in the words of every kbench tool (kbench's
+ * "SKIP: ...", kbench-gpu-spec's note): KB_ERR_NODEV, what is missing first
+ * and CUDA's words as the detail. rc: cudaGetDeviceCount's result
+ * (cudaSuccess: it counted 0), rc_text: cudaGetErrorString(rc),
+ * driver_found: kb_cuda_driver_found(). Pure: unit tested. */
+kb_status kb_no_gpu(cudaError_t rc, const char *rc_text, int driver_found, kb_err *e);
+/* 1 when the CUDA driver library (libcuda.so.1) can be loaded. */
+int kb_cuda_driver_found(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -115,86 +115,18 @@ static void run_one(run_state *rs, const kb_case *c)
         report_case(rs, &r, kb_run_case(rs->s, c, &o->custom[i], &r));
 }
 
-static void run_shapes(run_state *rs, kb_case c, const kb_shape *shapes, size_t n, kb_dtype d)
+/* One case of the selection (kb_selection_foreach), or a --shape its
+ * benchmark does not take: --shape names sizes for one kind of op (MxN or
+ * MxNxK), and the other kind passes it over. */
+static void run_selected(const kb_case *c, const kb_err *passed_over, void *arg)
 {
-    for (size_t i = 0; i < n; i++) {
-        kb_err e;
-        if (kb_shape_check(c.p.bench, &shapes[i], &e) != KB_OK) {
-            /* --shape names sizes for one kind of op (MxN or MxNxK): the
-             * other kind passes it over. */
-            printf("%s: passed over\n", kb_err_text(&e));
-            rs->skipped++;
-            continue;
-        }
-        c.p.dtype = d;
-        c.p.M = shapes[i].M;
-        c.p.N = shapes[i].N;
-        c.p.K = shapes[i].K;
-        run_one(rs, &c);
+    run_state *rs = arg;
+    if (!passed_over) {
+        run_one(rs, c);
+        return;
     }
-}
-
-/* A non-randn input kind: its registered shapes and dtypes, unless --shape
- * or --dtype choose; benchmarks it does not apply to are passed over. */
-static void run_kind(run_state *rs, kb_case c, int any_dtype)
-{
-    const kb_options *o = rs->s->o;
-    if (!kb_inputs_apply(c.inputs, c.p.bench)) return;
-    c.set = KB_SHAPES_INPUTS;
-    for (int d = 0; d < KB_NUM_DTYPES; d++) {
-        if (any_dtype ? !o->dtype[d] : !kb_inputs_dtype(c.inputs, (kb_dtype)d)) continue;
-        const kb_shape *list = o->shapes;
-        size_t n = (size_t)o->nshapes;
-        if (!n) n = kb_shapes(c.p.bench, KB_SHAPES_INPUTS, &list);
-        run_shapes(rs, c, list, n, (kb_dtype)d);
-    }
-}
-
-static void run_selection(run_state *rs)
-{
-    const kb_options *o = rs->s->o;
-    int any_inputs = 0;
-    for (int k = 1; k < KB_NUM_INPUTS; k++) any_inputs |= o->inputs[k];
-    int any_backend = 0, any_dtype = 0;
-    for (int i = 0; i < KB_NUM_BACKENDS; i++) any_backend |= o->backend[i];
-    for (int i = 0; i < KB_NUM_DTYPES; i++) any_dtype |= o->dtype[i];
-    for (int b = 0; b < KB_NUM_BENCH; b++) {
-        if (!o->bench[b]) continue;
-        for (int be = 0; be < KB_NUM_BACKENDS; be++) {
-            if (any_backend && !o->backend[be]) continue;
-            kb_case c = {{(kb_bench_id)b, KB_BF16, 0, 0}, kb_impl_get((kb_bench_id)b, kb_backend_name(be)),
-                         kb_backend_name(be), KB_SHAPES_DEFAULT, KB_INPUTS_RANDN};
-            if (!c.impl) continue;
-            for (int k = 1; k < KB_NUM_INPUTS; k++) {
-                if (!o->inputs[k]) continue;
-                c.inputs = (kb_inputs)k;
-                run_kind(rs, c, any_dtype);
-            }
-            c.inputs = KB_INPUTS_RANDN;
-            if (any_inputs && !o->inputs[KB_INPUTS_RANDN]) continue;
-            for (int d = 0; d < KB_NUM_DTYPES; d++) {
-                if (any_dtype ? !o->dtype[d] : d != KB_BF16) continue;
-                const kb_shape *list;
-                size_t n;
-                if (o->nshapes) {
-                    run_shapes(rs, c, o->shapes, (size_t)o->nshapes, (kb_dtype)d);
-                    continue;
-                }
-                n = kb_shapes((kb_bench_id)b, KB_SHAPES_DEFAULT, &list);
-                run_shapes(rs, c, list, n, (kb_dtype)d);
-                if (o->sweep_odd) {
-                    n = kb_shapes((kb_bench_id)b, KB_SHAPES_ODD, &list);
-                    run_shapes(rs, c, list, n, (kb_dtype)d);
-                }
-            }
-            if (o->sweep_short && !o->nshapes) {
-                const kb_shape *list;
-                size_t n = kb_shapes((kb_bench_id)b, KB_SHAPES_SHORT, &list);
-                run_shapes(rs, c, list, n, KB_FP16);
-                run_shapes(rs, c, list, n, KB_FP32);
-            }
-        }
-    }
+    printf("%s: passed over\n", kb_err_text(passed_over));
+    rs->skipped++;
 }
 
 /* Under ci/gate every CTest case leaves its result in $KBENCH_RESULTS_DIR,
@@ -242,7 +174,9 @@ static int summarize(run_state *rs)
         fprintf(stderr, "Error: %s\n", kb_err_text(&e));
         rc = EXIT_FAILED;
     }
-    if (rc == EXIT_PASS && o->mode == KB_MODE_CASE && rs->skipped) rc = KB_EXIT_SKIP;
+    if (rc == EXIT_PASS) rc = kb_cli_exit_code(o->mode, rs->passed, rs->failed, rs->skipped);
+    if (rc == KB_EXIT_SKIP && o->mode != KB_MODE_CASE)
+        printf("SKIP: no case of the selection ran (%d skipped)\n", rs->skipped);
     return rc;
 }
 
@@ -269,7 +203,7 @@ static int run_cases(const kb_options *o)
     kb_err e = {{0}};
     kb_case one;
     if (o->mode == KB_MODE_CASE && kb_case_parse(o->case_name, &one, &e) != KB_OK) {
-        fprintf(stderr, "Error: %s\n", kb_err_text(&e));
+        kb_cli_error(stderr, KB_ERR_ARG, &e);
         return EXIT_USAGE;
     }
     kb_session s;
@@ -277,7 +211,8 @@ static int run_cases(const kb_options *o)
     kb_status st = kb_session_open(&s, o, &e);
     print_banner(&s, st);
     if (st != KB_OK) {
-        fprintf(stderr, "%s: %s\n", st == KB_ERR_NODEV ? "SKIP" : "Error", kb_err_text(&e));
+        if (st == KB_ERR_NODEV) fprintf(stderr, "SKIP: %s\n", kb_err_text(&e));
+        else kb_cli_error(stderr, st, &e); /* a missing --baseline file: usage */
         kb_session_close(&s);
         return exit_for(st);
     }
@@ -299,7 +234,7 @@ static int run_cases(const kb_options *o)
      * cases on one GPU can be checked from the logs (ci/resource-check). */
     printf("span start %.3f\n", wall_s());
     if (o->mode == KB_MODE_CASE) run_one(&rs, &one);
-    else run_selection(&rs);
+    else kb_selection_foreach(o, run_selected, &rs);
     printf("span end %.3f\n", wall_s());
     int rc = summarize(&rs);
     kb_session_close(&s);
@@ -316,7 +251,8 @@ static int self_test(const kb_options *o)
         printf("reference self-test passed on %s\n", d.name);
         return EXIT_PASS;
     }
-    fprintf(stderr, "%s: %s\n", st == KB_ERR_NODEV ? "SKIP" : "FAIL", kb_err_text(&e));
+    if (st == KB_ERR_ARG) kb_cli_error(stderr, st, &e); /* --device past the GPUs */
+    else fprintf(stderr, "%s: %s\n", st == KB_ERR_NODEV ? "SKIP" : "FAIL", kb_err_text(&e));
     return exit_for(st);
 }
 
@@ -334,8 +270,7 @@ static int kb_main(int argc, char **argv)
         kb_cli_env(getenv("KBENCH_PERF_TOLERANCE"), &o, &e) != KB_OK ||
         ((o.mode == KB_MODE_RUN || o.mode == KB_MODE_CASE) &&
          kb_cli_check_outputs(&o, getenv("KBENCH_RESULTS_DIR"), &e) != KB_OK)) {
-        fprintf(stderr, "Error: %s\n", kb_err_text(&e));
-        if (!strstr(e.msg, "--list")) fprintf(stderr, "Run 'kbench --help' for usage.\n");
+        kb_cli_error(stderr, KB_ERR_ARG, &e);
         return EXIT_USAGE;
     }
     switch (o.mode) {

@@ -33,7 +33,10 @@ kb_status kb_session_baseline_path(const kb_options *o, const char *gpu_name, ch
         snprintf(path, len, "%s", o->baseline);
     else
         kb_baseline_path(KBENCH_BASELINE_DIR, gpu_name, path, len);
-    return kb_baseline_check_path(path, o->baseline != NULL, o->update_baseline, missing, e);
+    return kb_baseline_check_path(path, o->baseline != NULL, o->update_baseline,
+                                  "--baseline names the file to gate against; add "
+                                  "--update-baseline to start a new one",
+                                  missing, e);
 }
 
 /* SOL and the time floor come from the per-GPU cache; measuring them needs

@@ -25,8 +25,9 @@ kb_status kb_baseline_diff(FILE *f, const char *old_path, const char *new_path, 
     /* Both files are named by the user: a missing one is an error, not an
      * empty baseline ("0 before, 0 after" would hide a wrong path). */
     int missing = 0;
-    kb_status st = kb_baseline_check_path(old_path, 1, 0, &missing, e);
-    if (st == KB_OK) st = kb_baseline_check_path(new_path, 1, 0, &missing, e);
+    static const char hint[] = "--baseline-diff OLD NEW compares two existing baseline files";
+    kb_status st = kb_baseline_check_path(old_path, 1, 0, hint, &missing, e);
+    if (st == KB_OK) st = kb_baseline_check_path(new_path, 1, 0, hint, &missing, e);
     if (st != KB_OK) return st;
     st = kb_baseline_read(old_path, &o, e);
     if (st == KB_OK) st = kb_baseline_read(new_path, &n, e);

@@ -471,18 +471,22 @@ START_TEST(missing_path_rules)
     snprintf(path, sizeof path, "%s/NVIDIA_H200.csv", dir);
     kb_err e;
     int missing = -1;
-    ck_assert_int_eq(kb_baseline_check_path(path, 1, 0, &missing, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_baseline_check_path(path, 1, 0, "the caller's hint", &missing, &e),
+                     KB_ERR_ARG);
     ck_assert_int_eq(missing, 1);
     ck_assert_ptr_nonnull(strstr(e.msg, path));
-    ck_assert_ptr_nonnull(strstr(e.msg, "does not exist"));
-    ck_assert_int_eq(kb_baseline_check_path(path, 1, 1, &missing, &e), KB_OK);
+    ck_assert_ptr_nonnull(strstr(e.msg, "does not exist (the caller's hint)"));
+    /* no hint: no options named, not another tool's */
+    ck_assert_int_eq(kb_baseline_check_path(path, 1, 0, NULL, &missing, &e), KB_ERR_ARG);
+    ck_assert_ptr_null(strstr(e.msg, "--"));
+    ck_assert_int_eq(kb_baseline_check_path(path, 1, 1, NULL, &missing, &e), KB_OK);
     ck_assert_int_eq(missing, 1);
-    ck_assert_int_eq(kb_baseline_check_path(path, 0, 0, &missing, &e), KB_OK);
+    ck_assert_int_eq(kb_baseline_check_path(path, 0, 0, NULL, &missing, &e), KB_OK);
     ck_assert_int_eq(missing, 1);
     kbt_write(path, "benchmark,backend,dtype,M,N,median_ms,gbps,noise\n");
-    ck_assert_int_eq(kb_baseline_check_path(path, 1, 0, &missing, &e), KB_OK);
+    ck_assert_int_eq(kb_baseline_check_path(path, 1, 0, NULL, &missing, &e), KB_OK);
     ck_assert_int_eq(missing, 0);
-    ck_assert_int_eq(kb_baseline_check_path(dir, 1, 0, &missing, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_baseline_check_path(dir, 1, 0, NULL, &missing, &e), KB_ERR_ARG);
     ck_assert_ptr_nonnull(strstr(e.msg, "directory"));
     kbt_rm_rf(dir);
 }

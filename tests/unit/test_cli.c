@@ -145,6 +145,125 @@ START_TEST(backend_checked_against_selection)
 }
 END_TEST
 
+static void count_passed_over(const kb_case *c, const kb_err *passed_over, void *arg)
+{
+    (void)c;
+    if (passed_over) ++*(int *)arg;
+}
+
+static void count_not_rmsnorm_small(const kb_case *c, const kb_err *passed_over, void *arg)
+{
+    if (passed_over || c->p.bench != KB_RMSNORM_FWD || c->inputs != KB_INPUTS_SMALL)
+        ++*(int *)arg;
+}
+
+/* An --inputs kind that applies to none of the selected benchmarks is a usage
+ * error naming the kind, the benchmarks and the kinds they take (it used to
+ * run nothing and pass); one that applies to some runs there. */
+START_TEST(inputs_checked_against_selection)
+{
+    kb_options o;
+    kb_err e;
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "--inputs", "small"), KB_ERR_ARG);
+    ck_assert_str_eq(e.msg, "--inputs small: the kind applies to none of the selected benchmarks "
+                            "(softmax_forward takes randn, shifted, wide, masked)");
+    ck_assert_int_eq(PARSE(&o, &e, "mlp_forward", "--inputs", "wide"), KB_ERR_ARG);
+    ck_assert_str_eq(e.msg, "--inputs wide: the kind applies to none of the selected benchmarks "
+                            "(mlp_forward takes randn)");
+    ck_assert_int_eq(PARSE(&o, &e, "mlp_forward", "rmsnorm_forward", "--inputs", "randn,masked"),
+                     KB_ERR_ARG);
+    ck_assert_str_eq(e.msg, "--inputs masked: the kind applies to none of the selected benchmarks "
+                            "(rmsnorm_forward takes randn, wide, constant, small; mlp_forward "
+                            "takes randn)");
+    /* applies to one of two: that one runs its cases */
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "rmsnorm_forward", "--inputs", "small"), KB_OK);
+    int not_rms_small = 0;
+    ck_assert_int_gt(kb_selection_foreach(&o, count_not_rmsnorm_small, &not_rms_small), 0);
+    ck_assert_int_eq(not_rms_small, 0);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--inputs", "shifted,small"), KB_OK);
+    ck_assert_int_gt(kb_selection_foreach(&o, NULL, NULL), 0);
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "--inputs", "randn"), KB_OK);
+}
+END_TEST
+
+/* A selection that holds no case for any other reason is refused too: each
+ * option is taken by some benchmark, but no benchmark takes them together. */
+START_TEST(empty_selection_is_an_error)
+{
+    static const char *const want = "the selection holds no case: no selected benchmark has the "
+                                    "--backend, --inputs kind and --shape given together (--list "
+                                    "shows each one's backends, --describe its input kinds and "
+                                    "sizes)";
+    kb_options o;
+    kb_err e;
+    /* shifted: softmax only; cublaslt_epilogue: mlp_forward only */
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "mlp_forward", "--inputs", "shifted",
+                           "--backend", "cublaslt_epilogue"),
+                     KB_ERR_ARG);
+    ck_assert_str_eq(e.msg, want);
+    /* shifted: softmax only; 4x4x4: mlp_forward only (softmax passes it over) */
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "mlp_forward", "--inputs", "shifted",
+                           "--shape", "4x4x4"),
+                     KB_ERR_ARG);
+    ck_assert_str_eq(e.msg, want);
+    /* with randn as well, mlp_forward runs 4x4x4 and softmax passes it over */
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "mlp_forward", "--inputs", "shifted,randn",
+                           "--shape", "4x4x4"),
+                     KB_OK);
+    int over = 0;
+    ck_assert_int_eq(kb_selection_foreach(&o, count_passed_over, &over),
+                     kb_selection_foreach(&o, NULL, NULL));
+    ck_assert_int_gt(kb_selection_foreach(&o, NULL, NULL), 0);
+    ck_assert_int_gt(over, 0);
+}
+END_TEST
+
+/* A run none of whose cases ran (all skipped) is not a pass; a skipped
+ * --case is a skip; a failure is a failure. */
+START_TEST(exit_code_of_cases)
+{
+    ck_assert_int_eq(kb_cli_exit_code(KB_MODE_RUN, 3, 0, 1), 0);
+    ck_assert_int_eq(kb_cli_exit_code(KB_MODE_RUN, 3, 1, 0), 1);
+    ck_assert_int_eq(kb_cli_exit_code(KB_MODE_RUN, 0, 0, 4), KB_EXIT_SKIP);
+    ck_assert_int_eq(kb_cli_exit_code(KB_MODE_RUN, 0, 0, 0), KB_EXIT_SKIP);
+    ck_assert_int_eq(kb_cli_exit_code(KB_MODE_CASE, 1, 0, 0), 0);
+    ck_assert_int_eq(kb_cli_exit_code(KB_MODE_CASE, 0, 0, 1), KB_EXIT_SKIP);
+    ck_assert_int_eq(kb_cli_exit_code(KB_MODE_CASE, 0, 1, 0), 1);
+}
+END_TEST
+
+/* Every usage error ends with the one hint line, whatever option its
+ * message names (--list=3 lost it); other errors get none. */
+START_TEST(usage_errors_get_the_hint_once)
+{
+    kb_options o;
+    kb_err e;
+    char *text = NULL;
+    size_t len = 0;
+    ck_assert_int_eq(PARSE(&o, &e, "--list=3"), KB_ERR_ARG);
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    kb_cli_error(f, KB_ERR_ARG, &e);
+    /* --case names are checked with the options, before any GPU work */
+    ck_assert_int_eq(PARSE(&o, &e, "--case", "foo"), KB_ERR_ARG);
+    kb_cli_error(f, KB_ERR_ARG, &e);
+    ck_assert_int_eq(PARSE(&o, &e, "--case", "softmax_forward.eager.bf16.4x4.small"), KB_ERR_ARG);
+    ck_assert_str_eq(e.msg, "case 'softmax_forward.eager.bf16.4x4.small': input kind small does "
+                            "not apply to softmax_forward");
+    e = (kb_err){{0}};
+    snprintf(e.msg, sizeof e.msg, "cannot write x.csv");
+    kb_cli_error(f, KB_ERR_IO, &e);
+    fclose(f);
+    ck_assert_str_eq(text, "Error: option '--list=3': unknown, or takes no value\n"
+                           "Run 'kbench --help' for usage.\n"
+                           "Error: malformed case name 'foo': expected "
+                           "<benchmark>.<backend>.<dtype>.<M>x<N>[.<inputs>]\n"
+                           "Run 'kbench --help' for usage.\n"
+                           "Error: cannot write x.csv\n");
+    free(text);
+}
+END_TEST
+
 START_TEST(parity_flags)
 {
     kb_options o;
@@ -256,6 +375,29 @@ START_TEST(perf_tolerance_env)
     ck_assert_ptr_nonnull(strstr(e.msg, "KBENCH_PERF_TOLERANCE"));
     ck_assert_int_eq(kb_cli_env("-0.1", &o, &e), KB_ERR_ARG);
     ck_assert_int_eq(kb_cli_env("nan", &o, &e), KB_ERR_ARG);
+}
+END_TEST
+
+/* KBENCH_PERF_TOLERANCE is a run's: --help, --list, --list-cases (CMake's
+ * case discovery), --describe and --self-test work whatever it holds; a run
+ * or a --case still refuses a bad value, naming it. */
+START_TEST(perf_tolerance_env_only_for_runs)
+{
+    static const char *const not_runs[] = {"--help", "--list", "--list-cases", "--describe",
+                                           "--self-test"};
+    kb_options o;
+    kb_err e;
+    for (size_t i = 0; i < sizeof not_runs / sizeof not_runs[0]; i++) {
+        ck_assert_int_eq(PARSE(&o, &e, not_runs[i]), KB_OK);
+        ck_assert_msg(kb_cli_env("abc", &o, &e) == KB_OK, "%s: %s", not_runs[i], e.msg);
+    }
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_forward"), KB_OK);
+    ck_assert_int_eq(kb_cli_env("abc", &o, &e), KB_ERR_ARG);
+    ck_assert_str_eq(e.msg, "KBENCH_PERF_TOLERANCE 'abc': expected a fraction between 0 and 1, "
+                            "exclusive (e.g. 0.05)");
+    ck_assert_int_eq(PARSE(&o, &e, "--case", "softmax_forward.eager.bf16.4x4"), KB_OK);
+    ck_assert_int_eq(kb_cli_env("abc", &o, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "KBENCH_PERF_TOLERANCE 'abc'"));
 }
 END_TEST
 
@@ -447,6 +589,22 @@ START_TEST(custom_compile_maps_to_tuned_config)
                            "{\"max_autotune\": true}"),
                      KB_ERR_ARG);
     ck_assert_ptr_nonnull(strstr(e.msg, "'max_autotune'"));
+    /* a bad key or value is the options' (the name was fine) */
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--custom-compile-name", "x", "--custom-compile-options",
+                           "{\"bogus\": 1}"),
+                     KB_ERR_ARG);
+    ck_assert_msg(strncmp(e.msg, "--custom-compile-options: unknown key 'bogus'", 44) == 0, "%s",
+                  e.msg);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--custom-compile-name", "x", "--custom-compile-options",
+                           "{\"threads\": 99999}"),
+                     KB_ERR_ARG);
+    ck_assert_msg(strncmp(e.msg, "--custom-compile-options: threads='99999'", 40) == 0, "%s",
+                  e.msg);
+    /* and a bad name the name's */
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--custom-compile-name", "a b", "--custom-compile-options",
+                           "{\"threads\": 64}"),
+                     KB_ERR_ARG);
+    ck_assert_msg(strncmp(e.msg, "--custom-compile-name: name 'a b'", 33) == 0, "%s", e.msg);
 }
 END_TEST
 
@@ -558,6 +716,11 @@ Suite *kb_suite_cli(void)
     tcase_add_test(t, output_paths_checked_up_front);
     tcase_add_test(t, env_banner_text);
     tcase_add_test(t, prepare_takes_nothing_that_records);
+    tcase_add_test(t, perf_tolerance_env_only_for_runs);
+    tcase_add_test(t, inputs_checked_against_selection);
+    tcase_add_test(t, empty_selection_is_an_error);
+    tcase_add_test(t, exit_code_of_cases);
+    tcase_add_test(t, usage_errors_get_the_hint_once);
     suite_add_tcase(s, t);
     return s;
 }

@@ -72,6 +72,25 @@ START_TEST(written_atomically)
 }
 END_TEST
 
+/* Without libcuda.so.1 the runtime's "driver version is insufficient" is not
+ * what is wrong: kbench and kbench-gpu-spec both say the driver is missing. */
+START_TEST(no_gpu_says_what_is_missing)
+{
+    const char *insufficient = "CUDA driver version is insufficient for CUDA runtime version";
+    kb_err e;
+    ck_assert_int_eq(kb_no_gpu(cudaErrorInsufficientDriver, insufficient, 0, &e), KB_ERR_NODEV);
+    ck_assert_str_eq(e.msg, "no CUDA driver/GPU on this machine (libcuda.so.1 not found)");
+    ck_assert_int_eq(kb_no_gpu(cudaErrorInsufficientDriver, insufficient, 1, &e), KB_ERR_NODEV);
+    ck_assert_ptr_nonnull(strstr(e.msg, "older than kbench's CUDA runtime"));
+    ck_assert_ptr_nonnull(strstr(e.msg, insufficient));
+    ck_assert_int_eq(kb_no_gpu(cudaSuccess, "no error", 1, &e), KB_ERR_NODEV);
+    ck_assert_str_eq(e.msg, "no CUDA GPU on this machine (the driver sees 0 devices)");
+    ck_assert_int_eq(kb_no_gpu(cudaErrorNoDevice, "no CUDA-capable device is detected", 1, &e),
+                     KB_ERR_NODEV);
+    ck_assert_str_eq(e.msg, "no CUDA GPU on this machine (no CUDA-capable device is detected)");
+}
+END_TEST
+
 Suite *kb_suite_gpuspec(void)
 {
     Suite *s = suite_create("gpuspec");
@@ -80,6 +99,7 @@ Suite *kb_suite_gpuspec(void)
     tcase_add_test(t, one_gpu_one_slot);
     tcase_add_test(t, several_gpus_each_one_slot);
     tcase_add_test(t, written_atomically);
+    tcase_add_test(t, no_gpu_says_what_is_missing);
     suite_add_tcase(s, t);
     return s;
 }

@@ -1035,6 +1035,27 @@ START_TEST(test_baseline_diff_names_shapes)
 }
 END_TEST
 
+/* kbench-report --baseline-diff with a missing file names its own option,
+ * not kbench's --baseline/--update-baseline (kbench-report has no
+ * --update-baseline). */
+START_TEST(test_baseline_diff_missing_file_names_its_option)
+{
+    char dir[4096], a[4200];
+    kbt_tmpdir(dir);
+    snprintf(a, sizeof a, "%s/old.csv", dir);
+    kbt_write(a, "benchmark,backend,dtype,M,N,median_ms,gbps,noise\n");
+    kb_err e = {{0}};
+    ck_assert_int_eq(kb_baseline_diff(stdout, "/nonexistent.csv", a, &e), KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "/nonexistent.csv does not exist") && strstr(e.msg, "--baseline-diff") &&
+                      !strstr(e.msg, "--update-baseline"),
+                  "%s", e.msg);
+    ck_assert_int_eq(kb_baseline_diff(stdout, a, "/nonexistent.csv", &e), KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "--baseline-diff") && !strstr(e.msg, "--update-baseline"), "%s",
+                  e.msg);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 Suite *kb_suite_report(void)
 {
     Suite *s = suite_create("report");
@@ -1068,6 +1089,7 @@ Suite *kb_suite_report(void)
     tcase_add_test(t, test_fold_and_image_base);
     tcase_add_test(t, test_html_self_contained);
     tcase_add_test(t, test_baseline_diff_names_shapes);
+    tcase_add_test(t, test_baseline_diff_missing_file_names_its_option);
     suite_add_tcase(s, t);
     return s;
 }
