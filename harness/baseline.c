@@ -370,21 +370,6 @@ void kb_baseline_path(const char *dir, const char *gpu_name, char *buf, size_t l
 kb_status kb_baseline_check_path(const char *path, int explicit_path, int will_write,
                                  const char *missing_hint, int *missing, kb_err *e)
 {
-    struct stat st;
-    *missing = 0;
-    if (stat(path, &st) != 0) {
-        if (errno != ENOENT)
-            return KB_FAIL(e, KB_ERR_IO, "baseline file %s: %s", path, strerror(errno));
-        *missing = 1;
-        if (explicit_path && !will_write)
-            return KB_FAIL(e, KB_ERR_ARG, "baseline file %s does not exist%s%s%s", path,
-                           missing_hint ? " (" : "", missing_hint ? missing_hint : "",
-                           missing_hint ? ")" : "");
-        return KB_OK;
-    }
-    if (S_ISDIR(st.st_mode))
-        return KB_FAIL(e, KB_ERR_ARG, "baseline path %s is a directory, not a CSV file", path);
-    if (access(path, R_OK) != 0)
-        return KB_FAIL(e, KB_ERR_IO, "baseline file %s is not readable: %s", path, strerror(errno));
-    return KB_OK;
+    return kb_input_file_check("baseline file", path, explicit_path, will_write, missing_hint,
+                               missing, e);
 }

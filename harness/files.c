@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 kb_status kb_mkdir_p(const char *path, kb_err *e)
 {
@@ -65,4 +66,25 @@ uint64_t kb_fnv1a(uint64_t h, const void *data, size_t n)
     const unsigned char *p = data;
     for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
     return h;
+}
+
+kb_status kb_input_file_check(const char *what, const char *path, int explicit_path,
+                              int will_write, const char *missing_hint, int *missing, kb_err *e)
+{
+    struct stat st;
+    *missing = 0;
+    if (stat(path, &st) != 0) {
+        if (errno != ENOENT) return KB_FAIL(e, KB_ERR_IO, "%s %s: %s", what, path, strerror(errno));
+        *missing = 1;
+        if (explicit_path && !will_write)
+            return KB_FAIL(e, KB_ERR_ARG, "%s %s does not exist%s%s%s", what, path,
+                           missing_hint ? " (" : "", missing_hint ? missing_hint : "",
+                           missing_hint ? ")" : "");
+        return KB_OK;
+    }
+    if (S_ISDIR(st.st_mode))
+        return KB_FAIL(e, KB_ERR_ARG, "%s %s is a directory, not a file", what, path);
+    if (access(path, R_OK) != 0)
+        return KB_FAIL(e, KB_ERR_IO, "%s %s is not readable: %s", what, path, strerror(errno));
+    return KB_OK;
 }

@@ -22,6 +22,15 @@ kb_status kb_mkdir_parent(const char *path, kb_err *e);
  * cache and the tuning cache all name their files this way. */
 void kb_gpu_file_name(const char *gpu_name, char *buf, size_t len);
 
+/* Whether an input file a run reads may be used, before any GPU work; what
+ * names it in messages ("baseline file", "tuning cache"). A path the user
+ * named (explicit) must exist unless the run will write it (will_write),
+ * else KB_ERR_ARG, with missing_hint (the caller's own options) in
+ * parentheses when not NULL; a default path may be absent. *missing = 1
+ * when it does not exist. A directory or an unreadable file is an error. */
+kb_status kb_input_file_check(const char *what, const char *path, int explicit_path,
+                              int will_write, const char *missing_hint, int *missing, kb_err *e);
+
 /* Seconds on the monotonic clock, for wall-time phases and waits. */
 double kb_mono_s(void);
 

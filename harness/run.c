@@ -39,6 +39,24 @@ kb_status kb_session_baseline_path(const kb_options *o, const char *gpu_name, ch
                                   missing, e);
 }
 
+kb_status kb_session_tune_cache_path(const kb_options *o, const char *env, const char *gpu_file,
+                                     char *path, size_t len, kb_err *e)
+{
+    const char *named = o->tune_cache ? o->tune_cache : env && *env ? env : NULL;
+    int missing;
+    if (!named) {
+        snprintf(path, len, "%s/%s.txt", KBENCH_TUNE_DIR, gpu_file ? gpu_file : "unknown_gpu");
+        return KB_OK;
+    }
+    snprintf(path, len, "%s", named);
+    return kb_input_file_check("tuning cache", path, 1, o->tune,
+                               o->tune_cache ? "--tune-cache names the cache the tuned backend "
+                                               "reads; --tune starts a new one"
+                                             : "KBENCH_TUNE_CACHE names the cache the tuned "
+                                               "backend reads; --tune starts a new one",
+                               &missing, e);
+}
+
 /* SOL and the time floor come from the per-GPU cache; measuring them needs
  * the GPU to itself, so a cache miss takes the GPU lock first. */
 static kb_status gpu_limits(kb_session *s, kb_err *e)
@@ -75,6 +93,9 @@ kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e)
     if (o->baseline)
         KB_TRY(kb_session_baseline_path(o, NULL, s->baseline_path, sizeof s->baseline_path,
                                         &s->baseline_missing, e));
+    /* So is a named tuning cache (the GPU's own file is known only later). */
+    const char *env_cache = getenv("KBENCH_TUNE_CACHE");
+    KB_TRY(kb_session_tune_cache_path(o, env_cache, NULL, s->tune_cache, sizeof s->tune_cache, e));
     double t = (1e3 * kb_mono_s());
     KB_TRY(kb_device_open(o->device, &s->dev, e));
     s->open_ms[0] = (1e3 * kb_mono_s()) - t;
@@ -89,13 +110,7 @@ kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e)
         KB_TRY(kb_session_baseline_path(o, s->dev.name, s->baseline_path,
                                         sizeof s->baseline_path, &s->baseline_missing, e));
     KB_TRY(kb_baseline_read(s->baseline_path, &s->baseline, e));
-    const char *env_cache = getenv("KBENCH_TUNE_CACHE");
-    if (o->tune_cache)
-        snprintf(s->tune_cache, sizeof s->tune_cache, "%s", o->tune_cache);
-    else if (env_cache && *env_cache)
-        snprintf(s->tune_cache, sizeof s->tune_cache, "%s", env_cache);
-    else
-        snprintf(s->tune_cache, sizeof s->tune_cache, "%s/%s.txt", KBENCH_TUNE_DIR, gpu);
+    KB_TRY(kb_session_tune_cache_path(o, env_cache, gpu, s->tune_cache, sizeof s->tune_cache, e));
     s->open_ms[1] = (1e3 * kb_mono_s()) - t;
     t = (1e3 * kb_mono_s());
     KB_TRY(kb_flusher_init(&s->flusher, e));

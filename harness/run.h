@@ -61,6 +61,14 @@ kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e);
  * not exist (unless --update-baseline will create it). */
 kb_status kb_session_baseline_path(const kb_options *o, const char *gpu_name, char *path,
                                    size_t len, int *missing, kb_err *e);
+/* The tuning cache the tuned backend reads: --tune-cache, else env
+ * (KBENCH_TUNE_CACHE), else the GPU's committed file under the tuning folder
+ * (gpu_file: kb_gpu_file_name of its name; NULL before the device is open).
+ * A named cache that does not exist is KB_ERR_ARG unless --tune starts it:
+ * a mistyped path would have the tuned backend run its heuristic on every
+ * case without a word, and the gate read that as a slowdown. */
+kb_status kb_session_tune_cache_path(const kb_options *o, const char *env, const char *gpu_file,
+                                     char *path, size_t len, kb_err *e);
 /* Writes --update-baseline, --csv, --json outputs; frees everything. */
 kb_status kb_session_finish(kb_session *s, kb_err *e);
 void kb_session_close(kb_session *s);

@@ -8,6 +8,8 @@
 
 #include "cli.h"
 #include "envinfo.h"
+#include "run.h"
+#include "tmpfiles.h"
 #include "unit.h"
 
 static kb_status parse(kb_options *o, kb_err *e, const char *const *args, int n)
@@ -690,6 +692,43 @@ START_TEST(env_banner_text)
 }
 END_TEST
 
+/* A named tuning cache (--tune-cache, KBENCH_TUNE_CACHE) must exist unless
+ * --tune starts it, checked before any GPU work: a mistyped path had the
+ * tuned backend run its heuristic on every case without a word, which the
+ * gate then read as a slowdown. The GPU's own file may be absent (a GPU
+ * model not tuned yet). */
+START_TEST(named_tune_cache_must_exist)
+{
+    char dir[4096], path[4200], got[4300];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/cache.txt", dir);
+    kb_options o;
+    memset(&o, 0, sizeof o);
+    kb_err e;
+    o.tune_cache = path;
+    ck_assert_int_eq(kb_session_tune_cache_path(&o, NULL, NULL, got, sizeof got, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, path));
+    ck_assert_ptr_nonnull(strstr(e.msg, "--tune-cache names"));
+    o.tune = 1; /* --tune writes it */
+    ck_assert_int_eq(kb_session_tune_cache_path(&o, NULL, NULL, got, sizeof got, &e), KB_OK);
+    o.tune = 0;
+    o.tune_cache = NULL;
+    ck_assert_int_eq(kb_session_tune_cache_path(&o, path, NULL, got, sizeof got, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "KBENCH_TUNE_CACHE names"));
+    kbt_write(path, "# kbench tuned-backend launch configurations\n");
+    ck_assert_int_eq(kb_session_tune_cache_path(&o, path, NULL, got, sizeof got, &e), KB_OK);
+    ck_assert_str_eq(got, path);
+    /* nothing named (an empty variable is none): the GPU's file, absent or not */
+    ck_assert_int_eq(kb_session_tune_cache_path(&o, "", "NO_SUCH_GPU", got, sizeof got, &e),
+                     KB_OK);
+    ck_assert_ptr_nonnull(strstr(got, "/NO_SUCH_GPU.txt"));
+    o.tune_cache = dir;
+    ck_assert_int_eq(kb_session_tune_cache_path(&o, NULL, NULL, got, sizeof got, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "directory"));
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 Suite *kb_suite_cli(void)
 {
     Suite *s = suite_create("cli");
@@ -721,6 +760,7 @@ Suite *kb_suite_cli(void)
     tcase_add_test(t, empty_selection_is_an_error);
     tcase_add_test(t, exit_code_of_cases);
     tcase_add_test(t, usage_errors_get_the_hint_once);
+    tcase_add_test(t, named_tune_cache_must_exist);
     suite_add_tcase(s, t);
     return s;
 }
