@@ -140,11 +140,23 @@ static kb_status get_num(read_ctx *c, char *const *f, int col, long line, double
 #define get_double(c, f, col, line, out, e) get_num(c, f, col, line, out, NULL, e)
 #define get_int(c, f, col, line, out, e) get_num(c, f, col, line, NULL, out, e)
 
+/* Columns only a results file has (results.h). A results CSV has every
+ * column a baseline needs, so without this check one given as the baseline
+ * (swapped arguments) was read as one: every row then matched itself, SAME. */
+static const char *const results_only[] = {"accuracy", "verdict", "baseline_gbps"};
+
 static kb_status on_row(void *ctx, size_t row, char *const *f, size_t n, long line, kb_err *e)
 {
     read_ctx *c = ctx;
     if (row == 0) {
         c->nheader = n;
+        for (size_t i = 0; i < n; i++)
+            for (size_t k = 0; k < sizeof results_only / sizeof results_only[0]; k++)
+                if (strcmp(f[i], results_only[k]) == 0)
+                    return BAD("%s:%ld: the header has column '%s', which only results files "
+                               "have: this looks like a results CSV, not a baseline (a baseline "
+                               "is baselines/<gpu>.csv, written by kbench --update-baseline)",
+                               c->path, line, f[i]);
         return kb_csv_map_header(c->path, line, f, n, col_names, NCOLS, NREQUIRED, c->idx, e);
     }
     if (n != c->nheader)

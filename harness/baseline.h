@@ -47,7 +47,8 @@ void kb_baseline_free(kb_baseline *b);
 
 /* A missing file is an empty baseline (KB_OK); a malformed one (bad header,
  * wrong field count, non-numeric number, unterminated quote, truncated last
- * row, duplicate key) is KB_ERR_PARSE naming file and line. */
+ * row, duplicate key) is KB_ERR_PARSE naming file and line, and so is a
+ * results CSV (a header with accuracy, verdict or baseline_gbps). */
 kb_status kb_baseline_read(const char *path, kb_baseline *b, kb_err *e);
 /* Whether a baseline path may be used, before any GPU work. A path the user
  * typed (explicit) must exist unless the run will write it (will_write:

@@ -44,7 +44,13 @@ kb_verdict kb_verdict_decide(const kb_gate_opts *o, const kb_perf *base, const k
     *band = NAN;
     if (!(base->gbps > 0)) return KB_VERDICT_NO_BASELINE;
     if (!(now->gbps > 0)) return KB_VERDICT_NONE;
-    const double nb = isnan(base->noise) ? 0 : base->noise;
+    /* The baseline's noise widens the band, so a baseline recorded on a noisy
+     * machine could switch the gate off: noise 0.6 gives a band of 10 % +
+     * 2*0.6 = 130 %, and nothing can be SLOWER. A run that noisy would have
+     * been NOISY (above noise_limit) and re-measured, never trusted, so the
+     * baseline is credited at most twice the limit a run may have (10 % by
+     * default: the band stays below 10 % + 2*sqrt(0.1^2 + 0.05^2), 33 %). */
+    const double nb = isnan(base->noise) ? 0 : fmin(base->noise, 2 * o->noise_limit);
     const double nn = isnan(now->noise) ? 0 : now->noise;
     *change = now->gbps / base->gbps - 1.0;
     *band = o->tolerance + o->noise_k * sqrt(nb * nb + nn * nn);

@@ -5,7 +5,9 @@
  * before it counts is
  *     band = tolerance + k * sqrt(noise_now^2 + noise_base^2)
  * (tolerance default 10 %, k = 2: about two standard deviations of the
- * difference of two noisy measurements).
+ * difference of two noisy measurements). noise_base counts at most
+ * 2 * noise_limit: a noisy baseline must not widen the band until nothing
+ * can be SLOWER.
  *     |median_now - median_base| <= floor_ms -> SAME  (launch jitter explains it;
  *                                              1 ns of slack for rounding)
  *     noise_now > noise_limit (default 5 %)  -> NOISY  (re-measured once with a

@@ -14,24 +14,35 @@
 #include <strings.h>
 
 #include "csvio.h"
+#include "gate.h"
 #include "registry.h"
 
 /* T_DIM: an int64 size that may be absent (K of the 2-D ops): written only
- * when > 0, read as 0 when empty or missing. */
-typedef enum { T_STR, T_I64, T_INT, T_DBL, T_ACC, T_DIM } col_type;
+ * when > 0, read as 0 when empty or missing. T_VRD: a verdict's text, read
+ * only when kb_verdict_parse knows it (a misspelt verdict would drop out of
+ * every count of the report unseen). */
+typedef enum { T_STR, T_I64, T_INT, T_DBL, T_ACC, T_DIM, T_VRD } col_type;
+/* What a T_DBL read from a file may hold besides empty (not measured): a
+ * time or a rate of 0 or less cannot be measured, and the report would take
+ * it for one (a geomean of 0, a change of -100 %). */
+typedef enum { R_ANY, R_POS, R_NONNEG } col_range;
 typedef struct {
     const char *name;
     col_type type;
     size_t off, size;
+    col_range range;
 } col;
 
 #define FIELD_SIZE(f) sizeof(((kb_result *)0)->f)
-#define STR(f) {#f, T_STR, offsetof(kb_result, f), FIELD_SIZE(f)}
-#define I64(f) {#f, T_I64, offsetof(kb_result, f), 0}
-#define INT(f) {#f, T_INT, offsetof(kb_result, f), 0}
-#define DBL(f) {#f, T_DBL, offsetof(kb_result, f), 0}
-#define ACC(f) {#f, T_ACC, offsetof(kb_result, f), 0}
-#define DIM(f) {#f, T_DIM, offsetof(kb_result, f), 0}
+#define STR(f) {#f, T_STR, offsetof(kb_result, f), FIELD_SIZE(f), R_ANY}
+#define VRD(f) {#f, T_VRD, offsetof(kb_result, f), FIELD_SIZE(f), R_ANY}
+#define I64(f) {#f, T_I64, offsetof(kb_result, f), 0, R_ANY}
+#define INT(f) {#f, T_INT, offsetof(kb_result, f), 0, R_ANY}
+#define DBL(f) {#f, T_DBL, offsetof(kb_result, f), 0, R_ANY}
+#define POS(f) {#f, T_DBL, offsetof(kb_result, f), 0, R_POS}
+#define NNEG(f) {#f, T_DBL, offsetof(kb_result, f), 0, R_NONNEG}
+#define ACC(f) {#f, T_ACC, offsetof(kb_result, f), 0, R_ANY}
+#define DIM(f) {#f, T_DIM, offsetof(kb_result, f), 0, R_ANY}
 
 /* CSV order as documented in results.h; the first NREQUIRED must be in any
  * CSV we read. "message" (the verdict's reason, a skip's, a failure's) is
@@ -39,9 +50,9 @@ typedef struct {
  * from CSVs (ci/gate). */
 static const col cols[] = {
     STR(benchmark), STR(backend),  STR(dtype),    I64(M),       I64(N),
-    DBL(median_ms), DBL(min_ms),   DBL(max_ms),   DBL(noise),   DBL(gbps),
+    POS(median_ms), POS(min_ms),   POS(max_ms),   NNEG(noise),  POS(gbps),
     DBL(sol_gbps),  DBL(sol_pct),  INT(samples),  ACC(accuracy), I64(mismatches),
-    DBL(max_err),   DBL(baseline_gbps), STR(verdict), STR(gpu),  STR(config),
+    DBL(max_err),   DBL(baseline_gbps), VRD(verdict), STR(gpu),  STR(config),
     STR(date),      STR(version),  STR(env),     INT(kernels), STR(kernel_names),
     STR(kernel_us), DBL(sol_read_gbps), DBL(sol_write_gbps), DBL(mix_sol_gbps),
     DBL(mix_sol_pct), DIM(K),      DBL(tflops),  DBL(peak_tflops), STR(message)};
@@ -102,7 +113,8 @@ static void value_text(const kb_result *x, const col *c, char *buf, size_t len, 
     *str = NULL;
     buf[0] = '\0';
     switch (c->type) {
-    case T_STR: *str = CAT(x, c, char); break;
+    case T_STR:
+    case T_VRD: *str = CAT(x, c, char); break;
     case T_ACC: *str = kb_acc_name(*CAT(x, c, kb_acc)); break;
     case T_I64: {
         int64_t v = *CAT(x, c, int64_t);
@@ -157,10 +169,9 @@ kb_status kb_results_write_csv(const kb_results *r, const char *path, kb_err *e)
 
 /* ---- JSON --------------------------------------------------------------- */
 
-/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
- * forms, no surrogates, nothing above U+10FFFF), 0 if there is none. */
-static size_t utf8_len(const unsigned char *p)
+size_t kb_utf8_len(const char *s)
 {
+    const unsigned char *p = (const unsigned char *)s;
     unsigned char c = p[0];
     if (c < 0x80) return 1;
     size_t n;
@@ -191,7 +202,7 @@ void kb_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t n = utf8_len(p);
+        size_t n = kb_utf8_len((const char *)p);
         if (n > 1) {
             fwrite(p, 1, n, f);
             p += n;
@@ -306,7 +317,29 @@ static kb_status parse_value(const read_ctx *c, const col *k, int key, const cha
                            "%s:%ld: column '%s': '%.40s' is not a finite number (empty or nan "
                            "for missing)",
                            c->path, line, k->name, s);
+        if ((k->range == R_POS && !(isnan(v) || v > 0)) ||
+            (k->range == R_NONNEG && !(isnan(v) || v >= 0)))
+            return KB_FAIL(e, KB_ERR_PARSE,
+                           "%s:%ld: column '%s': %.40s must be %s (empty or nan when not "
+                           "measured)",
+                           c->path, line, k->name, s, k->range == R_POS ? "> 0" : ">= 0");
         *AT(x, k, double) = v;
+        return KB_OK;
+    }
+    case T_VRD: {
+        kb_verdict v;
+        if (kb_verdict_parse(s, &v, NULL) != KB_OK) {
+            char known[128] = "";
+            for (int i = KB_VERDICT_NONE + 1; i <= KB_VERDICT_FUSION_CHANGED; i++) {
+                const size_t n = strlen(known);
+                snprintf(known + n, sizeof known - n, "%s, ", kb_verdict_name((kb_verdict)i));
+            }
+            return KB_FAIL(e, KB_ERR_PARSE,
+                           "%s:%ld: column '%s': '%.40s' is not a verdict (%sor empty when not "
+                           "checked)",
+                           c->path, line, k->name, s, known);
+        }
+        snprintf(AT(x, k, char), k->size, "%s", s);
         return KB_OK;
     }
     }

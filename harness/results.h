@@ -11,8 +11,9 @@
  * a skip's or a failure's reason; empty when there is nothing to say (older
  * files lack it).
  * accuracy: PASS | FAIL | SKIP. verdict: SAME | FASTER | SLOWER | NOISY |
- * NO_BASELINE | FUSION_CHANGED | (empty when not checked). Unmeasured
- * numbers are empty. kernels: how many kernels one call launched (CUPTI,
+ * NO_BASELINE | FUSION_CHANGED | (empty when not checked); a reader refuses
+ * any other text. Unmeasured numbers are empty; median_ms, min_ms, max_ms
+ * and gbps are > 0 and noise >= 0 when present. kernels: how many kernels one call launched (CUPTI,
  * kernel_check.h); kernel_names their short names and kernel_us their
  * durations in microseconds, both ';'-joined in launch order; empty when not
  * recorded (older files lack the three columns: read as not recorded).
@@ -97,6 +98,11 @@ void kb_result_json_object(FILE *f, const kb_result *x);
 /* s as a JSON string, always valid UTF-8: bytes that are not part of a
  * well-formed UTF-8 sequence become \u00XX (their Latin-1 reading). */
 void kb_json_string(FILE *f, const char *s);
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), 0 if there is none (a NUL
+ * included). Writers of text that must be UTF-8 (JSON, report.md/.html)
+ * decide with it what to do with a byte that is not. */
+size_t kb_utf8_len(const char *s);
 /* Read a results CSV (ours or a peer's); header names columns, order free,
  * unknown columns ignored; required: benchmark,backend,dtype,M,N,median_ms.
  * Errors name the file and line. Appends to r. */

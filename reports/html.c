@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* HTML-escaped and UTF-8 (the page says charset=utf-8; the title is a GPU
+ * name from the results, which promise no encoding). */
 static void esc(FILE *f, const char *s, size_t n)
 {
     for (size_t i = 0; i < n && s[i]; i++) {
@@ -18,7 +20,12 @@ static void esc(FILE *f, const char *s, size_t n)
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '"': fputs("&quot;", f); break;
-        default: fputc(s[i], f);
+        default: {
+            const size_t k = kb_utf8_len(s + i);
+            const size_t take = k > 1 && k <= n - i ? k : 1;
+            kb_report_put_utf8(f, s + i, take);
+            i += take - 1;
+        }
         }
     }
 }
@@ -59,9 +66,13 @@ static void inline_md(FILE *f, const char *s, size_t n)
             fputs("</a>", f);
             i += (size_t)(paren - rest) + 1;
         } else {
-        plain:
-            esc(f, rest, 1);
-            i++;
+        plain: {
+            /* one character: a UTF-8 sequence whole, or one byte */
+            size_t k = kb_utf8_len(rest);
+            if (k < 1 || k > left) k = 1;
+            esc(f, rest, k);
+            i += k;
+        }
         }
     }
 }
@@ -118,7 +129,7 @@ static int inline_svg(FILE *f, const char *dir, const char *link, size_t n)
     if (!buf) return 0;
     buf[len] = '\0';
     const char *svg = strstr(buf, "<svg");
-    if (svg) fputs(svg, f);
+    if (svg) kb_report_put_utf8(f, svg, strlen(svg)); /* its title holds the GPU name */
     free(buf);
     return svg != NULL;
 }

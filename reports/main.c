@@ -23,7 +23,11 @@ static void usage(FILE *f)
             "  --out DIR          write report.md, report.html, summary.csv and plots/ there\n"
             "                     (default: report)\n"
             "  --baseline FILE    judge rows without a verdict, or with NO_BASELINE, against\n"
-            "                     this baseline CSV (it must exist)\n"
+            "                     this baseline CSV (it must exist, and not be a results CSV).\n"
+            "                     A baseline is one GPU's: named like kbench's\n"
+            "                     baselines/<gpu>.csv (NVIDIA_H200.csv), it refuses rows of\n"
+            "                     another GPU; any other name is warned about. kbench's time\n"
+            "                     floor is not applied (results files do not record it)\n"
             "  --tolerance T      regression threshold, 0 < T < 1 (default 0.10, widened by noise)\n"
             "  --title NAME       GPU name for titles (default: the results' gpu column)\n"
             "  --sol GBPS         speed of light in GB/s (default: the results' sol_gbps)\n"
@@ -38,10 +42,16 @@ static void usage(FILE *f)
             "       kbench-report --baseline-diff OLD.csv NEW.csv\n"
             "  summarises what a baseline refresh changed.\n"
             "\n"
+            "An input that is one of the files the report writes (e.g. --out DIR with\n"
+            "DIR/summary.csv as input) is a usage error: the report would replace it.\n"
+            "\n"
             "Exit status: 0 report written and no regression; 4 report written and a kbench\n"
             "row is SLOWER (recorded, or judged against --baseline), FUSION_CHANGED or failed\n"
-            "accuracy; 1 error (unreadable input, missing --baseline or --baseline-diff file);\n"
-            "2 usage.\n");
+            "accuracy; 1 error: unreadable or invalid input (a bad number or verdict, a\n"
+            "results CSV given as --baseline), a missing --baseline or --baseline-diff file,\n"
+            "rows judged against another GPU's baseline, or a report that verified nothing\n"
+            "(no row's accuracy checked and no speed compared, or a --baseline with no row\n"
+            "for any kbench case; the report is still written, saying why); 2 usage.\n");
 }
 
 static int parse_double(const char *s, double lo, double hi, double *out)
@@ -161,6 +171,16 @@ int main(int argc, char **argv)
         return 0;
     }
 
+    /* Nothing is read before we know that no input is an output: the report
+     * would replace what it was made from. */
+    kb_err ce;
+    const char *baseline_in[1] = {o.baseline_path};
+    if (kb_report_check_inputs(&o, (const char *const *)files, nfiles, &ce) != KB_OK ||
+        kb_report_check_inputs(&o, baseline_in, 1, &ce) != KB_OK) {
+        fprintf(stderr, "kbench-report: %s\nRun 'kbench-report --help' for usage.\n",
+                kb_err_text(&ce));
+        return 2;
+    }
     /* The library reads a missing baseline as an empty one; named on the
      * command line, a missing file is a mistake worth stopping for. */
     if (o.baseline_path && access(o.baseline_path, R_OK) != 0) {
@@ -186,17 +206,23 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    size_t regressions = 0;
-    o.regressions = &regressions;
+    kb_report_outcome oc;
+    o.outcome = &oc;
     if (st == KB_OK) st = kb_report_generate(&r, &o, &e);
-    if (st != KB_OK) fprintf(stderr, "kbench-report: %s\n", kb_err_text(&e));
-    else if (o.formats & (KB_REPORT_MD | KB_REPORT_CSV))
+    kb_results_free(&r);
+    if (st != KB_OK) {
+        fprintf(stderr, "kbench-report: %s\n", kb_err_text(&e));
+        return 1;
+    }
+    if (o.formats & (KB_REPORT_MD | KB_REPORT_CSV))
         fprintf(stderr, "kbench-report: wrote %s/report.md and %s/summary.csv\n", o.out_dir,
                 o.out_dir);
-    if (st == KB_OK && regressions)
+    if (oc.regressions)
         fprintf(stderr, "kbench-report: %zu regression(s): SLOWER, FUSION_CHANGED or accuracy FAIL "
                         "rows\n",
-                regressions);
-    kb_results_free(&r);
-    return st != KB_OK ? 1 : regressions ? 4 : 0;
+                oc.regressions);
+    char why[512];
+    const int rc2 = kb_report_exit_status(&oc, o.baseline_path, why, sizeof why);
+    if (why[0]) fprintf(stderr, "kbench-report: %s\n", why);
+    return rc2;
 }

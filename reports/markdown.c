@@ -4,6 +4,7 @@
  * it depends on the clock, so a golden file can pin it byte for byte. */
 #include "report_int.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -66,7 +67,7 @@ static void list_series(FILE *f, const kb_report_model *m, int peers)
 }
 
 typedef struct {
-    size_t rows, timed, untimed, fails, peer_fails;
+    size_t rows, timed, untimed, fails, peer_fails, acc_checked;
     size_t slower, faster, same, noisy, nobase, verdicts, fusion;
 } counts;
 
@@ -83,6 +84,7 @@ static counts count_all(const kb_report_model *m, const kb_report_judged *j)
             if (kb_report_is_peer(x->backend)) c.peer_fails++;
             else c.fails++;
         }
+        if (x->accuracy == KB_ACC_PASS || x->accuracy == KB_ACC_FAIL) c.acc_checked++;
         if (x->verdict[0]) c.verdicts++;
         const char *v = j[i].verdict;
         if (!v) continue;
@@ -96,29 +98,65 @@ static counts count_all(const kb_report_model *m, const kb_report_judged *j)
     return c;
 }
 
+/* " (`name`)": the baseline file given to the report, named wherever the
+ * overview speaks of the baseline (a report that says "the baseline" when
+ * the reader cannot tell which was given reads as the default). */
+static void baseline_ref(FILE *f, const kb_report_baseline_info *bl, const char *pre)
+{
+    if (!bl->name || bl->missing) return;
+    fprintf(f, "%s`", pre);
+    md_text(f, bl->name);
+    fputc('`', f);
+}
+
 static void write_overview(FILE *f, const kb_report_model *m, const counts *c,
-                           const kb_plot_result *plots)
+                           const kb_report_baseline_info *bl, const kb_plot_result *plots)
 {
     char b[64];
     size_t compared = c->slower + c->faster + c->same + c->noisy + c->fusion;
-    if (c->fusion)
-        fprintf(f, "- **Regressions: %zu** of %zu cases compared: %zu slower than the baseline, "
+    if (!compared && !c->acc_checked)
+        fprintf(f, "- **Nothing verified:** no case's accuracy was checked (PASS or FAIL) and "
+                   "no case's speed was compared with a baseline.\n");
+    if (c->fusion) {
+        fprintf(f, "- **Regressions: %zu** of %zu cases compared", c->slower + c->fusion,
+                compared);
+        baseline_ref(f, bl, " with ");
+        fprintf(f, ": %zu slower than the baseline, "
                    "%zu launching a different number of kernels (FUSION_CHANGED) "
                    "([details](#regressions-vs-baseline)).\n",
-                c->slower + c->fusion, compared, c->slower, c->fusion);
-    else if (c->slower)
-        fprintf(f, "- **Regressions: %zu** of %zu cases compared are slower than the baseline "
-                   "([details](#regressions-vs-baseline)).\n",
+                c->slower, c->fusion);
+    } else if (c->slower) {
+        fprintf(f, "- **Regressions: %zu** of %zu cases compared are slower than the baseline",
                 c->slower, compared);
-    else if (compared)
-        fprintf(f, "- **Regressions: none** (%zu cases compared with the baseline).\n", compared);
-    else
+        baseline_ref(f, bl, " ");
+        fprintf(f, " ([details](#regressions-vs-baseline)).\n");
+    } else if (compared) {
+        fprintf(f, "- **Regressions: none** (%zu cases compared with the baseline", compared);
+        baseline_ref(f, bl, " ");
+        fprintf(f, ").\n");
+    } else if (bl->name && !bl->missing) {
+        fprintf(f, "- **Regressions:** not checked: ");
+        baseline_ref(f, bl, "");
+        if (bl->matched)
+            fprintf(f, " has rows for %zu kbench case%s, none of them timed, and the results "
+                       "carry no verdicts.\n",
+                    bl->matched, bl->matched == 1 ? "" : "s");
+        else
+            fprintf(f, " has no row for any kbench case in the results, and they carry no "
+                       "verdicts.\n");
+    } else if (bl->name) {
+        fprintf(f, "- **Regressions:** not checked (baseline `");
+        md_text(f, bl->name);
+        fprintf(f, "` not found, and no verdicts in the results).\n");
+    } else
         fprintf(f, "- **Regressions:** not checked (no baseline and no verdicts in the results).\n");
     /* Peers' failures are information, not kbench's problem: kept apart. */
     if (c->fails)
         fprintf(f, "- **Accuracy: %zu failure%s** against the fp32 reference "
                    "([details](#accuracy-failures))",
                 c->fails, c->fails == 1 ? "" : "s");
+    else if (!c->acc_checked)
+        fprintf(f, "- **Accuracy:** not checked (no row has PASS or FAIL)");
     else
         fprintf(f, "- **Accuracy:** no failures");
     if (c->peer_fails)
@@ -159,17 +197,34 @@ static void write_overview(FILE *f, const kb_report_model *m, const counts *c,
     case KB_PLOTS_NO_GNUPLOT:
     case KB_PLOTS_FAILED: fprintf(f, "- **Plots:** %s\n", plots->detail); break;
     }
+    /* Rows from several GPUs: every one named, with its share of the rows. */
+    if (m->gpus.n > 1) {
+        fprintf(f, "- **GPUs:** the input mixes %zu: ", m->gpus.n);
+        for (size_t g = 0; g < m->gpus.n; g++) {
+            size_t k = 0;
+            for (size_t i = 0; i < m->rows.n; i++) k += strcmp(m->rows.v[i].gpu, m->gpus.v[g]) == 0;
+            fputs(g ? ", " : "", f);
+            md_text(f, m->gpus.v[g]);
+            fprintf(f, " (%zu row%s)", k, k == 1 ? "" : "s");
+        }
+        fprintf(f, "; numbers from different GPUs do not compare.\n");
+    }
     /* Where the numbers came from: dates and versions of the input rows. */
-    const char *lo = NULL, *hi = NULL, *ver = NULL;
+    const char *lo = NULL, *hi = NULL;
     for (size_t i = 0; i < m->rows.n; i++) {
         const kb_result *x = &m->rows.v[i];
         if (x->date[0] && (!lo || strcmp(x->date, lo) < 0)) lo = x->date;
         if (x->date[0] && (!hi || strcmp(x->date, hi) > 0)) hi = x->date;
-        if (!ver && x->version[0] && !kb_report_is_peer(x->backend)) ver = x->version;
     }
+    const int ver = m->versions.n > 0;
     if (lo || ver) {
         fprintf(f, "- **Input:** ");
-        if (ver) fprintf(f, "kbench %s", ver);
+        if (ver) fprintf(f, "kbench ");
+        for (size_t v = 0; v < m->versions.n; v++) {
+            fputs(v ? ", " : "", f);
+            md_text(f, m->versions.v[v]);
+        }
+        if (m->versions.n > 1) fprintf(f, " (mixed)");
         if (lo && ver) fprintf(f, ", ");
         if (lo && strcmp(lo, hi) == 0) fprintf(f, "run %s", lo);
         else if (lo) fprintf(f, "runs %s to %s", lo, hi);
@@ -436,11 +491,17 @@ static void fusion_table(FILE *f, const kb_report_model *m, const kb_report_judg
 }
 
 static void write_regressions(FILE *f, const kb_report_model *m, const kb_report_judged *j,
-                              const counts *c, const char *baseline_name, int baseline_missing)
+                              const counts *c, const kb_report_baseline_info *bl)
 {
     size_t compared = c->slower + c->faster + c->same + c->noisy + c->fusion;
+    const char *baseline_name = bl->name;
     fprintf(f, "## Regressions vs baseline\n\n");
-    if (baseline_missing) {
+    if (bl->gpu_note[0]) {
+        fprintf(f, "**Warning:** ");
+        md_text(f, bl->gpu_note);
+        fprintf(f, ".\n\n");
+    }
+    if (bl->missing) {
         fprintf(f, "Baseline `%s` not found: nothing to compare with beyond the run's own "
                    "verdicts. ",
                 baseline_name);
@@ -451,7 +512,10 @@ static void write_regressions(FILE *f, const kb_report_model *m, const kb_report
     if (baseline_name)
         fprintf(f, "%s compared with `%s`: slower when GB/s is more than %.0f%% + "
                    "2\xc3\x97\xe2\x88\x9a(noise\xc2\xb2 + baseline noise\xc2\xb2) below "
-                   "the baseline; noisy when the run's noise exceeds 5%%. ",
+                   "the baseline; noisy when the run's noise exceeds 5%%. kbench's launch-jitter "
+                   "time floor is not applied here (results files do not record it): a "
+                   "launch-bound case of a few \xc2\xb5s may read slower or faster where kbench "
+                   "would say same. ",
                 c->verdicts ? "Rows without a verdict are" : "Rows are", baseline_name,
                 100 * m->tol);
     if (!compared) {
@@ -528,23 +592,60 @@ static void write_accuracy(FILE *f, const kb_report_model *m, const counts *c)
     fold_close(f, c->untimed);
 }
 
-kb_status kb_report_write_markdown(FILE *f, const kb_report_model *m,
-                                   const kb_report_judged *j, const char *baseline_name,
-                                   int baseline_missing, const kb_plot_result *plots,
-                                   kb_err *e)
+void kb_report_put_utf8(FILE *f, const char *s, size_t n)
+{
+    size_t i = 0, run = 0; /* s[i - run, i): valid, not yet written */
+    while (i < n) {
+        const size_t k = kb_utf8_len(s + i);
+        if (k && k <= n - i) {
+            i += k;
+            run += k;
+            continue;
+        }
+        fwrite(s + i - run, 1, run, f);
+        fputs("\xef\xbf\xbd", f); /* U+FFFD REPLACEMENT CHARACTER */
+        run = 0;
+        i++;
+    }
+    fwrite(s + i - run, 1, run, f);
+}
+
+static kb_status write_report(FILE *f, const kb_report_model *m, const kb_report_judged *j,
+                              const kb_report_baseline_info *bl, const kb_plot_result *plots,
+                              kb_err *e)
 {
     counts c = count_all(m, j);
     fprintf(f, "# kbench report%s", m->gpu[0] ? ": " : "");
     md_text(f, m->gpu);
     fprintf(f, "\n\n");
-    write_overview(f, m, &c, plots);
+    write_overview(f, m, &c, bl, plots);
     write_summary(f, m);
     for (size_t b = 0; b < m->benches.n; b++)
         KB_TRY(write_benchmark(f, m, m->benches.v[b], plots, e));
     KB_TRY(kb_report_write_kernels(f, m, e));
-    write_regressions(f, m, j, &c, baseline_name, baseline_missing);
+    write_regressions(f, m, j, &c, bl);
     write_accuracy(f, m, &c);
     fprintf(f, "---\nWritten by kbench-report from %zu result rows.\n", m->rows.n);
-    if (ferror(f)) return KB_FAIL(e, KB_ERR_IO, "write error on report.md");
     return KB_OK;
+}
+
+/* Written whole into memory first, then to f through kb_report_put_utf8:
+ * every field of every section (names, messages, GPU, versions) comes out
+ * UTF-8 without each printf having to remember it. */
+kb_status kb_report_write_markdown(FILE *f, const kb_report_model *m,
+                                   const kb_report_judged *j, const kb_report_baseline_info *bl,
+                                   const kb_plot_result *plots, kb_err *e)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem) return KB_FAIL(e, KB_ERR_NOMEM, "report.md: %s", strerror(errno));
+    kb_status st = write_report(mem, m, j, bl, plots, e);
+    const int bad = ferror(mem);
+    if (fclose(mem) != 0 && st == KB_OK) st = KB_FAIL(e, KB_ERR_NOMEM, "report.md: out of host memory");
+    if (bad && st == KB_OK) st = KB_FAIL(e, KB_ERR_NOMEM, "report.md: out of host memory");
+    if (st == KB_OK) kb_report_put_utf8(f, buf, len);
+    free(buf);
+    if (st == KB_OK && ferror(f)) st = KB_FAIL(e, KB_ERR_IO, "write error on report.md");
+    return st;
 }

@@ -32,7 +32,17 @@
  * against its baseline). Otherwise, with a baseline file, the row is judged
  * by the gate's rule (harness/gate.h: change = now/baseline - 1 in GB/s,
  * band = tolerance + 2*sqrt(noise_now^2 + noise_base^2), NOISY above 5 %
- * run noise), with the report's tolerance. */
+ * run noise), with the report's tolerance. kbench's launch-jitter time floor
+ * is not applied: results rows do not record it (report.md says so).
+ *
+ * A baseline is one GPU's: kbench names it after the GPU
+ * (kb_baseline_path: baselines/<gpu, blanks as _>.csv). A file whose name
+ * is a GPU's (it begins like CUDA's names of NVIDIA GPUs: NVIDIA_, Tesla_,
+ * Quadro_, GeForce_, TITAN_) judges only rows of that GPU: a row to be
+ * judged by it (no verdict of its own, timed, a row in the file) from
+ * another GPU is KB_ERR_ARG naming both GPUs and the file. A file with any
+ * other name cannot say its GPU: stderr and report.md warn that the rows'
+ * GPU was not checked, as they do for judged rows without a gpu column. */
 #ifndef KB_REPORT_H
 #define KB_REPORT_H
 
@@ -74,9 +84,37 @@ typedef struct {
     size_t *regressions;       /* out: kbench rows judged SLOWER, FUSION_CHANGED
                                   or failing accuracy (peers' rows excluded);
                                   NULL: unused */
+    struct kb_report_outcome *outcome; /* out: what was verified; NULL: unused */
 } kb_report_opts;
 
+/* What a report verified, for kbench-report's exit status. */
+typedef struct kb_report_outcome {
+    size_t regressions; /* as *opts->regressions                                     */
+    size_t checked;     /* rows whose accuracy was checked (PASS or FAIL) or whose
+                           speed was compared (SAME FASTER SLOWER NOISY
+                           FUSION_CHANGED, recorded or judged here)                  */
+    int baseline_given; /* opts->baseline_path was set                              */
+    size_t baseline_matched; /* kbench rows (not peers') the baseline has a row for */
+} kb_report_outcome;
+
 void kb_report_opts_init(kb_report_opts *o);
+
+/* kbench-report's exit status once the report is written: 1 when nothing
+ * was verified (no row checked) or a baseline was given and no kbench row
+ * matched it (a wrong file, or results of other cases): the report says why
+ * but a caller must not read it as a pass; else 4 with a regression, else 0.
+ * For 1, why gets the line for stderr (naming baseline_path). */
+int kb_report_exit_status(const kb_report_outcome *oc, const char *baseline_path, char *why,
+                          size_t len);
+
+/* An input (results or baseline file) that is one of the files the report
+ * writes under opts->out_dir (report.md, report.html, summary.csv, a plot's
+ * .dat/.gp/.png/.svg), compared by device and inode (links, "./" and other
+ * spellings included): KB_ERR_ARG naming it, before anything is read or
+ * written, since the report would replace what it was made from. Inputs
+ * that do not exist are left to their readers. */
+kb_status kb_report_check_inputs(const kb_report_opts *o, const char *const *paths, size_t n,
+                                 kb_err *e);
 
 /* Everything above. Zero rows is KB_ERR_ARG. A failed or missing gnuplot is
  * not an error: stderr and report.md say so. */

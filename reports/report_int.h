@@ -27,7 +27,9 @@ typedef struct {
     double sol_gbps;  /* NaN when no row carries it and no override               */
     double peak_tflops; /* compute-bound ops' SOL: median of the rows' (NaN: none)   */
     double read_gbps, write_gbps; /* one-way streams: medians of the rows' (NaN: none) */
-    char gpu[64];     /* title: opts->title or the first gpu column seen          */
+    char gpu[192];    /* title: opts->title, else every GPU of the input, joined  */
+    kb_names gpus;    /* distinct gpu columns, as met (more than one: mixed input)  */
+    kb_names versions; /* distinct kbench versions of kbench's (not peers') rows    */
     size_t replaced;  /* duplicate rows dropped                                   */
     double tol;
     const char *ref;  /* speedup denominator: opts->reference or "eager"          */
@@ -103,16 +105,30 @@ int kb_report_plottable(const kb_report_model *m, const char *bench, const char 
  * turned into '_'. */
 void kb_report_plot_stem(const char *bench, const char *dtype, char *buf, size_t len);
 
-/* baseline_name: the file's base name or NULL; baseline_missing: it was
- * given but does not exist. */
 /* report.md at md_path rendered to one self-contained HTML page (plots
  * inlined from dir/plots/<stem>.svg); html.c. */
 kb_status kb_report_write_html(const char *md_path, const char *html_path, const char *dir,
                                const char *title, kb_err *e);
+
+/* What report.md says about the baseline file the report judged rows with. */
+typedef struct {
+    const char *name;   /* the file's base name; NULL: none given (--baseline)     */
+    int missing;        /* given but does not exist                                */
+    size_t matched;     /* kbench rows it has a row for                            */
+    char gpu_note[512]; /* why its GPU was not checked against the rows' ("": it
+                           was, or nothing was judged with it)                     */
+} kb_report_baseline_info;
+
+/* report.md into f; always valid UTF-8 (a byte of the input that is not
+ * becomes U+FFFD). */
 kb_status kb_report_write_markdown(FILE *f, const kb_report_model *m,
-                                   const kb_report_judged *j, const char *baseline_name,
-                                   int baseline_missing, const kb_plot_result *plots,
-                                   kb_err *e);
+                                   const kb_report_judged *j, const kb_report_baseline_info *bl,
+                                   const kb_plot_result *plots, kb_err *e);
+/* s[0..n) into f as UTF-8: a byte that starts no well-formed sequence is
+ * written as U+FFFD. Report text comes from CSV fields (GPU names, peers'
+ * messages) that promise no encoding; report.md and report.html must be
+ * UTF-8 (GitHub, browsers), whatever they hold. */
+void kb_report_put_utf8(FILE *f, const char *s, size_t n);
 /* The "Kernels per call" section (reports/kernels.c); writes nothing when no
  * row carries a kernel count. */
 int kb_report_has_kernels(const kb_report_model *m);

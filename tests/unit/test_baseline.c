@@ -141,6 +141,24 @@ START_TEST(read_stray_quote)
 }
 END_TEST
 
+/* A results CSV has every column a baseline needs; given as the baseline
+ * (kbench-report --baseline results.csv baselines/<gpu>.csv) it was read as
+ * one and every row matched itself. Its results-only columns give it away. */
+START_TEST(read_results_file_is_refused)
+{
+    expect_parse_error(FIX("results_file.csv"), "results_file.csv:1:",
+                       "column 'accuracy', which only results files have: this looks like a "
+                       "results CSV, not a baseline");
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/b.csv", dir);
+    kbt_write(path, "benchmark,backend,dtype,M,N,median_ms,gbps,noise,verdict\n"
+                    "softmax_forward,eager,bf16,1,2,1,100,0.01,SAME\n");
+    expect_parse_error(path, "b.csv:1:", "column 'verdict'");
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 START_TEST(read_duplicate_key)
 {
     expect_parse_error(FIX("duplicate.csv"), "duplicate.csv:4:", "first on line 2");
@@ -505,6 +523,7 @@ Suite *kb_suite_baseline(void)
     tcase_add_test(t, read_unterminated_quote);
     tcase_add_test(t, read_stray_quote);
     tcase_add_test(t, read_duplicate_key);
+    tcase_add_test(t, read_results_file_is_refused);
     tcase_add_loop_test(t, read_bad_values, 0, (int)(sizeof bad_rows / sizeof bad_rows[0]));
     suite_add_tcase(s, t);
     t = tcase_create("update");

@@ -58,6 +58,30 @@ START_TEST(noise_widens_the_band)
 }
 END_TEST
 
+/* A baseline recorded on a noisy machine (noise 0.6 on every row) must not
+ * switch the gate off: its noise counts at most 2 x the noise limit (10 %),
+ * so a 40 % slowdown of a quiet run is SLOWER, with the band that says so. */
+START_TEST(noisy_baseline_keeps_the_gate)
+{
+    ck_assert_int_eq(decide(3000, 0.6, 1800, 0.002), KB_VERDICT_SLOWER);
+    kb_gate_opts o;
+    kb_gate_defaults(&o);
+    double c, b;
+    kb_perf pb = {3000, 0.6, NAN, NAN}, pn = {1800, 0.002, NAN, NAN};
+    ck_assert_int_eq(kb_verdict_decide(&o, &pb, &pn, &c, &b), KB_VERDICT_SLOWER);
+    ck_assert_double_eq_tol(b, 0.10 + 2 * sqrt(0.10 * 0.10 + 0.002 * 0.002), 1e-12);
+    /* Below the clamp the baseline's noise counts in full, as before. */
+    pb.noise = 0.064; /* the committed H200 baseline's largest */
+    ck_assert_int_eq(kb_verdict_decide(&o, &pb, &pn, &c, &b), KB_VERDICT_SLOWER);
+    ck_assert_double_eq_tol(b, 0.10 + 2 * sqrt(0.064 * 0.064 + 0.002 * 0.002), 1e-12);
+    /* The clamp follows the noise limit. */
+    o.noise_limit = 0.2;
+    pb.noise = 0.6;
+    ck_assert_int_eq(kb_verdict_decide(&o, &pb, &pn, &c, &b), KB_VERDICT_SAME);
+    ck_assert_double_eq_tol(b, 0.10 + 2 * sqrt(0.4 * 0.4 + 0.002 * 0.002), 1e-12);
+}
+END_TEST
+
 START_TEST(bimodal_is_noisy)
 {
     /* A run whose samples split between two clocks: robust spread 8 %. */
@@ -808,6 +832,7 @@ Suite *kb_suite_gate(void)
     tcase_add_test(t, ten_percent_beyond_band);
     tcase_add_test(t, noise_widens_the_band);
     tcase_add_test(t, bimodal_is_noisy);
+    tcase_add_test(t, noisy_baseline_keeps_the_gate);
     tcase_add_test(t, missing_baseline);
     tcase_add_test(t, time_floor_for_launch_bound_cases);
     tcase_add_test(t, fastest_sample_decides_slower);

@@ -997,6 +997,321 @@ START_TEST(test_plots_drawn)
 }
 END_TEST
 
+/* kb_report_generate into dir (report.md only) with the speedup lines
+ * discarded; returns its status, *oc what it verified. */
+static kb_status gen_md(const kb_results *r, const char *dir, const char *baseline,
+                        kb_report_outcome *oc, kb_err *e)
+{
+    kb_report_opts o;
+    kb_report_opts_init(&o);
+    o.out_dir = dir;
+    o.formats = KB_REPORT_MD;
+    o.baseline_path = baseline;
+    o.outcome = oc;
+    return kb_report_generate(r, &o, e);
+}
+
+/* gen_md, which must succeed, and the report.md it wrote (caller frees). */
+static char *md_of(const kb_results *r, const char *dir, const char *baseline,
+                   kb_report_outcome *oc)
+{
+    kb_err e = {""};
+    ck_assert_msg(gen_md(r, dir, baseline, oc, &e) == KB_OK, "%s", e.msg);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *md = kbt_read(path, NULL);
+    ck_assert_ptr_nonnull(md);
+    return md;
+}
+
+/* regress.csv's rows as another GPU's (gpu column), no verdicts. */
+static void read_regress_as(kb_results *r, const char *gpu)
+{
+    kb_results_init(r);
+    read_fix(r, FIX("regress.csv"));
+    for (size_t i = 0; i < r->n; i++) snprintf(r->v[i].gpu, sizeof r->v[i].gpu, "%s", gpu);
+}
+
+/* A baseline is one GPU's. Rows of an A100 judged against
+ * baselines/NVIDIA_H200.csv passed as "no regression"; now refused, naming
+ * both GPUs and the file. The H200's own rows pass; a baseline whose name is
+ * not a GPU's cannot be checked and says so; rows with recorded verdicts are
+ * not judged by the file and are not refused. */
+START_TEST(test_baseline_of_another_gpu)
+{
+    char dir[4096], h200[4200], plain[4200], md_path[4200];
+    kbt_tmpdir(dir);
+    snprintf(h200, sizeof h200, "%s/NVIDIA_H200.csv", dir);
+    snprintf(plain, sizeof plain, "%s/old.csv", dir);
+    snprintf(md_path, sizeof md_path, "%s/report.md", dir);
+    char *text = kbt_read(FIX("baseline.csv"), NULL);
+    ck_assert_ptr_nonnull(text);
+    kbt_write(h200, text);
+    kbt_write(plain, text);
+    free(text);
+    kb_results r;
+    kb_report_outcome oc;
+    kb_err e = {""};
+
+    read_regress_as(&r, "NVIDIA A100-SXM4-80GB");
+    ck_assert_int_eq(gen_md(&r, dir, h200, &oc, &e), KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, h200) && strstr(e.msg, "is for GPU NVIDIA_H200") &&
+                      strstr(e.msg, "measured on NVIDIA A100-SXM4-80GB"),
+                  "%s", e.msg);
+    ck_assert(!kbt_exists(md_path)); /* refused: nothing written */
+
+    /* The same rows with their own verdicts: the file judges none of them. */
+    for (size_t i = 0; i < r.n; i++) snprintf(r.v[i].verdict, sizeof r.v[i].verdict, "SAME");
+    free(md_of(&r, dir, h200, &oc));
+    kb_results_free(&r);
+
+    /* The H200's rows against the H200's file: judged, no warning. */
+    read_regress_as(&r, "NVIDIA H200");
+    char *md = md_of(&r, dir, h200, &oc);
+    ck_assert_ptr_null(strstr(md, "**Warning:**"));
+    free(md);
+
+    /* A file named otherwise: judged, with the warning in the report. */
+    md = md_of(&r, dir, plain, &oc);
+    ck_assert_msg(strstr(md, "**Warning:** the GPU of baseline old.csv is unknown") &&
+                      strstr(md, "4 row(s) measured on NVIDIA H200 are judged against it"),
+                  "%s", md);
+    free(md);
+
+    /* Judged rows without a gpu column cannot be checked either. */
+    for (size_t i = 0; i < r.n; i++) r.v[i].gpu[0] = '\0';
+    md = md_of(&r, dir, h200, &oc);
+    ck_assert_msg(strstr(md, "**Warning:** 4 row(s) judged against baseline NVIDIA_H200.csv name "
+                             "no GPU"),
+                  "%s", md);
+    free(md);
+    kb_results_free(&r);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+/* The report judges rows without kbench's launch-jitter floor (results
+ * files do not record it); report.md says so in one line, and only when it
+ * judged against a baseline file. */
+START_TEST(test_floor_not_applied_says_so)
+{
+    char dir[4096];
+    kbt_tmpdir(dir);
+    kb_results r;
+    read_regress_as(&r, "NVIDIA H200");
+    kb_report_outcome oc;
+    char *md = md_of(&r, dir, FIX("baseline.csv"), &oc);
+    ck_assert_ptr_nonnull(strstr(md, "kbench's launch-jitter time floor is not applied here "
+                                     "(results files do not record it)"));
+    free(md);
+    md = md_of(&r, dir, NULL, &oc);
+    ck_assert_ptr_null(strstr(md, "time floor"));
+    free(md);
+    kb_results_free(&r);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+/* Nothing passes vacuously: every row SKIP (nothing checked), or a
+ * --baseline that matches no kbench row, used to exit 0 with "Accuracy: no
+ * failures" / "not checked (no baseline ...)" though one was given. Now the
+ * exit status is 1, the report is still written and says why, and names the
+ * baseline. A gate-like input (verdicts, accuracy-only input-kind rows, a
+ * skip) is unaffected. */
+START_TEST(test_nothing_verified_is_an_error)
+{
+    char dir[4096], why[512];
+    kbt_tmpdir(dir);
+    kb_results r;
+    kb_results_init(&r);
+    push(&r, mk("softmax_forward", "eager", "bf16", 32768, 1024, NAN));
+    push(&r, mk("softmax_forward", "tuned", "bf16", 32768, 1024, NAN));
+    kb_report_outcome oc;
+    char *md = md_of(&r, dir, NULL, &oc);
+    ck_assert_uint_eq(oc.checked, 0);
+    ck_assert_int_eq(kb_report_exit_status(&oc, NULL, why, sizeof why), 1);
+    ck_assert_ptr_nonnull(strstr(why, "nothing was verified"));
+    ck_assert_ptr_nonnull(strstr(md, "- **Nothing verified:**"));
+    ck_assert_ptr_nonnull(strstr(md, "- **Accuracy:** not checked (no row has PASS or FAIL)"));
+    ck_assert_ptr_null(strstr(md, "no failures"));
+    free(md);
+    kb_results_free(&r);
+
+    /* A baseline no kbench row matches (peers' rows aside): 1, and the
+     * overview names it. */
+    kb_results_init(&r);
+    kb_result x = mk("rmsnorm_forward", "eager", "bf16", 32768, 1024, 0.1);
+    x.gbps = 1000;
+    push(&r, x);
+    kb_result peer = mk("softmax_forward", "eager", "bf16", 32768, 1024, 0.1);
+    snprintf(peer.backend, sizeof peer.backend, "torch_eager");
+    push(&r, peer);
+    md = md_of(&r, dir, FIX("baseline.csv"), &oc);
+    ck_assert(oc.baseline_given);
+    ck_assert_uint_eq(oc.baseline_matched, 0);
+    ck_assert_uint_gt(oc.checked, 0); /* accuracy PASS: checked, still an error */
+    ck_assert_int_eq(kb_report_exit_status(&oc, FIX("baseline.csv"), why, sizeof why), 1);
+    ck_assert_msg(strstr(why, "baseline.csv has no row for any kbench case"), "%s", why);
+    ck_assert_msg(strstr(md, "- **Regressions:** not checked: `baseline.csv` has no row for any "
+                             "kbench case in the results"),
+                  "%s", md);
+    free(md);
+    /* Matched: the overview names the baseline it compared with. */
+    push(&r, mk("softmax_forward", "eager", "bf16", 32768, 1024, 0.1));
+    r.v[r.n - 1].gbps = 1000;
+    md = md_of(&r, dir, FIX("baseline.csv"), &oc);
+    ck_assert_uint_eq(oc.baseline_matched, 1);
+    ck_assert_int_eq(kb_report_exit_status(&oc, FIX("baseline.csv"), why, sizeof why), 0);
+    ck_assert_str_eq(why, "");
+    ck_assert_msg(strstr(md, "- **Regressions: none** (1 cases compared with the baseline "
+                             "`baseline.csv`)."),
+                  "%s", md);
+    free(md);
+    kb_results_free(&r);
+
+    /* ci/gate's input: verdicts, a skip, an input-kind row checked for
+     * accuracy only; no --baseline. 4 for its SLOWER row, as before. */
+    kb_results_init(&r);
+    read_fix(&r, FIX("run.csv"));
+    kb_result kind = mk("softmax_forward", "eager", "bf16", 4096, 1000, NAN);
+    kind.accuracy = KB_ACC_PASS;
+    snprintf(kind.config, sizeof kind.config, "inputs=shifted");
+    push(&r, kind);
+    free(md_of(&r, dir, NULL, &oc));
+    ck_assert_int_eq(kb_report_exit_status(&oc, NULL, why, sizeof why), 4);
+    for (size_t i = 0; i < r.n; i++)
+        if (strcmp(r.v[i].verdict, "SLOWER") == 0) snprintf(r.v[i].verdict, 16, "SAME");
+    for (size_t i = 0; i < r.n; i++)
+        if (r.v[i].accuracy == KB_ACC_FAIL) r.v[i].accuracy = KB_ACC_PASS;
+    free(md_of(&r, dir, NULL, &oc));
+    ck_assert_int_eq(kb_report_exit_status(&oc, NULL, why, sizeof why), 0);
+    kb_results_free(&r);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+/* An input that is one of the report's outputs (kbench-report --out ow
+ * ow/summary.csv read it, then replaced it) is refused before anything is
+ * read: by device and inode, so another spelling or a link is caught; a
+ * plot file under <out>/plots too. Outputs not asked for do not count. */
+START_TEST(test_input_is_an_output)
+{
+    char dir[4096], sum[4200], other[4200], link[4200], spelt[4200], plots[4200], dat[4200];
+    kbt_tmpdir(dir);
+    snprintf(sum, sizeof sum, "%s/summary.csv", dir);
+    snprintf(other, sizeof other, "%s/results.csv", dir);
+    snprintf(link, sizeof link, "%s/link.csv", dir);
+    snprintf(spelt, sizeof spelt, "%s/./summary.csv", dir);
+    snprintf(plots, sizeof plots, "%s/plots", dir);
+    snprintf(dat, sizeof dat, "%s/plots/softmax_forward_bf16.dat", dir);
+    kbt_write(sum, "benchmark,backend,dtype,M,N,median_ms\n");
+    kbt_write(other, "benchmark,backend,dtype,M,N,median_ms\n");
+    ck_assert_int_eq(symlink(sum, link), 0);
+    ck_assert_int_eq(mkdir(plots, 0777), 0);
+    kbt_write(dat, "x\n");
+    kb_report_opts o;
+    kb_report_opts_init(&o);
+    o.out_dir = dir;
+    kb_err e = {""};
+    const char *ok[] = {other, NULL, "/nonexistent/x.csv"};
+    ck_assert_msg(kb_report_check_inputs(&o, ok, 3, &e) == KB_OK, "%s", e.msg);
+    const char *bad[] = {sum, link, spelt};
+    for (size_t i = 0; i < 3; i++) {
+        const char *in[] = {other, bad[i]};
+        ck_assert_int_eq(kb_report_check_inputs(&o, in, 2, &e), KB_ERR_ARG);
+        ck_assert_msg(strstr(e.msg, bad[i]) && strstr(e.msg, "is the report's own") &&
+                          strstr(e.msg, "summary.csv"),
+                      "%s", e.msg);
+    }
+    const char *in_plots[] = {dat};
+    ck_assert_int_eq(kb_report_check_inputs(&o, in_plots, 1, &e), KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "plots"), "%s", e.msg);
+    /* summary.csv and the plots are not written: no clash. */
+    o.formats = KB_REPORT_MD;
+    ck_assert_msg(kb_report_check_inputs(&o, bad, 3, &e) == KB_OK, "%s", e.msg);
+    ck_assert_msg(kb_report_check_inputs(&o, in_plots, 1, &e) == KB_OK, "%s", e.msg);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+/* Merged input from two GPUs and two kbench versions: the header names every
+ * one (it showed the first row's only). */
+START_TEST(test_mixed_gpus_and_versions)
+{
+    char dir[4096];
+    kbt_tmpdir(dir);
+    kb_results r;
+    kb_results_init(&r);
+    kb_result a = mk("softmax_forward", "eager", "bf16", 32768, 1024, 0.1);
+    a.accuracy = KB_ACC_PASS;
+    snprintf(a.gpu, sizeof a.gpu, "NVIDIA H200");
+    snprintf(a.version, sizeof a.version, "0.1.0");
+    kb_result b = a;
+    b.N = 2048;
+    snprintf(b.gpu, sizeof b.gpu, "NVIDIA A100-SXM4-80GB");
+    snprintf(b.version, sizeof b.version, "0.2.0");
+    kb_result c = b;
+    c.N = 4096;
+    push(&r, a);
+    push(&r, b);
+    push(&r, c);
+    kb_report_outcome oc;
+    char *md = md_of(&r, dir, NULL, &oc);
+    ck_assert_msg(strstr(md, "# kbench report: NVIDIA H200, NVIDIA A100-SXM4-80GB\n") &&
+                      strstr(md, "- **GPUs:** the input mixes 2: NVIDIA H200 (1 row), NVIDIA "
+                                 "A100-SXM4-80GB (2 rows)") &&
+                      strstr(md, "- **Input:** kbench 0.1.0, 0.2.0 (mixed)"),
+                  "%s", md);
+    free(md);
+    kb_results_free(&r);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+/* Whether s[0..n) is well-formed UTF-8. */
+static int valid_utf8(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        const size_t k = kb_utf8_len(s + i);
+        if (!k || k > n - i) return 0;
+        i += k;
+    }
+    return 1;
+}
+
+/* A field with a byte that is no UTF-8 (0xFF in a GPU name, a peer's
+ * message) made report.md and report.html invalid UTF-8; it is written as
+ * U+FFFD, the rest unchanged. */
+START_TEST(test_report_is_utf8)
+{
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    kb_results r;
+    kb_results_init(&r);
+    kb_result x = mk("softmax_forward", "eager", "bf16", 32768, 1024, NAN);
+    snprintf(x.gpu, sizeof x.gpu, "GPU \xff" "A");
+    snprintf(x.message, sizeof x.message, "why \xc3 \xe2\x80\x94 ok");
+    push(&r, x);
+    kb_result p = mk("softmax_forward", "peer\xfe", "bf16", 32768, 1024, 0.1);
+    push(&r, p);
+    gen_quiet(&r, dir, KB_REPORT_MD, NULL, NULL);
+    static const char *const names[] = {"report.md", "report.html"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        size_t n;
+        char *t = kbt_read(path, &n);
+        ck_assert_ptr_nonnull(t);
+        ck_assert_msg(valid_utf8(t, n), "%s is not UTF-8", names[i]);
+        ck_assert_ptr_nonnull(strstr(t, "GPU \xef\xbf\xbd" "A"));
+        ck_assert_ptr_nonnull(strstr(t, "why \xef\xbf\xbd \xe2\x80\x94 ok"));
+        ck_assert_ptr_nonnull(strstr(t, "peer\xef\xbf\xbd"));
+        free(t);
+    }
+    kb_results_free(&r);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 /* kbench-report --baseline-diff: moved rows named like cases (MxN, and
  * MxNxK where two mlp rows differ only in K). */
 START_TEST(test_baseline_diff_names_shapes)
@@ -1071,6 +1386,7 @@ Suite *kb_suite_report(void)
     tcase_add_test(t, test_empty_input);
     tcase_add_test(t, test_kernels_section);
     tcase_add_test(t, test_malformed_csv);
+    tcase_add_test(t, test_input_is_an_output);
     tcase_add_test(t, test_dedup_and_fill);
     suite_add_tcase(s, t);
     t = tcase_create("regressions");
@@ -1078,6 +1394,9 @@ Suite *kb_suite_report(void)
     tcase_add_test(t, test_verdict_column_wins);
     tcase_add_test(t, test_regression_says_why);
     tcase_add_test(t, test_no_baseline_rows_are_judged);
+    tcase_add_test(t, test_baseline_of_another_gpu);
+    tcase_add_test(t, test_floor_not_applied_says_so);
+    tcase_add_test(t, test_nothing_verified_is_an_error);
     suite_add_tcase(s, t);
     t = tcase_create("output");
     tcase_set_timeout(t, 60);
@@ -1088,6 +1407,8 @@ Suite *kb_suite_report(void)
     tcase_add_test(t, test_plot_sweeps_and_points);
     tcase_add_test(t, test_fold_and_image_base);
     tcase_add_test(t, test_html_self_contained);
+    tcase_add_test(t, test_mixed_gpus_and_versions);
+    tcase_add_test(t, test_report_is_utf8);
     tcase_add_test(t, test_baseline_diff_names_shapes);
     tcase_add_test(t, test_baseline_diff_missing_file_names_its_option);
     suite_add_tcase(s, t);

@@ -287,6 +287,103 @@ START_TEST(read_errors)
 }
 END_TEST
 
+/* Reading text from path fails (KB_ERR_PARSE) with want in the message,
+ * appending nothing. */
+static void expect_read_error(const char *path, const char *text, const char *want)
+{
+    kbt_write(path, text);
+    kb_results r;
+    kb_results_init(&r);
+    kb_err e = {{0}};
+    ck_assert_int_eq(kb_results_read_csv(path, &r, &e), KB_ERR_PARSE);
+    ck_assert_msg(strstr(e.msg, want) != NULL, "expected '%s' in: %s", want, e.msg);
+    ck_assert_uint_eq(r.n, 0);
+    kb_results_free(&r);
+}
+
+/* A time or rate of 0 or less, or a negative noise, cannot have been
+ * measured: the reader refuses the row, naming file, line, column and value
+ * (before, -1 ms and 0 GB/s went into the report's geomeans and verdicts).
+ * Empty and nan stay "not measured": an untimed row (--no-timing, SKIP, an
+ * input-kind case) leaves them empty, as kbench writes them. */
+START_TEST(read_rejects_unmeasurable_numbers)
+{
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/n.csv", dir);
+    const char *head = "benchmark,backend,dtype,M,N,median_ms,min_ms,max_ms,noise,gbps,accuracy\n";
+    static const struct {
+        const char *row, *want;
+    } bad[] = {
+        {"softmax_forward,eager,bf16,1,2,0,,,,,PASS\n", "n.csv:3: column 'median_ms': 0 must be > 0"},
+        {"softmax_forward,eager,bf16,1,2,-1,,,,,PASS\n", "n.csv:3: column 'median_ms': -1 must be > 0"},
+        {"softmax_forward,eager,bf16,1,2,1,0,,,,PASS\n", "n.csv:3: column 'min_ms': 0 must be > 0"},
+        {"softmax_forward,eager,bf16,1,2,1,,-2,,,PASS\n", "n.csv:3: column 'max_ms': -2 must be > 0"},
+        {"softmax_forward,eager,bf16,1,2,1,,,,0,PASS\n", "n.csv:3: column 'gbps': 0 must be > 0"},
+        {"softmax_forward,eager,bf16,1,2,1,,,-0.01,,PASS\n",
+         "n.csv:3: column 'noise': -0.01 must be >= 0"},
+    };
+    char text[512];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "%ssoftmax_forward,eager,bf16,1,1,1,1,1,0,1,PASS\n%s", head,
+                 bad[i].row);
+        expect_read_error(path, text, bad[i].want);
+    }
+    kb_results r;
+    kb_results_init(&r);
+    kb_err e = {{0}};
+    /* Not measured: empty or nan; a zero noise is a quiet run. */
+    snprintf(text, sizeof text,
+             "%ssoftmax_forward,eager,bf16,1,1,,,,,,SKIP\nsoftmax_forward,eager,bf16,1,2,nan,nan,"
+             "nan,nan,nan,PASS\nsoftmax_forward,eager,bf16,1,4,1,0.5,2,0,3,PASS\n",
+             head);
+    kbt_write(path, text);
+    ck_assert_msg(kb_results_read_csv(path, &r, &e) == KB_OK, "%s", e.msg);
+    ck_assert_uint_eq(r.n, 3);
+    ck_assert(isnan(r.v[0].median_ms) && isnan(r.v[1].gbps));
+    ck_assert_double_eq(r.v[2].noise, 0);
+    kb_results_free(&r);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+/* The verdict column holds a verdict kb_verdict_parse knows, or nothing:
+ * "BOGUS" or "slower" used to be read and then dropped out of every count
+ * of the report (no regression, no comparison) without a word. */
+START_TEST(read_rejects_unknown_verdicts)
+{
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/v.csv", dir);
+    static const char *const bad[] = {"BOGUS", "slower", "SLOWER "};
+    char text[512], want[256];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text,
+                 "benchmark,backend,dtype,M,N,median_ms,verdict\n"
+                 "softmax_forward,eager,bf16,1,2,3,SAME\nsoftmax_forward,eager,bf16,1,4,3,\"%s\"\n",
+                 bad[i]);
+        snprintf(want, sizeof want,
+                 "v.csv:3: column 'verdict': '%s' is not a verdict (NO_BASELINE, SAME, FASTER, "
+                 "SLOWER, NOISY, FUSION_CHANGED, or empty when not checked)",
+                 bad[i]);
+        expect_read_error(path, text, want);
+    }
+    kb_results r;
+    kb_results_init(&r);
+    kb_err e = {{0}};
+    kbt_write(path, "benchmark,backend,dtype,M,N,median_ms,verdict\n"
+                    "softmax_forward,eager,bf16,1,2,3,SLOWER\nsoftmax_forward,eager,bf16,1,4,3,\n"
+                    "softmax_forward,eager,bf16,1,8,3,FUSION_CHANGED\n");
+    ck_assert_msg(kb_results_read_csv(path, &r, &e) == KB_OK, "%s", e.msg);
+    ck_assert_uint_eq(r.n, 3);
+    ck_assert_str_eq(r.v[0].verdict, "SLOWER");
+    ck_assert_str_eq(r.v[1].verdict, "");
+    ck_assert_str_eq(r.v[2].verdict, "FUSION_CHANGED");
+    kb_results_free(&r);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 /* Accuracy is an enum inside; its file text is exactly PASS FAIL SKIP or
  * empty, both ways, and anything else in a CSV is an error naming the place. */
 START_TEST(accuracy_state_text)
@@ -516,6 +613,8 @@ Suite *kb_suite_results(void)
     tcase_add_test(t, json_output);
     tcase_add_test(t, read_peer_minimal);
     tcase_add_test(t, read_errors);
+    tcase_add_test(t, read_rejects_unmeasurable_numbers);
+    tcase_add_test(t, read_rejects_unknown_verdicts);
     tcase_add_test(t, accuracy_state_text);
     tcase_add_test(t, write_failure_leaves_original);
     tcase_add_test(t, print_line);
