@@ -700,6 +700,7 @@ kb_status kb_cli_env(const char *perf_tolerance, kb_options *o, kb_err *e)
     /* Only a run gates: --help, --list, --list-cases (CMake's case discovery),
      * --describe and --self-test must work whatever ci/gate exported. */
     if (o->mode != KB_MODE_RUN && o->mode != KB_MODE_CASE) return KB_OK;
+    KB_TRY(kb_cli_check_env(e));
     if (!perf_tolerance || !*perf_tolerance || !isnan(o->perf_tolerance)) return KB_OK;
     return parse_perf_tolerance("KBENCH_PERF_TOLERANCE", perf_tolerance, &o->perf_tolerance, e);
 }

@@ -71,9 +71,30 @@ void kb_cli_error(FILE *f, kb_status st, const kb_err *e);
 /* KBENCH_PERF_TOLERANCE (value passed in, NULL/empty: unset) sets the
  * --perf-tolerance default of a run or --case, so ci/gate can give every
  * CTest case its tolerance; the command-line flag wins. Malformed or outside
- * (0, 1): KB_ERR_ARG. Other modes (--help, --list, --list-cases,
- * --describe, --self-test) gate nothing and ignore it: KB_OK. */
+ * (0, 1): KB_ERR_ARG. A run or --case also checks the other variables it
+ * reads (kb_cli_check_env). Other modes (--help, --list, --list-cases,
+ * --describe, --self-test) gate nothing and ignore them all: KB_OK. */
 kb_status kb_cli_env(const char *perf_tolerance, kb_options *o, kb_err *e);
+/* Before any GPU work, the environment variables a run reads where its
+ * cases use them (so that a bad value is not first met in a case, or
+ * swallowed by a SKIP on a machine without a GPU), read with getenv:
+ * KBENCH_TUNE_EVALS (kb_env_tune_evals), KBENCH_TUNE_LOG (a file that can be
+ * made or appended to), KBENCH_CUPTI_LIB (a library that loads, or "none"),
+ * KBENCH_PLAN_CACHE and KBENCH_SERVER (kb_env_switch) and the lock folder
+ * (kb_cli_check_lock_dir). KB_ERR_ARG naming the variable and its value. */
+kb_status kb_cli_check_env(kb_err *e);
+/* kb_lock_dir (gpulock.h) exists, is a folder and a file can be made in it
+ * (made and removed: as root, access() says yes to /proc). KB_ERR_ARG naming
+ * KBENCH_LOCK_DIR, or the default folder, and why. */
+kb_status kb_cli_check_lock_dir(kb_err *e);
+/* An on/off variable (var names it in the message): 1, on, true, yes or 0,
+ * off, false, no, in any case, into *on; NULL or empty leaves *on as it is
+ * (the caller's default); anything else is KB_ERR_ARG. */
+kb_status kb_env_switch(const char *var, const char *v, int *on, kb_err *e);
+/* KBENCH_TUNE_EVALS: a count 1..100000 into *out; NULL or empty leaves *out
+ * (the tuner's cap). Here so that the tuner and kb_cli_check_env read it
+ * alike. */
+kb_status kb_env_tune_evals(const char *v, int *out, kb_err *e);
 /* Every case a run's selection holds (benchmarks x backends x input kinds x
  * dtypes x shapes, in run order), as fn(case, NULL, arg); a --shape a
  * benchmark does not take comes as fn(case, why, arg), passed over (fn may
@@ -85,10 +106,13 @@ int kb_selection_foreach(const kb_options *o, kb_selection_fn fn, void *arg);
  * one failed; 77 (KB_EXIT_SKIP) when a --case skipped, or when no case of a
  * run passed (all skipped: nothing was measured); else 0. */
 int kb_cli_exit_code(kb_mode mode, int passed, int failed, int skipped);
-/* Before any GPU work: --csv/--json name a file in an existing, writable
- * directory (and not a directory); --dump, --report-dir (with --visualize)
- * and results_dir (KBENCH_RESULTS_DIR in --case mode; NULL/empty: none) are
- * created when missing and must be writable. KB_ERR_ARG naming the path. */
+/* Before any GPU work: --csv/--json name a file in an existing directory
+ * (and not a directory) where their FILE.partial can be made (made and
+ * removed: as root, access() says yes to /proc); they name two files (as
+ * resolved: "a.csv" and "./a.csv" are one), neither the --baseline nor the
+ * --tune-cache file; --dump, --report-dir (with --visualize) and results_dir
+ * (KBENCH_RESULTS_DIR in --case mode; NULL/empty: none) are created when
+ * missing and must be writable. KB_ERR_ARG naming the path. */
 kb_status kb_cli_check_outputs(const kb_options *o, const char *results_dir, kb_err *e);
 /* --custom-compile-options' JSON object {"key": value, ...} (values integers,
  * or strings holding one) -> "key=value,..." for a --tuned-config series.

@@ -17,10 +17,15 @@ void kb_gpu_lock_init(kb_gpu_lock *l)
     l->waited_s = 0;
 }
 
+const char *kb_lock_dir(void)
+{
+    const char *dir = getenv("KBENCH_LOCK_DIR");
+    return dir && *dir ? dir : "/tmp";
+}
+
 void kb_gpu_lock_path(const char *dir, const char *pci, char *buf, size_t len)
 {
-    if (!dir || !*dir) dir = getenv("KBENCH_LOCK_DIR");
-    if (!dir || !*dir) dir = "/tmp";
+    if (!dir || !*dir) dir = kb_lock_dir();
     char id[64];
     size_t j = 0;
     for (const char *c = pci && *pci ? pci : "unknown"; *c && j + 1 < sizeof id; c++)

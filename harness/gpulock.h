@@ -29,6 +29,11 @@ typedef struct {
 
 void kb_gpu_lock_init(kb_gpu_lock *l);
 
+/* The folder of the GPU locks and of the case servers' sockets (server.h):
+ * $KBENCH_LOCK_DIR, else /tmp. kb_cli_check_lock_dir checks it before any
+ * GPU work. */
+const char *kb_lock_dir(void);
+
 /* The lock file for a PCI bus id ("0000:19:00.0"): dir/kbench-gpu-0000_19_00.0.lock.
  * dir NULL or empty: $KBENCH_LOCK_DIR, else /tmp. */
 void kb_gpu_lock_path(const char *dir, const char *pci, char *buf, size_t len);

@@ -46,7 +46,8 @@ typedef struct {
 typedef struct kb_tracer kb_tracer;
 
 /* Loads CUPTI: the first of libs[0..nlibs) that dlopen accepts. libs NULL:
- * $KBENCH_CUPTI_LIB alone when set (a path, or "none" to turn the check off),
+ * $KBENCH_CUPTI_LIB alone when set (a path, or "none" to turn the check off;
+ * kb_cli_check_env refuses one that does not load, before any GPU work),
  * else libcupti.so, libcupti.so.13, libcupti.so.12, the library found when
  * kbench was configured, then the toolkit's extras/CUPTI/lib64 and lib64.
  * Missing library or symbols: KB_ERR_UNSUPPORTED, the message says why. */

@@ -8,6 +8,19 @@
 
 #include "registry.h"
 
+/* A knob's backend must be one kbench has: a misspelt one would match no
+ * series, and the knob would measure nothing while the test using it passed. */
+static kb_status check_backend(const char *var, const char *v, const char *backend, kb_err *e)
+{
+    if (kb_backend_index(backend) >= 0) return KB_OK;
+    char names[128] = "";
+    for (int i = 0; kb_backend_name(i); i++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                 kb_backend_name(i));
+    return KB_FAIL(e, KB_ERR_ARG, "%s='%s': unknown backend '%s' (expected one of %s)", var, v,
+                   backend, names);
+}
+
 static kb_status split(const char *var, const char *v, char *backend, size_t blen,
                        const char **rest, kb_err *e)
 {
@@ -17,7 +30,7 @@ static kb_status split(const char *var, const char *v, char *backend, size_t ble
     memcpy(backend, v, (size_t)(colon - v));
     backend[colon - v] = '\0';
     *rest = colon + 1;
-    return KB_OK;
+    return check_backend(var, v, backend, e);
 }
 
 static kb_status number(const char *var, const char *s, double lo, double hi, double *out,
@@ -80,9 +93,7 @@ kb_status kb_knobs_parse_split(const char *split, kb_knobs *k, kb_err *e)
 {
     k->split_backend[0] = '\0';
     if (!split || !*split) return KB_OK;
-    if (kb_backend_index(split) < 0)
-        return KB_FAIL(e, KB_ERR_ARG, "KBENCH_TEST_SPLIT='%s': expected a backend (eager, fused, "
-                       "tuned, cudnn)", split);
+    KB_TRY(check_backend("KBENCH_TEST_SPLIT", split, split, e));
     snprintf(k->split_backend, sizeof k->split_backend, "%s", split);
     return KB_OK;
 }

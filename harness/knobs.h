@@ -43,7 +43,8 @@
  *       stream: a fusion come apart, in kernel count only (the empty kernel
  *       costs ~2 us), which the kernel check must flag FUSION_CHANGED
  *       (ci/fusion-check).
- * A malformed value is an error (the run stops), never silently ignored. */
+ * A malformed value, or a <backend> kbench does not have (kb_backend_index),
+ * is an error (the run stops), never silently ignored. */
 #ifndef KB_KNOBS_H
 #define KB_KNOBS_H
 
@@ -80,7 +81,7 @@ typedef struct {
 kb_status kb_knobs_parse(const char *extra_bytes, const char *extra_time, const char *perturb,
                          kb_knobs *k, kb_err *e);
 /* KBENCH_TEST_SPLIT's value (NULL/empty: off) into k->split_backend: a
- * backend name (eager fused tuned cudnn), else KB_ERR_ARG. */
+ * backend name (kb_backend_index), else KB_ERR_ARG. */
 kb_status kb_knobs_parse_split(const char *split, kb_knobs *k, kb_err *e);
 /* From the environment. */
 kb_status kb_knobs_from_env(kb_knobs *k, kb_err *e);

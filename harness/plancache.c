@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "csvio.h"
 #include "files.h"
 #include "registry.h"
@@ -33,10 +34,13 @@ kb_status kb_plan_cache_path(const char *dir, const char *gpu_name, const char *
 
 void kb_plan_cache_dir(const char *fallback, char *buf, size_t len)
 {
-    const char *v = getenv("KBENCH_PLAN_CACHE");
-    int n;
+    const char *v;
+    int n, on = 1;
     if (!len) return;
-    if (v && strcmp(v, "off") == 0)
+    /* A value kb_env_switch refuses counts as on here: kb_cli_env refuses
+     * it (exit 2) before any case runs. */
+    (void)kb_env_switch("KBENCH_PLAN_CACHE", getenv("KBENCH_PLAN_CACHE"), &on, NULL);
+    if (!on)
         n = snprintf(buf, len, "%s", "");
     else if ((v = getenv("KBENCH_CACHE_DIR")) && *v)
         n = snprintf(buf, len, "%s", v);

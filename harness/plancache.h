@@ -31,8 +31,8 @@ extern "C" {
  * $XDG_CACHE_HOME/kbench, else $HOME/.cache/kbench (a user's cache outlives
  * build folders, so a fresh clone on the same machine reuses the plans),
  * else fallback (the build folder). Empty values count as unset.
- * KBENCH_PLAN_CACHE=off, or a folder name that does not fit in len, gives ""
- * (no plan cache: every plan is built). */
+ * KBENCH_PLAN_CACHE off (0, off, false, no: kb_env_switch), or a folder name
+ * that does not fit in len, gives "" (no plan cache: every plan is built). */
 void kb_plan_cache_dir(const char *fallback, char *buf, size_t len);
 
 /* "<dir>/plans/<GPU file name>/<lib>-<bench>-<dtype>-<M>x<N>.plan"; lib

@@ -88,11 +88,15 @@ kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e)
     kb_gate_defaults(&s->gate);
     if (!isnan(o->perf_tolerance)) s->gate.tolerance = o->perf_tolerance;
     KB_TRY(kb_knobs_from_env(&s->knobs, e));
-    /* An explicit --baseline is checked before the device: a mistyped path
-     * is an error on every machine, GPU or not. */
-    if (o->baseline)
+    /* An explicit --baseline is checked and read before the device: a
+     * mistyped path or a malformed file is an error on every machine, GPU
+     * or not (after the device, no GPU's SKIP hid it). Read once: the
+     * session keeps it. */
+    if (o->baseline) {
         KB_TRY(kb_session_baseline_path(o, NULL, s->baseline_path, sizeof s->baseline_path,
                                         &s->baseline_missing, e));
+        KB_TRY(kb_baseline_read(s->baseline_path, &s->baseline, e));
+    }
     /* So is a named tuning cache (the GPU's own file is known only later). */
     const char *env_cache = getenv("KBENCH_TUNE_CACHE");
     KB_TRY(kb_session_tune_cache_path(o, env_cache, NULL, s->tune_cache, sizeof s->tune_cache, e));
@@ -106,10 +110,11 @@ kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e)
     kb_plan_cache_dir(KBENCH_STATE_DIR, s->plan_dir, sizeof s->plan_dir);
     char gpu[256];
     kb_gpu_file_name(s->dev.name, gpu, sizeof gpu);
-    if (!o->baseline) /* the GPU's own file, known only now */
+    if (!o->baseline) { /* the GPU's own file, known only now */
         KB_TRY(kb_session_baseline_path(o, s->dev.name, s->baseline_path,
                                         sizeof s->baseline_path, &s->baseline_missing, e));
-    KB_TRY(kb_baseline_read(s->baseline_path, &s->baseline, e));
+        KB_TRY(kb_baseline_read(s->baseline_path, &s->baseline, e));
+    }
     KB_TRY(kb_session_tune_cache_path(o, env_cache, gpu, s->tune_cache, sizeof s->tune_cache, e));
     s->open_ms[1] = (1e3 * kb_mono_s()) - t;
     t = (1e3 * kb_mono_s());

@@ -19,7 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "device.h"
+#include "gpulock.h"
 #include "files.h"
 #include "kbench.h"
 
@@ -68,10 +70,8 @@ int kb_server_socket_path(const char *exe, int ordinal, char *buf, size_t len)
     h = kb_fnv1a(h, &st.st_size, sizeof st.st_size);
     const char *vis = getenv("CUDA_VISIBLE_DEVICES");
     if (vis) h = kb_fnv1a(h, vis, strlen(vis) + 1);
-    const char *dir = getenv("KBENCH_LOCK_DIR");
-    if (!dir || !*dir) dir = "/tmp";
-    int n = snprintf(buf, len, "%s/kbench-srv-%ld-%016" PRIx64 "-%d.sock", dir, (long)getuid(),
-                     h, ordinal);
+    int n = snprintf(buf, len, "%s/kbench-srv-%ld-%016" PRIx64 "-%d.sock", kb_lock_dir(),
+                     (long)getuid(), h, ordinal);
     struct sockaddr_un a;
     return n > 0 && (size_t)n < len && (size_t)n < sizeof a.sun_path ? 0 : -1;
 }
@@ -181,10 +181,16 @@ static int send_request(int fd, int argc, char **argv)
 
 int kb_server_client(int argc, char **argv, int ordinal, int *rc)
 {
-    const char *use = getenv("KBENCH_SERVER");
-    /* A CUDA tool injected into this process must see the case's GPU work. */
-    if ((use && strcmp(use, "0") == 0) || kb_under_cuda_tool()) return 0;
     kb_err e;
+    int use = 1;
+    /* A CUDA tool injected into this process must see the case's GPU work.
+     * A KBENCH_SERVER value kb_env_switch refuses, or a lock folder no
+     * server could use (its lock file, its socket), runs the case here,
+     * where kb_cli_env reports it (exit 2) before any GPU work: spawning a
+     * server there cost 30 s of polling for a socket that never came. */
+    if (kb_env_switch("KBENCH_SERVER", getenv("KBENCH_SERVER"), &use, &e) != KB_OK || !use ||
+        kb_under_cuda_tool() || kb_cli_check_lock_dir(&e) != KB_OK)
+        return 0;
     if (kb_device_ordinal(ordinal, &ordinal, &e) != KB_OK)
         return 0; /* the in-process run reports the malformed allocation */
     char exe[PATH_MAX], path[512];

@@ -14,9 +14,11 @@
  * never touches the GPU. What a case prints and its exit code are unchanged.
  *
  * The server is not used (the case runs in its own process) when
- * KBENCH_SERVER=0, under a CUDA tool that injects itself into the process
- * (compute-sanitizer, nsys, ncu: they must see the case's GPU work), or when
- * no server can be reached or started. A server exits after a case that left
+ * KBENCH_SERVER is off (kb_env_switch; a value it refuses too: kb_main then
+ * says so, exit 2), under a CUDA tool that injects itself into the process
+ * (compute-sanitizer, nsys, ncu: they must see the case's GPU work), when
+ * the lock folder cannot be used (kb_cli_check_lock_dir: same), or when no
+ * server can be reached or started. A server exits after a case that left
  * a CUDA error behind (a sticky error would fail every later case); a server
  * that dies mid-case makes that case fail with a message, and the next case
  * starts a new one. Servers are per user, per kbench binary (path, inode,

@@ -10,6 +10,7 @@
  * per power of two of N and of M) while still separating vector-aligned from
  * unaligned widths, whose kernels behave differently. */
 #include "tuner.h"
+#include "cli.h"
 #include "csvio.h"
 #include "files.h"
 
@@ -195,8 +196,65 @@ static int is_blank_or_comment(const char *line)
     return *line == '\0' || *line == '#';
 }
 
-/* 0 ok; otherwise a reason for the error message. */
-static const char *split_entry(char *line, cache_entry *ce)
+/* Blanks around a field (a hand-aligned file) are not part of it. */
+static char *trim(char *s)
+{
+    s = (char *)skip_space(s);
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t')) s[--n] = '\0';
+    return s;
+}
+
+/* A power of two, as kb_tune_bucket writes it (no sign, no leading zero);
+ * advances *s past it. */
+static int pow2_at(const char **s)
+{
+    const char *p = *s;
+    char *end;
+    if (*p < '1' || *p > '9') return 0;
+    errno = 0;
+    const long long v = strtoll(p, &end, 10);
+    if (errno || v < 1 || (v & (v - 1))) return 0;
+    *s = end;
+    return 1;
+}
+
+static const char *bucket_why(const char *bucket, char *why, size_t len)
+{
+    snprintf(why, len, "bucket is not N<=n[,unaligned],M<=m with n, m powers of two: '%s'",
+             bucket);
+    return why;
+}
+
+/* NULL when the key can match what kb_tuned_setup looks up; else why not,
+ * naming the field, in why. A key that can never match would leave its
+ * bucket on the heuristic without a word. */
+static const char *key_why(const kb_tune_key *k, char *why, size_t len)
+{
+    kb_bench_id b;
+    kb_dtype d;
+    if (kb_bench_find(k->op, &b, NULL) != KB_OK) {
+        snprintf(why, len, "benchmark '%s' is not registered (kbench --list)", k->op);
+        return why;
+    }
+    if (kb_dtype_parse(k->dtype, &d, NULL) != KB_OK) {
+        snprintf(why, len, "dtype '%s' is not bf16, fp16 or fp32", k->dtype);
+        return why;
+    }
+    const char *s = k->bucket;
+    if (strncmp(s, "N<=", 3) != 0 || (s += 3, !pow2_at(&s)))
+        return bucket_why(k->bucket, why, len);
+    if (!strstr(s, ",M<="))
+        return "bucket without M<= (written before the cache was keyed by M as well as N): "
+               "delete the line, or the file, and tune again (ci/tune)";
+    if (strncmp(s, ",unaligned", 10) == 0) s += 10;
+    if (strncmp(s, ",M<=", 4) != 0 || (s += 4, !pow2_at(&s)) || *s)
+        return bucket_why(k->bucket, why, len);
+    return NULL;
+}
+
+/* NULL ok; otherwise a reason for the error message (in why, or static). */
+static const char *split_entry(char *line, cache_entry *ce, char *why, size_t len)
 {
     char *s = line;
     for (int i = 0; i < CACHE_FIELDS; i++) {
@@ -210,13 +268,12 @@ static const char *split_entry(char *line, cache_entry *ce)
             return "more than 6 '|'-separated fields";
         }
     }
+    for (int i = 0; i < CACHE_FIELDS; i++) ce->f[i] = trim(ce->f[i]);
     for (int i = 0; i < CACHE_FIELDS - 1; i++)
         if (!*ce->f[i]) return "empty field";
-    if (strncmp(ce->f[3], "N<=", 3) != 0)
-        return "bucket is not N<=n[,unaligned],M<=m";
-    if (!strstr(ce->f[3], ",M<="))
-        return "bucket without M<= (written before the cache was keyed by M as well as N): "
-               "delete the line, or the file, and tune again (ci/tune)";
+    const kb_tune_key k = {ce->f[0], ce->f[1], ce->f[2], ce->f[3]};
+    const char *bad = key_why(&k, why, len);
+    if (bad) return bad;
     if (!cfg_text_ok(ce->f[4])) return "config is not key=int,key=int,...";
     char *end;
     errno = 0;
@@ -238,19 +295,36 @@ static int key_eq(const kb_tune_key *a, const kb_tune_key *b)
            strcmp(a->dtype, b->dtype) == 0 && strcmp(a->bucket, b->bucket) == 0;
 }
 
+/* A key the cache would refuse when read back is not written. */
 static kb_status key_check(const kb_tune_key *k, kb_err *e)
 {
+    char why[200];
     if (!field_ok(k->gpu) || !field_ok(k->op) || !field_ok(k->dtype) || !field_ok(k->bucket))
         return KB_FAIL(e, KB_ERR_ARG, "tuning-cache key fields must be non-empty, without '|' or line breaks");
+    const char *bad = key_why(k, why, sizeof why);
+    if (bad) return KB_FAIL(e, KB_ERR_ARG, "tuning-cache key: %s", bad);
     return KB_OK;
 }
 
-/* Reads the next line into *buf (growing it); 0 at end of file. Lines longer
- * than CACHE_LINE_MAX are reported by the caller. */
-static int read_line(FILE *f, char **buf, size_t *cap, ssize_t *n)
+/* The next line of the cache at path into *buf (growing it), chomped, and
+ * without the UTF-8 byte order mark an editor may put before the first line
+ * (it would make the first entry's GPU never match). 0 at the end of the
+ * file, or at a line longer than CACHE_LINE_MAX (*st: KB_ERR_PARSE naming
+ * path:line). */
+static int next_line(FILE *f, const char *path, char **buf, size_t *cap, int *lineno,
+                     kb_status *st, kb_err *e)
 {
-    *n = getline(buf, cap, f);
-    return *n >= 0;
+    const ssize_t n = getline(buf, cap, f);
+    if (n < 0) return 0;
+    if (++*lineno == 1 && strncmp(*buf, "\xEF\xBB\xBF", 3) == 0)
+        memmove(*buf, *buf + 3, (size_t)n - 2);
+    if (n > CACHE_LINE_MAX) {
+        *st = KB_FAIL(e, KB_ERR_PARSE, "%s:%d: line longer than %d characters", path, *lineno,
+                      CACHE_LINE_MAX);
+        return 0;
+    }
+    chomp(*buf);
+    return 1;
 }
 
 kb_status kb_tune_cache_each(const char *path, kb_tune_entry_fn fn, void *arg, kb_err *e)
@@ -260,22 +334,14 @@ kb_status kb_tune_cache_each(const char *path, kb_tune_entry_fn fn, void *arg, k
         if (errno == ENOENT) return KB_OK;
         return KB_FAIL(e, KB_ERR_IO, "cannot read tuning cache %s: %s", path, strerror(errno));
     }
-    char *line = NULL;
+    char *line = NULL, buf[200];
     size_t cap = 0;
-    ssize_t n;
     int lineno = 0;
     kb_status st = KB_OK;
-    while (st == KB_OK && read_line(f, &line, &cap, &n)) {
-        lineno++;
-        if (n > CACHE_LINE_MAX) {
-            st = KB_FAIL(e, KB_ERR_PARSE, "%s:%d: line longer than %d characters", path, lineno,
-                         CACHE_LINE_MAX);
-            break;
-        }
-        chomp(line);
+    while (st == KB_OK && next_line(f, path, &line, &cap, &lineno, &st, e)) {
         if (is_blank_or_comment(line)) continue;
         cache_entry ce;
-        const char *why = split_entry(line, &ce);
+        const char *why = split_entry(line, &ce, buf, sizeof buf);
         if (why) {
             st = KB_FAIL(e, KB_ERR_PARSE, "%s:%d: malformed tuning-cache line: %s", path, lineno,
                          why);
@@ -299,6 +365,7 @@ typedef struct {
     size_t cfg_len;
     double *gbps;
     int *found;
+    int *lineno; /* the winning entry's */
 } lookup_ctx;
 
 static kb_status lookup_entry(void *arg, const kb_tune_key *k, const char *cfg, double gbps,
@@ -311,18 +378,27 @@ static kb_status lookup_entry(void *arg, const kb_tune_key *k, const char *cfg, 
     strcpy(l->cfg, cfg);
     *l->gbps = gbps;
     *l->found = 1;
+    *l->lineno = lineno;
     return KB_OK;
+}
+
+/* kb_tune_cache_lookup, and the line the entry is on. */
+static kb_status cache_find(const char *path, const kb_tune_key *k, char *cfg, size_t cfg_len,
+                            double *gbps, int *found, int *lineno, kb_err *e)
+{
+    *found = 0;
+    KB_TRY(key_check(k, e));
+    const lookup_ctx l = {path, k, cfg, cfg_len, gbps, found, lineno};
+    const kb_status st = kb_tune_cache_each(path, lookup_entry, (void *)&l, e);
+    if (st != KB_OK) *found = 0;
+    return st;
 }
 
 kb_status kb_tune_cache_lookup(const char *path, const kb_tune_key *k, char *cfg, size_t cfg_len,
                                double *gbps, int *found, kb_err *e)
 {
-    *found = 0;
-    KB_TRY(key_check(k, e));
-    const lookup_ctx l = {path, k, cfg, cfg_len, gbps, found};
-    const kb_status st = kb_tune_cache_each(path, lookup_entry, (void *)&l, e);
-    if (st != KB_OK) *found = 0;
-    return st;
+    int lineno;
+    return cache_find(path, k, cfg, cfg_len, gbps, found, &lineno, e);
 }
 
 static const char cache_header[] =
@@ -345,23 +421,16 @@ static kb_status merge_into(FILE *src, FILE *dst, const char *path, const kb_tun
     if (!src) {
         out_err |= fputs(cache_header, dst) == EOF;
     } else {
-        char *line = NULL, *copy = NULL;
+        char *line = NULL, *copy = NULL, buf[200];
         size_t cap = 0;
-        ssize_t n;
         int lineno = 0;
-        while (st == KB_OK && read_line(src, &line, &cap, &n)) {
-            lineno++;
-            if (n > CACHE_LINE_MAX) {
-                st = KB_FAIL(e, KB_ERR_PARSE, "%s:%d: line longer than %d characters", path,
-                             lineno, CACHE_LINE_MAX);
-                break;
-            }
-            chomp(line);
+        while (st == KB_OK && next_line(src, path, &line, &cap, &lineno, &st, e)) {
             if (!is_blank_or_comment(line)) {
                 free(copy);
                 copy = strdup(line);
                 cache_entry ce;
-                const char *why = copy ? split_entry(copy, &ce) : "out of host memory";
+                const char *why =
+                    copy ? split_entry(copy, &ce, buf, sizeof buf) : "out of host memory";
                 if (why) {
                     st = KB_FAIL(e, KB_ERR_PARSE, "%s:%d: malformed tuning-cache line: %s",
                                  path, lineno, why);
@@ -887,16 +956,7 @@ static kb_status run_search(const kb_tune_space *sp, const kb_problem *p,
     /* The environment's values first: a bad one fails before the search,
      * and an unwritable log before the search it would have recorded. */
     int max_evals = SEARCH_MAX_EVALS;
-    const char *env = getenv("KBENCH_TUNE_EVALS");
-    if (env && *env) {
-        char *end;
-        errno = 0;
-        const long v = strtol(env, &end, 10);
-        if (end == env || *end || errno || v < 1 || v > 100000)
-            st = KB_FAIL(e, KB_ERR_ARG, "KBENCH_TUNE_EVALS='%s': expected a count 1..100000", env);
-        else
-            max_evals = (int)v;
-    }
+    st = kb_env_tune_evals(getenv("KBENCH_TUNE_EVALS"), &max_evals, e);
     const char *log_path = getenv("KBENCH_TUNE_LOG");
     FILE *lf = NULL;
     if (st == KB_OK && log_path && *log_path && !(lf = fopen(log_path, "a")))
@@ -945,7 +1005,8 @@ static kb_status from_cache(const kb_tune_space *sp, const kb_problem *p, const 
 {
     char cfg[CACHE_LINE_MAX];
     double gbps;
-    KB_TRY(kb_tune_cache_lookup(ctx->tune_cache, k, cfg, sizeof cfg, &gbps, found, e));
+    int lineno = 0;
+    KB_TRY(cache_find(ctx->tune_cache, k, cfg, sizeof cfg, &gbps, found, &lineno, e));
     if (!*found) return KB_OK;
     kb_tune_cfg c;
     kb_err pe;
@@ -953,6 +1014,20 @@ static kb_status from_cache(const kb_tune_space *sp, const kb_problem *p, const 
      * or one that cannot run this particular N of its bucket: heuristic. */
     if (kb_tune_parse(sp, cfg, &st->cfg, &c, &pe) != KB_OK) {
         snprintf(st->note, sizeof st->note, "cached %.100s unknown to this build", cfg);
+        return KB_OK;
+    }
+    /* Every key known, but one left out: `kbench --tune` writes every
+     * parameter, so this is a hand edit or an entry not migrated when its
+     * kernel gained a parameter (kernels/README.md). Filled from the
+     * heuristic it would be reported as the cache's choice while being
+     * neither: refused, naming the line. A search (--tune) replaces it, so
+     * there it only starts from the heuristic. */
+    if (kb_tune_parse(sp, cfg, NULL, &c, &pe) != KB_OK) {
+        if (!ctx->tune)
+            return KB_FAIL(e, KB_ERR_PARSE, "%s:%d: tuning-cache entry '%s' is incomplete: %s "
+                           "(complete it, or delete the line and tune again)",
+                           ctx->tune_cache, lineno, cfg, pe.msg);
+        snprintf(st->note, sizeof st->note, "cached %.100s incomplete", cfg);
         return KB_OK;
     }
     if (!is_valid(sp, p, ctx, &c)) {

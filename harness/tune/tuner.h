@@ -72,9 +72,13 @@ kb_status kb_tune_cache_lookup(const char *path, const kb_tune_key *k, char *cfg
                                double *gbps, int *found, kb_err *e);
 /* Every entry of the cache file at path, in file order (comments and blank
  * lines skipped): fn(arg, its key, its "key=val,..." text, its GB/s, its
- * line number). Stops at the first malformed line (KB_ERR_PARSE naming
- * path:line) or at fn's first status other than KB_OK, and returns it. A
- * missing file has no entries. kb_tune_cache_lookup is built on it. */
+ * line number). Blanks around a field and a UTF-8 byte order mark before
+ * the first line are dropped. Stops at the first malformed line
+ * (KB_ERR_PARSE naming path:line and why: among others a key that could
+ * never match, its benchmark not registered, its dtype unknown or its bucket
+ * not "N<=n[,unaligned],M<=m" with n, m powers of two) or at fn's first
+ * status other than KB_OK, and returns it. A missing file has no entries.
+ * kb_tune_cache_lookup is built on it. */
 typedef kb_status (*kb_tune_entry_fn)(void *arg, const kb_tune_key *k, const char *cfg,
                                       double gbps, int lineno, kb_err *e);
 kb_status kb_tune_cache_each(const char *path, kb_tune_entry_fn fn, void *arg, kb_err *e);
@@ -121,7 +125,10 @@ kb_status kb_tune_search(const kb_tune_space *sp, const kb_problem *p, const kb_
  * ctx->custom_config if given, else the cache entry for (GPU, op, dtype,
  * bucket: N and M classes, tunekey.h) in ctx->tune_cache, else the
  * heuristic; with ctx->tune it first runs the search and stores the winner
- * in the cache. */
+ * in the cache. An entry naming a key or value this build does not have
+ * runs the heuristic, the note saying so; one whose keys are all known but
+ * incomplete is KB_ERR_PARSE naming path:line (with ctx->tune: the search
+ * starts from the heuristic and replaces it). */
 kb_status kb_tuned_setup(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx,
                          void **state, size_t *workspace_bytes, kb_err *e);
 kb_status kb_tuned_run(const kb_problem *p, const kb_tensors *t, void *state, cudaStream_t s,

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "envinfo.h"
+#include "knobs.h"
 #include "run.h"
 #include "tmpfiles.h"
 #include "unit.h"
@@ -667,6 +668,224 @@ START_TEST(output_paths_checked_up_front)
 }
 END_TEST
 
+/* A private folder (dir: 4096 bytes) holding one file, name, of text; its
+ * path in path. */
+static void tmp_file(char *dir, char *path, size_t len, const char *name, const char *text)
+{
+    kbt_tmpdir(dir);
+    snprintf(path, len, "%s/%s", dir, name);
+    kbt_write(path, text);
+}
+
+/* --csv and --json are compared as the files they name, not as text, and
+ * neither may be the --baseline or --tune-cache file (the results would
+ * overwrite what they are gated against); writability is probed by making
+ * the FILE.partial the writer uses, since as root access() says yes to
+ * /proc. The probe leaves nothing behind, and a .partial left by an earlier
+ * run alone. */
+START_TEST(output_paths_compared_as_files)
+{
+    char dir[4096], path[4200], other[4200], base[4200], partial[4300];
+    kbt_tmpdir(dir);
+    ck_assert_int_eq(chdir(dir), 0);
+    kb_options o;
+    kb_err e;
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--csv", "a.csv", "--json", "./a.csv"), KB_OK);
+    ck_assert_int_eq(kb_cli_check_outputs(&o, NULL, &e), KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "--csv a.csv and --json ./a.csv name the same file"), "%s", e.msg);
+    snprintf(path, sizeof path, "%s/sub/../a.csv", dir);
+    ck_assert_int_eq(mkdir("sub", 0700), 0);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--csv", path, "--json", "a.csv"), KB_OK);
+    ck_assert_int_eq(kb_cli_check_outputs(&o, NULL, &e), KB_ERR_ARG);
+    /* the baseline (through a link too) and the tuning cache */
+    snprintf(base, sizeof base, "%s/base.csv", dir);
+    kbt_write(base, "benchmark,backend,dtype,M,N,median_ms,gbps\n");
+    ck_assert_int_eq(symlink(base, "link.csv"), 0);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--baseline", base, "--csv", "base.csv"), KB_OK);
+    ck_assert_int_eq(kb_cli_check_outputs(&o, NULL, &e), KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "--csv base.csv and --baseline"), "%s", e.msg);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--baseline", base, "--json", "link.csv"), KB_OK);
+    ck_assert_int_eq(kb_cli_check_outputs(&o, NULL, &e), KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "--json link.csv and --baseline"), "%s", e.msg);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--tune-cache", base, "--json", base), KB_OK);
+    ck_assert_int_eq(kb_cli_check_outputs(&o, NULL, &e), KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "--tune-cache"), "%s", e.msg);
+    /* distinct files pass, and the probe leaves no .partial */
+    snprintf(other, sizeof other, "%s/b.json", dir);
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--baseline", base, "--csv", "a.csv", "--json", other),
+                     KB_OK);
+    ck_assert_msg(kb_cli_check_outputs(&o, NULL, &e) == KB_OK, "%s", e.msg);
+    ck_assert(!kbt_exists("a.csv.partial"));
+    ck_assert(!kbt_exists("a.csv"));
+    snprintf(partial, sizeof partial, "%s.partial", other);
+    kbt_write(partial, "[kept]");
+    ck_assert_msg(kb_cli_check_outputs(&o, NULL, &e) == KB_OK, "%s", e.msg);
+    char *kept = kbt_read(partial, NULL);
+    ck_assert_str_eq(kept, "[kept]");
+    free(kept);
+    /* a directory that exists but takes no file (as root, access() says it does) */
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--csv", "/proc/x.csv"), KB_OK);
+    ck_assert_int_eq(kb_cli_check_outputs(&o, NULL, &e), KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "--csv /proc/x.csv: cannot write /proc/x.csv.partial in "
+                                "directory /proc"),
+                  "%s", e.msg);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+/* The variables a run reads where its cases use them are checked with
+ * KBENCH_PERF_TOLERANCE, before any GPU work: a bad value was met per case
+ * (KBENCH_TUNE_EVALS, KBENCH_TUNE_LOG inside the search), silently switched
+ * something off (KBENCH_CUPTI_LIB: the kernel check SKIPped on a GPU) or
+ * was read as "on" (anything but exact off/0), and on a machine without a
+ * GPU the SKIP swallowed all of it. --help, --list, --describe ignore them. */
+START_TEST(env_values_checked_up_front)
+{
+    char dir[4096], log[4200];
+    kbt_tmpdir(dir);
+    snprintf(log, sizeof log, "%s/tune-log.csv", dir);
+    static const struct {
+        const char *var, *value, *says;
+    } bad[] = {
+        {"KBENCH_TUNE_EVALS", "abc", "KBENCH_TUNE_EVALS='abc': expected a count 1..100000"},
+        {"KBENCH_TUNE_EVALS", "0", "KBENCH_TUNE_EVALS='0'"},
+        {"KBENCH_TUNE_EVALS", "100001", "KBENCH_TUNE_EVALS='100001'"},
+        {"KBENCH_TUNE_LOG", "/nonexist/log", "KBENCH_TUNE_LOG /nonexist/log: directory /nonexist"},
+        {"KBENCH_TUNE_LOG", "/proc/log", "KBENCH_TUNE_LOG /proc/log: cannot write /proc/log"},
+        {"KBENCH_CUPTI_LIB", "/nonexist.so", "KBENCH_CUPTI_LIB='/nonexist.so': cannot be loaded"},
+        {"KBENCH_PLAN_CACHE", "of", "KBENCH_PLAN_CACHE='of': expected on or off"},
+        {"KBENCH_SERVER", "nope", "KBENCH_SERVER='nope': expected on or off"},
+        {"KBENCH_LOCK_DIR", "/nonexist", "KBENCH_LOCK_DIR /nonexist: No such file"},
+        {"KBENCH_LOCK_DIR", "/proc", "KBENCH_LOCK_DIR /proc: cannot create a file in it"},
+    };
+    static const char *const not_runs[] = {"--help", "--list", "--list-cases", "--describe"};
+    kb_options o;
+    kb_err e;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv(bad[i].var, bad[i].value, 1);
+        ck_assert_int_eq(PARSE(&o, &e, "softmax_forward"), KB_OK);
+        ck_assert_msg(kb_cli_env(NULL, &o, &e) == KB_ERR_ARG, "%s=%s", bad[i].var, bad[i].value);
+        ck_assert_msg(strstr(e.msg, bad[i].says), "%s: '%s' lacks '%s'", bad[i].var, e.msg,
+                      bad[i].says);
+        ck_assert_int_eq(PARSE(&o, &e, "--case", "softmax_forward.eager.bf16.4x4"), KB_OK);
+        ck_assert_int_eq(kb_cli_env(NULL, &o, &e), KB_ERR_ARG);
+        for (size_t m = 0; m < sizeof not_runs / sizeof not_runs[0]; m++) {
+            ck_assert_int_eq(PARSE(&o, &e, not_runs[m]), KB_OK);
+            ck_assert_msg(kb_cli_env(NULL, &o, &e) == KB_OK, "%s: %s", not_runs[m], e.msg);
+        }
+        unsetenv(bad[i].var);
+    }
+    /* good values pass; the log is not made by the check */
+    static const char *const good[][2] = {
+        {"KBENCH_TUNE_EVALS", "50"}, {"KBENCH_CUPTI_LIB", "none"}, {"KBENCH_PLAN_CACHE", "OFF"},
+        {"KBENCH_PLAN_CACHE", "No"}, {"KBENCH_SERVER", "0"}, {"KBENCH_SERVER", "TRUE"},
+        {"KBENCH_LOCK_DIR", "/tmp"}, {"KBENCH_CUPTI_LIB", "libm.so.6"}};
+    setenv("KBENCH_TUNE_LOG", log, 1);
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        setenv(good[i][0], good[i][1], 1);
+        ck_assert_int_eq(PARSE(&o, &e, "softmax_forward"), KB_OK);
+        ck_assert_msg(kb_cli_env(NULL, &o, &e) == KB_OK, "%s=%s: %s", good[i][0], good[i][1],
+                      e.msg);
+        unsetenv(good[i][0]);
+    }
+    ck_assert(!kbt_exists(log));
+    unsetenv("KBENCH_TUNE_LOG");
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+/* KBENCH_LOCK_DIR must be a directory a file can be made in: a lock folder
+ * no server could use cost each --case 30 s of polling for a socket that
+ * never came, and then a SKIP that said nothing of it. */
+START_TEST(lock_dir_probed)
+{
+    char dir[4096], file[4200];
+    tmp_file(dir, file, sizeof file, "afile", "x");
+    kb_err e;
+    setenv("KBENCH_LOCK_DIR", dir, 1);
+    ck_assert_msg(kb_cli_check_lock_dir(&e) == KB_OK, "%s", e.msg);
+    setenv("KBENCH_LOCK_DIR", file, 1);
+    ck_assert_int_eq(kb_cli_check_lock_dir(&e), KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "KBENCH_LOCK_DIR") && strstr(e.msg, file) &&
+                      strstr(e.msg, "not a directory"),
+                  "%s", e.msg);
+    unsetenv("KBENCH_LOCK_DIR"); /* the default, /tmp: named as the default */
+    ck_assert_msg(kb_cli_check_lock_dir(&e) == KB_OK, "%s", e.msg);
+    /* nothing of the probe is left: rmdir of a folder with a file fails */
+    ck_assert_int_eq(unlink(file), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* The on/off variables take a documented set, in any case; anything else is
+ * refused rather than read as "on". */
+START_TEST(env_switch_values)
+{
+    static const char *const off[] = {"0", "off", "OFF", "false", "False", "no", "NO"};
+    static const char *const on[] = {"1", "on", "On", "true", "TRUE", "yes", "Yes"};
+    static const char *const bad[] = {"of", "2", "none", "y", " off", "off "};
+    kb_err e;
+    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++) {
+        int v = 1;
+        ck_assert_int_eq(kb_env_switch("V", off[i], &v, &e), KB_OK);
+        ck_assert_msg(v == 0, "%s", off[i]);
+    }
+    for (size_t i = 0; i < sizeof on / sizeof on[0]; i++) {
+        int v = 0;
+        ck_assert_int_eq(kb_env_switch("V", on[i], &v, &e), KB_OK);
+        ck_assert_msg(v == 1, "%s", on[i]);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int v = 7;
+        ck_assert_msg(kb_env_switch("KBENCH_X", bad[i], &v, &e) == KB_ERR_ARG, "'%s'", bad[i]);
+        ck_assert_int_eq(v, 7);
+        ck_assert_ptr_nonnull(strstr(e.msg, "KBENCH_X='"));
+    }
+    int v = 5; /* unset or empty: the caller's default */
+    ck_assert_int_eq(kb_env_switch("V", NULL, &v, &e), KB_OK);
+    ck_assert_int_eq(kb_env_switch("V", "", &v, &e), KB_OK);
+    ck_assert_int_eq(v, 5);
+}
+END_TEST
+
+/* The test knobs' backend must be one kbench has, as KBENCH_TEST_SPLIT's
+ * is: nosuch:0.5 matched no series, and the knob measured nothing. */
+START_TEST(knob_backends_checked)
+{
+    kb_knobs k;
+    kb_err e;
+    ck_assert_int_eq(kb_knobs_parse("nosuch:0.5", NULL, NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "KBENCH_TEST_EXTRA_BYTES='nosuch:0.5': unknown backend 'nosuch'"),
+                  "%s", e.msg);
+    ck_assert_int_eq(kb_knobs_parse(NULL, "nosuch:0.5", NULL, &k, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "KBENCH_TEST_EXTRA_TIME='nosuch:0.5'"));
+    ck_assert_int_eq(kb_knobs_parse(NULL, NULL, "nosuch:skip_last", &k, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "KBENCH_TEST_PERTURB='nosuch:skip_last'"));
+    ck_assert_int_eq(kb_knobs_parse("cublaslt_epilogue:0.5", "cudnn:0.1", "eager:skip_last", &k,
+                                    &e),
+                     KB_OK);
+}
+END_TEST
+
+/* An explicit --baseline is read (not only found) before the device opens:
+ * a malformed file is the run's error on every machine, not swallowed by
+ * the SKIP of one without a GPU. */
+START_TEST(explicit_baseline_read_before_the_device)
+{
+    char dir[4096], path[4200];
+    tmp_file(dir, path, sizeof path, "base.csv", "benchmark,backend\nsoftmax_forward\n");
+    kb_options o;
+    kb_err e;
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "--baseline", path), KB_OK);
+    kb_session s;
+    const kb_status st = kb_session_open(&s, &o, &e);
+    kb_session_close(&s);
+    ck_assert_msg(st == KB_ERR_PARSE, "status %d: %s", st, e.msg);
+    ck_assert_ptr_nonnull(strstr(e.msg, path));
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 /* The banner (seed parity: versions first) from known facts. */
 START_TEST(env_banner_text)
 {
@@ -761,6 +980,12 @@ Suite *kb_suite_cli(void)
     tcase_add_test(t, exit_code_of_cases);
     tcase_add_test(t, usage_errors_get_the_hint_once);
     tcase_add_test(t, named_tune_cache_must_exist);
+    tcase_add_test(t, output_paths_compared_as_files);
+    tcase_add_test(t, env_values_checked_up_front);
+    tcase_add_test(t, lock_dir_probed);
+    tcase_add_test(t, env_switch_values);
+    tcase_add_test(t, knob_backends_checked);
+    tcase_add_test(t, explicit_baseline_read_before_the_device);
     suite_add_tcase(s, t);
     return s;
 }

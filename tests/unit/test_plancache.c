@@ -137,6 +137,12 @@ START_TEST(cache_dir_order)
         {NULL, NULL, "/mine", 6},                      /* just fits */
         {"KBENCH_CACHE_DIR", "/mine/longer", "", 6}, /* cut short: no cache, not another folder */
         {"KBENCH_PLAN_CACHE", "off", "", 512},
+        /* the documented set, in any case (kb_env_switch) */
+        {"KBENCH_PLAN_CACHE", "on", "/mine/longer", 512},
+        {"KBENCH_PLAN_CACHE", "FALSE", "", 512},
+        {"KBENCH_PLAN_CACHE", "No", "", 512},
+        {"KBENCH_PLAN_CACHE", "0", "", 512},
+        {"KBENCH_PLAN_CACHE", "1", "/mine/longer", 512},
     };
     for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
         char buf[512];

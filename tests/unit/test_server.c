@@ -97,6 +97,41 @@ START_TEST(opt_out_and_tools_run_in_process)
 }
 END_TEST
 
+/* A lock folder no server can use (missing, a file, /proc), or a
+ * KBENCH_SERVER value that is neither on nor off, runs the case in this
+ * process (where kb_cli_env says what is wrong, exit 2) at once: the client
+ * spawned a server that could not open its lock file and polled 30 s for
+ * its socket. */
+START_TEST(unusable_settings_run_in_process_at_once)
+{
+    char file[4096];
+    kbt_tmpdir(file);
+    strcat(file, "/afile");
+    kbt_write(file, "x");
+    char *argv[] = {"kbench", "--case", NULL};
+    static const char *const dirs[] = {"/nonexistent/kbench-locks", "/proc", NULL};
+    for (int i = 0; i < 3; i++) {
+        setenv("KBENCH_LOCK_DIR", dirs[i] ? dirs[i] : file, 1);
+        int rc = -1;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        ck_assert_int_eq(kb_server_client(2, argv, 0, &rc), 0);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        ck_assert_msg(t1.tv_sec - t0.tv_sec < 2, "%s: %ld s", dirs[i] ? dirs[i] : file,
+                      (long)(t1.tv_sec - t0.tv_sec));
+        ck_assert_int_eq(rc, -1);
+    }
+    unsetenv("KBENCH_LOCK_DIR");
+    setenv("KBENCH_SERVER", "nope", 1);
+    int rc = -1;
+    ck_assert_int_eq(kb_server_client(2, argv, 0, &rc), 0);
+    setenv("KBENCH_SERVER", "OFF", 1);
+    ck_assert_int_eq(kb_server_client(2, argv, 0, &rc), 0);
+    unsetenv("KBENCH_SERVER");
+    ck_assert_int_eq(rc, -1);
+}
+END_TEST
+
 START_TEST(socket_names_differ_by_gpu_and_visible_devices)
 {
     char exe[PATH_MAX], a[512], b[512], c[512];
@@ -122,6 +157,7 @@ Suite *kb_suite_server(void)
     tcase_set_timeout(t, 30);
     tcase_add_test(t, case_runs_in_the_server_with_the_clients_world);
     tcase_add_test(t, opt_out_and_tools_run_in_process);
+    tcase_add_test(t, unusable_settings_run_in_process_at_once);
     tcase_add_test(t, socket_names_differ_by_gpu_and_visible_devices);
     suite_add_tcase(s, t);
     return s;
