@@ -208,7 +208,10 @@ kb_status kb_cli_check_lock_dir(kb_err *e)
 static kb_status check_cupti(const char *v, kb_err *e)
 {
     if (!v || !*v || strcmp(v, "none") == 0) return KB_OK;
-    void *lib = dlopen(v, RTLD_LAZY | RTLD_LOCAL);
+    /* Loaded as the kernel check loads it (kernel_trace.c): once CUPTI is
+     * mapped it stays, so the check's later open finds this one rather than
+     * a library unmapped and mapped again in the same process. */
+    void *lib = dlopen(v, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!lib) {
         const char *why = dlerror();
         return KB_FAIL(e, KB_ERR_ARG, "KBENCH_CUPTI_LIB='%s': cannot be loaded (%s); name the "
