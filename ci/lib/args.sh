@@ -12,7 +12,12 @@ kb_need() {
 # check that measured nothing must neither pass nor read as a failure of
 # what it checks.
 kb_require_gpu() {
-  if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  # grep -c reads all of nvidia-smi's lines: grep -q would stop at the first,
+  # and on a host of several GPUs nvidia-smi's next write then dies of SIGPIPE,
+  # which pipefail would turn into "no GPU".
+  local n=0
+  command -v nvidia-smi >/dev/null 2>&1 && n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+  if [ "${n:-0}" -eq 0 ]; then
     echo "${0##*/}: no GPU on this host (nvidia-smi lists none): nothing was measured" >&2
     exit 77
   fi
