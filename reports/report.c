@@ -602,6 +602,16 @@ static int baseline_gpu(const char *path, char *gpu, size_t len)
     return 0;
 }
 
+/* Whether a baseline's stem names the GPU whose file name is rgpu: the name
+ * itself, or a copy kept under it with a '-' or '.' suffix
+ * ("NVIDIA_H200-old", "NVIDIA_H200.2026-11"). '_' stands for a blank in a
+ * GPU's name, so "NVIDIA_H200_NVL" is another GPU, not a copy. */
+static int same_gpu_file(const char *stem, const char *rgpu)
+{
+    const size_t n = strlen(rgpu);
+    return strncmp(stem, rgpu, n) == 0 && (stem[n] == '\0' || stem[n] == '-' || stem[n] == '.');
+}
+
 /* Rows judged by a baseline must come from its GPU: a baseline is one GPU's
  * numbers, and an A100's rows judged against the H200's file gave "no
  * regression" without a word. Refused when the file's name says another
@@ -627,13 +637,13 @@ static kb_status check_baseline_gpu(const kb_report_model *m, const kb_baseline 
         if (!seen) seen = x->gpu;
         if (!known) continue;
         kb_gpu_file_name(x->gpu, rgpu, sizeof rgpu);
-        if (strcmp(rgpu, bgpu) == 0) continue;
+        if (same_gpu_file(bgpu, rgpu)) continue;
         kb_report_case_name(x, name, sizeof name);
         return KB_FAIL(e, KB_ERR_ARG,
                        "baseline %s is for GPU %s (its file name), but %s was measured on %s: "
                        "a baseline judges only its own GPU's rows (that GPU's file would be "
-                       "%s.csv)",
-                       path, bgpu, name, x->gpu, rgpu);
+                       "%s.csv, or a copy named %s-SUFFIX.csv)",
+                       path, bgpu, name, x->gpu, rgpu, rgpu);
     }
     info->gpu_note[0] = '\0';
     if (judged && !known)

@@ -1071,6 +1071,21 @@ START_TEST(test_baseline_of_another_gpu)
     ck_assert_ptr_null(strstr(md, "**Warning:**"));
     free(md);
 
+    /* A copy kept under the GPU's name and a suffix is that GPU's; one
+     * named for another GPU whose name only begins the same is not. */
+    char copy[4200], nvl[4200];
+    snprintf(copy, sizeof copy, "%s/NVIDIA_H200-old.csv", dir);
+    snprintf(nvl, sizeof nvl, "%s/NVIDIA_H200_NVL.csv", dir);
+    text = kbt_read(FIX("baseline.csv"), NULL);
+    kbt_write(copy, text);
+    kbt_write(nvl, text);
+    free(text);
+    md = md_of(&r, dir, copy, &oc);
+    ck_assert_ptr_null(strstr(md, "**Warning:**"));
+    free(md);
+    ck_assert_int_eq(gen_md(&r, dir, nvl, &oc, &e), KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "is for GPU NVIDIA_H200_NVL"), "%s", e.msg);
+
     /* A file named otherwise: judged, with the warning in the report. */
     md = md_of(&r, dir, plain, &oc);
     ck_assert_msg(strstr(md, "**Warning:** the GPU of baseline old.csv is unknown") &&
