@@ -218,7 +218,14 @@ static kb_status check_cupti(const char *v, kb_err *e)
                        "CUPTI library, or 'none' to turn the kernel check off", v,
                        why ? why : "dlopen failed");
     }
+    /* A library that loads but is not CUPTI fails the same way on a GPU, one
+     * symbol later (kernel_trace.c resolves cuptiActivityEnable and others). */
+    const int cupti = dlsym(lib, "cuptiActivityEnable") != NULL;
     dlclose(lib);
+    if (!cupti)
+        return KB_FAIL(e, KB_ERR_ARG, "KBENCH_CUPTI_LIB='%s': not a CUPTI library (no "
+                       "cuptiActivityEnable); name the CUPTI library, or 'none' to turn the "
+                       "kernel check off", v);
     return KB_OK;
 }
 
