@@ -290,7 +290,8 @@ static int kb_main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    if (argc == 3 && strcmp(argv[1], "--serve") == 0) return kb_server_run(argv[2], kb_main);
+    if ((argc == 3 || argc == 4) && strcmp(argv[1], "--serve") == 0)
+        return kb_server_run(argv[2], argc == 4 ? atoi(argv[3]) : -1, kb_main);
     /* A CTest case goes to the GPU's server when one can be used; options
      * are checked here first so a usage error never starts one. */
     kb_options o;

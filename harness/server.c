@@ -91,28 +91,51 @@ static int connect_to(const char *path)
     return fd;
 }
 
+/* The fd at which the server finds the write end of its ready pipe across
+ * exec: it writes one byte there once it listens; its exit, before that or
+ * after, closes it. */
+#define KB_SERVER_READY_FD 3
+#define KB_STR_(x) #x
+#define KB_STR(x) KB_STR_(x)
+
 /* Detached (own session, double fork) so that ctest, which waits for its
- * case's process and pipes, never waits for the server. */
-static int spawn(const char *exe, const char *path)
+ * case's process and pipes, never waits for the server. *ready: the read
+ * end of the server's ready pipe (close-on-exec in this process). */
+static int spawn(const char *exe, const char *path, int *ready)
 {
+    int pf[2];
+    if (pipe(pf) != 0) return -1;
+    fcntl(pf[0], F_SETFD, FD_CLOEXEC); /* neither end for what this process runs */
+    fcntl(pf[1], F_SETFD, FD_CLOEXEC);
     pid_t p = fork();
-    if (p < 0) return -1;
+    if (p < 0) {
+        close(pf[0]);
+        close(pf[1]);
+        return -1;
+    }
     if (p == 0) {
         setsid();
         if (fork() != 0) _exit(0);
+        /* The write end at KB_SERVER_READY_FD without close-on-exec (dup2's
+         * copy has none), every other fd past stderr closed. */
+        if (pf[1] == KB_SERVER_READY_FD ? fcntl(pf[1], F_SETFD, 0) != 0
+                                        : dup2(pf[1], KB_SERVER_READY_FD) < 0)
+            _exit(127);
         int dn = open("/dev/null", O_RDWR);
         if (dn >= 0) {
             dup2(dn, 0);
             dup2(dn, 1);
             dup2(dn, 2);
         }
-        for (int fd = 3; fd < 1024; fd++) close(fd);
-        execl(exe, "kbench", "--serve", path, (char *)NULL);
+        for (int fd = KB_SERVER_READY_FD + 1; fd < 1024; fd++) close(fd);
+        execl(exe, "kbench", "--serve", path, KB_STR(KB_SERVER_READY_FD), (char *)NULL);
         _exit(127);
     }
+    close(pf[1]);
     int status;
     while (waitpid(p, &status, 0) < 0 && errno == EINTR) {
     }
+    *ready = pf[0];
     return 0;
 }
 
@@ -204,11 +227,27 @@ int kb_server_client(int argc, char **argv, int ordinal, int *rc)
     for (int attempt = 0; attempt < 2; attempt++) {
         int fd = connect_to(path);
         if (fd < 0) {
-            if (spawn(exe, path) != 0) return 0;
+            int ready;
+            if (spawn(exe, path, &ready) != 0) return 0;
+            /* Until it answers, 30 s at most; but a server that exits without
+             * listening (its pipe at EOF, no byte) will not, and unless another
+             * server answers the case runs here at once. */
+            int heard = 0, gone = 0;
             for (int waited = 0; fd < 0 && waited < 30000; waited += 10) {
-                sleep_ms(10);
+                if (!heard) {
+                    struct pollfd rp = {ready, POLLIN, 0};
+                    if (poll(&rp, 1, 10) > 0) {
+                        char b;
+                        heard = 1;
+                        gone = read(ready, &b, 1) != 1;
+                    }
+                } else {
+                    sleep_ms(10);
+                }
                 fd = connect_to(path);
+                if (fd < 0 && gone) break;
             }
+            close(ready);
             if (fd < 0) return 0;
         }
         char ack = 0;
@@ -335,7 +374,7 @@ static int serve(request *r, kb_server_main_fn fn)
     return rc;
 }
 
-int kb_server_run(const char *sock_path, kb_server_main_fn fn)
+int kb_server_run(const char *sock_path, int ready_fd, kb_server_main_fn fn)
 {
     signal(SIGPIPE, SIG_IGN);
     /* One server per socket, for its whole life: the lock is dropped by the
@@ -365,6 +404,10 @@ int kb_server_run(const char *sock_path, kb_server_main_fn fn)
     int ok = ls >= 0 && bind(ls, (struct sockaddr *)&a, sizeof a) == 0 && listen(ls, 64) == 0;
     umask(old);
     if (!ok) return 1;
+    if (ready_fd >= 0) { /* listening: the spawning client may connect */
+        (void)!write(ready_fd, "r", 1);
+        close(ready_fd);
+    }
     int healthy = 1;
     while (healthy) {
         struct pollfd p = {ls, POLLIN, 0};

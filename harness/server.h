@@ -49,8 +49,11 @@ int kb_server_client(int argc, char **argv, int ordinal, int *rc);
  * CUDA_VISIBLE_DEVICES and of the user). 0, or -1 when it cannot be named. */
 int kb_server_socket_path(const char *exe, int ordinal, char *buf, size_t len);
 
-/* `kbench --serve SOCKET`: the server loop; returns the process exit code. */
-int kb_server_run(const char *sock_path, kb_server_main_fn fn);
+/* `kbench --serve SOCKET [READY_FD]`: the server loop; returns the process
+ * exit code. ready_fd (-1: none): written one byte once the server listens,
+ * then closed, so that the client that spawned it stops waiting at once when
+ * it exits without listening. */
+int kb_server_run(const char *sock_path, int ready_fd, kb_server_main_fn fn);
 
 #ifdef __cplusplus
 }

@@ -39,7 +39,7 @@ START_TEST(case_runs_in_the_server_with_the_clients_world)
 
     pid_t srv = fork();
     ck_assert_int_ge(srv, 0);
-    if (srv == 0) _exit(kb_server_run(path, fake_main));
+    if (srv == 0) _exit(kb_server_run(path, -1, fake_main));
     /* wait for the socket */
     for (int i = 0; i < 500 && access(path, F_OK) != 0; i++) {
         struct timespec ts = {0, 10000000L};
