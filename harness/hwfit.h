@@ -3,7 +3,7 @@
  * device (shared-memory opt-in) and the occupancy API (CTAs per SM,
  * schedulable clusters). The tuner prunes a candidate configuration this
  * rejects before timing it. The queries live with the kernels
- * (kb_launchable in kb_rows.cuh, nt_kernel_fits in norm_tuned.cuh); the
+ * (kb_launchable in kb_rows.cuh, nt_kernel_fits in norm_tuned_space.cuh); the
  * decision is here, pure and unit tested (CUDA-free, kb_base). */
 #ifndef KB_HWFIT_H
 #define KB_HWFIT_H

@@ -554,7 +554,7 @@ template <typename T, bool LN, bool AL> __global__ void bwd_dx_loop(const bwd_ar
  * packs of x and dy need plus the rest (ptxas -v, CUDA 13.0: 56, 80, 112
  * for U = 2, 4, 8, the smallest without spills: 72 and 104 spilled 8 bytes
  * in some types; LayerNorm's 16-bit U = 8 spilled at 104 and 112, so 120;
- * SH: 96 at U = 4, 128 at U = 8, no U = 2 (norm_tuned.cuh,
+ * SH: 96 at U = 4, 128 at U = 8, no U = 2 (norm_tuned_space.cuh,
  * bwd_loop_kernel)). */
 template <bool LN, int U, bool SH> constexpr int bwd_loop_cap()
 {
