@@ -60,13 +60,9 @@ static ptrdiff_t find_index(const kb_baseline *b, const kb_baseline_row *key)
 
 static kb_status push(kb_baseline *b, const kb_baseline_row *r, kb_err *e)
 {
-    if (b->n == b->cap) {
-        size_t cap = b->cap ? 2 * b->cap : 64;
-        kb_baseline_row *v = realloc(b->v, cap * sizeof *v);
-        if (!v) return KB_FAIL(e, KB_ERR_NOMEM, "baseline: out of host memory");
-        b->v = v;
-        b->cap = cap;
-    }
+    kb_baseline_row *v = kb_grow(b->v, b->n, &b->cap, sizeof *v, 64);
+    if (!v) return KB_FAIL(e, KB_ERR_NOMEM, "baseline: out of host memory");
+    b->v = v;
     b->v[b->n++] = *r;
     return KB_OK;
 }

@@ -36,6 +36,17 @@ kb_status kb_atomic_write(const char *path, kb_write_fn write, void *ctx, kb_err
     return st;
 }
 
+/* ---- growable arrays ---------------------------------------------------- */
+
+void *kb_grow(void *v, size_t n, size_t *cap, size_t elem, size_t first)
+{
+    if (n < *cap) return v;
+    size_t c = *cap ? 2 * *cap : first;
+    void *nv = realloc(v, c * elem);
+    if (nv) *cap = c;
+    return nv;
+}
+
 /* ---- reader ------------------------------------------------------------- */
 
 typedef struct {
@@ -66,16 +77,12 @@ static void on_field(void *s, size_t len, void *data)
         r->row_open = 1;
         r->row_start = r->line;
     }
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 16;
-        char **nf = realloc(r->f, cap * sizeof *nf);
-        if (!nf) {
-            r->st = KB_FAIL(r->e, KB_ERR_NOMEM, "%s: out of host memory", r->path);
-            return;
-        }
-        r->f = nf;
-        r->cap = cap;
+    char **nf = kb_grow(r->f, r->n, &r->cap, sizeof *nf, 16);
+    if (!nf) {
+        r->st = KB_FAIL(r->e, KB_ERR_NOMEM, "%s: out of host memory", r->path);
+        return;
     }
+    r->f = nf;
     char *c = malloc(len + 1);
     if (!c) {
         r->st = KB_FAIL(r->e, KB_ERR_NOMEM, "%s: out of host memory", r->path);

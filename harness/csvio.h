@@ -1,6 +1,7 @@
 /* Internal helpers shared by baseline.c, results.c and npy.c: atomic file
  * writes, a libcsv reader that knows physical line numbers, header-to-column
- * mapping and strict number parsing. Not part of the public contract.
+ * mapping, the growth of row arrays and strict number parsing. Not part of
+ * the public contract.
  *
  * Line numbers: a row is reported by the physical line it starts on (a quoted
  * field may span lines; blank lines are skipped). Parse errors inside a row
@@ -46,6 +47,13 @@ int kb_csv_put(FILE *f, const char *s, int sep);
  * infinities give an empty field. */
 int kb_csv_put_double(FILE *f, double v, int sep);
 void kb_format_double(char *buf, size_t len, double v);
+
+/* Room for one more element in a growable array v holding n of *cap
+ * elements of elem bytes: when full, *cap doubles (first when 0) and the
+ * reallocated array is returned; v itself when there is room; NULL, with v
+ * and *cap untouched, when out of host memory. The one growth policy of the
+ * arrays rows are read into (fields of a row, results, baseline rows). */
+void *kb_grow(void *v, size_t n, size_t *cap, size_t elem, size_t first);
 
 /* Strict number parsing: whole string, finite. Return 0 on success. */
 int kb_parse_double(const char *s, double *out);

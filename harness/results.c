@@ -95,13 +95,9 @@ void kb_results_free(kb_results *r)
 
 kb_status kb_results_push(kb_results *r, const kb_result *x, kb_err *e)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 64;
-        kb_result *v = realloc(r->v, cap * sizeof *v);
-        if (!v) return KB_FAIL(e, KB_ERR_NOMEM, "results: out of host memory");
-        r->v = v;
-        r->cap = cap;
-    }
+    kb_result *v = kb_grow(r->v, r->n, &r->cap, sizeof *v, 64);
+    if (!v) return KB_FAIL(e, KB_ERR_NOMEM, "results: out of host memory");
+    r->v = v;
     r->v[r->n++] = *x;
     return KB_OK;
 }
