@@ -1,6 +1,7 @@
-/* What report.c, markdown.c and plot.c share: the deduplicated rows and the
- * orders (benchmarks, dtypes, series, shapes) every output walks in, so the
- * table, the CSV and the plots agree. Not part of the public API. */
+/* What the report's files share: the deduplicated rows and the orders
+ * (benchmarks, dtypes, series, shapes) every output walks in (model.c), so
+ * the table, the CSV and the plots agree; the maths on them (maths.c); the
+ * writers report.c drives. Not part of the public API. */
 #ifndef KB_REPORT_INT_H
 #define KB_REPORT_INT_H
 
@@ -58,6 +59,22 @@ typedef struct {
 kb_status kb_report_model_build(kb_report_model *m, const kb_results *r,
                                 const kb_report_opts *o, kb_err *e);
 void kb_report_model_free(kb_report_model *m);
+
+/* The orders of r's benchmarks (registry order first), series (kbench's
+ * backends first) and dtypes, then the rest as met; the model's, and the
+ * stdout lines' (kb_report_print_speedups). On failure the lists hold what
+ * was collected: free them all with kb_report_names_free. */
+kb_status kb_report_orders(const kb_results *r, kb_names *benches, kb_names *series,
+                           kb_names *dtypes, kb_err *e);
+void kb_report_names_free(kb_names *s);
+
+/* The input kind of a row: *kind points at it in x->config ("" for
+ * randn), its length returned. Part of a row's key and its case name. */
+size_t kb_report_inputs_of(const kb_result *x, const char **kind);
+/* The first of rows[0..n) with this key, or NULL (any input kind). */
+const kb_result *kb_report_find_row(const kb_result *rows, size_t n, const char *bench,
+                                   const char *backend, const char *dtype, int64_t M,
+                                   int64_t N, int64_t K);
 
 /* Shapes of one (benchmark, dtype) in input order; caller frees *out. */
 kb_status kb_report_shapes(const kb_report_model *m, const char *bench, const char *dtype,
