@@ -24,7 +24,8 @@
  *             r = sum (x - mean) and takes mean + r / N, which is the value
  *             itself on a constant row (the tuned kernels' cure,
  *             common/norm_tuned_fwd.cuh).
- *   backward: Liger's layout: P programs (SMs x resident CTAs per SM, fewer
+ *   backward (its row loop shared by both norms: common/fused_norm_bwd.cuh):
+ *             Liger's layout: P programs (SMs x resident CTAs per SM, fewer
  *             per SM if the partials would outgrow 3/4 of L2), each owning a
  *             contiguous block of rows. Per row, pass 1 reduces sum(g) and
  *             sum(g * xh) (g = dy * w, xh = (x - mean) * rstd, saved stats);
@@ -39,14 +40,7 @@
  * indexing. Backward workspace is P * N * 4 bytes; once even one program per
  * SM has partials larger than L2 (N above ~85K on an H200) their
  * read-modify-write goes to HBM: the cost of this design at long rows. */
-#include "fused_rows.cuh"
-
-/* Elements per thread per tile and stream: what a thread holds in registers
- * at once (x, dy, w and the dw partial all live together in the backward). */
-#define FUSED_TILE_ELEMS 8
-/* Backward, scalar path: four 64-bit addresses per element (x, dy, dx, the
- * partial) stay live too; more than 4 elements spills at 1024 threads. */
-#define FUSED_TILE_ELEMS_BWD1 4
+#include "fused_norm_bwd.cuh"
 
 /* ---- kernels ------------------------------------------------------------- */
 /* Is var within what the mean's rounding error alone gives (relative error
@@ -141,46 +135,8 @@ ln_bwd_kernel(const T *__restrict__ x, const T *__restrict__ dy, const float *__
               T *__restrict__ dx, float *part, int64_t M, int64_t N, int64_t rows_per_cta)
 {
     __shared__ float scratch[32];
-    float acc[U][W];
-    const fused_dw_part<W, U> dw(part, M, N, rows_per_cta, acc);
-    for (int64_t row = dw.r0; row < dw.r1; row++) {
-        const T *xr = x + row * N, *gr = dy + row * N;
-        T *dr = dx + row * N;
-        const float mu = mean[row], rs = rstd[row];
-        /* pass 1: sum(g) and sum(g * xh) */
-        float sg = 0.f, sgx = 0.f;
-        for (int64_t base = 0; base < N; base += dw.tile) {
-            float xv[U][W], gv[U][W], wv[U][W];
-            fused_load_xgw<T, W, U, false>(xr, gr, w, base, N, xv, gv, wv, mu);
-#pragma unroll
-            for (int k = 0; k < U; k++)
-#pragma unroll
-                for (int i = 0; i < W; i++) {
-                    const float g = gv[k][i] * wv[k][i];
-                    sg += g;
-                    sgx += g * ((xv[k][i] - mu) * rs);
-                }
-        }
-        const float mg = kb_block_sum(sg, scratch) / (float)N;
-        const float c = kb_block_sum(sgx, scratch) / (float)N;
-        /* pass 2: dx, and dy * xh into the dw partial */
-        for (int64_t base = 0; base < N; base += dw.tile) {
-            float xv[U][W], gv[U][W], wv[U][W];
-            fused_load_xgw<T, W, U, true>(xr, gr, w, base, N, xv, gv, wv);
-            float o[W], d[W], pv[W];
-            fused_tile_each<W, U>(base, N, [&](int k, int64_t col) {
-#pragma unroll
-                for (int i = 0; i < W; i++) {
-                    const float xh = (xv[k][i] - mu) * rs, g = gv[k][i] * wv[k][i];
-                    o[i] = rs * (g - mg - xh * c);
-                    d[i] = gv[k][i] * xh;
-                }
-                fused_st<T, W>(dr + col, o);
-                dw.add(acc, k, col, row, d, pv);
-            });
-        }
-    }
-    dw.flush(acc, N);
+    fused_norm_bwd_rows<true, T, W, U>(x, dy, w, mean, rstd, dx, part, M, N, rows_per_cta,
+                                        scratch);
 }
 
 /* ---- host ------------------------------------------------------------------ */
@@ -189,9 +145,7 @@ static constexpr char ln_name[] = "layernorm"; /* as errors name the op */
 namespace {
 /* What the shared run / setup of fused_rows.cuh need of this op. */
 struct ln_op {
-    static constexpr const char *name = ln_name;
-    static constexpr int FWD_ELEMS = FUSED_TILE_ELEMS;
-    static constexpr int BWD_ELEMS1 = FUSED_TILE_ELEMS_BWD1, BWD_ELEMSV = FUSED_TILE_ELEMS;
+    FUSED_NORM_TRAITS(ln_name)
     template <typename K> static auto fwd_kernel()
     {
         return ln_fwd_kernel<typename K::T, K::W, K::U>;

@@ -13,7 +13,8 @@
  *   forward : one CTA per row (grid-stride past the grid limit). Pass 1 sum
  *             of squares by a CTA sum reduction, rstd = 1/sqrt(ss/N + eps);
  *             pass 2 writes y = x * rstd * w.
- *   backward: Liger's layout: P programs (SMs x resident CTAs per SM, fewer
+ *   backward (its row loop shared by both norms: common/fused_norm_bwd.cuh):
+ *             Liger's layout: P programs (SMs x resident CTAs per SM, fewer
  *             per SM if the partials would outgrow 3/4 of L2), each owning a
  *             contiguous block of rows. Per row, pass 1 reduces sum(g * xh)
  *             (g = dy * w, xh = x * rstd, saved rstd); pass 2 writes
@@ -28,14 +29,7 @@
  * indexing. Backward workspace is P * N * 4 bytes; once even one program per
  * SM has partials larger than L2 (N above ~85K on an H200) their
  * read-modify-write goes to HBM: the cost of this design at long rows. */
-#include "fused_rows.cuh"
-
-/* Elements per thread per tile and stream: what a thread holds in registers
- * at once (x, dy, w and the dw partial all live together in the backward). */
-#define FUSED_TILE_ELEMS 8
-/* Backward, scalar path: four 64-bit addresses per element (x, dy, dx, the
- * partial) stay live too; more than 4 elements spills at 1024 threads. */
-#define FUSED_TILE_ELEMS_BWD1 4
+#include "fused_norm_bwd.cuh"
 
 /* ---- kernels ------------------------------------------------------------- */
 template <typename T, int W, int U>
@@ -79,41 +73,8 @@ rms_bwd_kernel(const T *__restrict__ x, const T *__restrict__ dy, const float *_
                int64_t N, int64_t rows_per_cta)
 {
     __shared__ float scratch[32];
-    float acc[U][W];
-    const fused_dw_part<W, U> dw(part, M, N, rows_per_cta, acc);
-    for (int64_t row = dw.r0; row < dw.r1; row++) {
-        const T *xr = x + row * N, *gr = dy + row * N;
-        T *dr = dx + row * N;
-        const float rs = rstd[row];
-        /* pass 1: sum(g * xh) */
-        float dot = 0.f;
-        for (int64_t base = 0; base < N; base += dw.tile) {
-            float xv[U][W], gv[U][W], wv[U][W];
-            fused_load_xgw<T, W, U, false>(xr, gr, w, base, N, xv, gv, wv, 0.f);
-#pragma unroll
-            for (int k = 0; k < U; k++)
-#pragma unroll
-                for (int i = 0; i < W; i++) dot += (gv[k][i] * wv[k][i]) * (xv[k][i] * rs);
-        }
-        const float c = kb_block_sum(dot, scratch) / (float)N;
-        /* pass 2: dx, and dy * xh into the dw partial */
-        for (int64_t base = 0; base < N; base += dw.tile) {
-            float xv[U][W], gv[U][W], wv[U][W];
-            fused_load_xgw<T, W, U, true>(xr, gr, w, base, N, xv, gv, wv);
-            float o[W], d[W], pv[W];
-            fused_tile_each<W, U>(base, N, [&](int k, int64_t col) {
-#pragma unroll
-                for (int i = 0; i < W; i++) {
-                    const float xh = xv[k][i] * rs, g = gv[k][i] * wv[k][i];
-                    o[i] = rs * (g - xh * c);
-                    d[i] = gv[k][i] * xh;
-                }
-                fused_st<T, W>(dr + col, o);
-                dw.add(acc, k, col, row, d, pv);
-            });
-        }
-    }
-    dw.flush(acc, N);
+    fused_norm_bwd_rows<false, T, W, U>(x, dy, w, nullptr, rstd, dx, part, M, N, rows_per_cta,
+                                         scratch);
 }
 
 /* ---- host ------------------------------------------------------------------ */
@@ -122,9 +83,7 @@ static constexpr char rms_name[] = "rmsnorm"; /* as errors name the op */
 namespace {
 /* What the shared run / setup of fused_rows.cuh need of this op. */
 struct rms_op {
-    static constexpr const char *name = rms_name;
-    static constexpr int FWD_ELEMS = FUSED_TILE_ELEMS;
-    static constexpr int BWD_ELEMS1 = FUSED_TILE_ELEMS_BWD1, BWD_ELEMSV = FUSED_TILE_ELEMS;
+    FUSED_NORM_TRAITS(rms_name)
     template <typename K> static auto fwd_kernel()
     {
         return rms_fwd_kernel<typename K::T, K::W, K::U>;
