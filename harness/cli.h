@@ -102,6 +102,11 @@ kb_status kb_env_tune_evals(const char *v, int *out, kb_err *e);
  * counted. */
 typedef void (*kb_selection_fn)(const kb_case *c, const kb_err *passed_over, void *arg);
 int kb_selection_foreach(const kb_options *o, kb_selection_fn fn, void *arg);
+/* What a run selects must run something (kb_cli_parse asks, for a run): a
+ * --backend some selected benchmark has, a --shape one takes, both together,
+ * --inputs kinds that apply, and at least one case. KB_ERR_ARG saying which
+ * and why (selection.c). */
+kb_status kb_cli_check_selection(const kb_options *o, kb_err *e);
 /* The exit status of cases that ran without an error of kbench's own: 1 when
  * one failed; 77 (KB_EXIT_SKIP) when a --case skipped, or when no case of a
  * run passed (all skipped: nothing was measured); else 0. */
