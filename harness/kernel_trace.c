@@ -345,7 +345,9 @@ static void plain_parse(const char *m, char *buf, size_t len)
     const char *p = m + 2, *best = NULL;
     size_t best_n = 0;
     if (*p == 'N') p++;
-    while (*p >= '0' && *p <= '9') {
+    for (;;) {
+        if (*p == 'L') p++; /* internal linkage: a static kernel */
+        if (!(*p >= '0' && *p <= '9')) break;
         char *end;
         unsigned long n = strtoul(p, &end, 10);
         if (n == 0 || strlen(end) < n) break;

@@ -197,7 +197,7 @@ extern "C" kb_status kb_perturb_output(const kb_knobs *k, kb_buffers *b, cudaStr
 /* One thread: the hold must cost the stream time, not occupy the GPU.
  * %globaltimer, not clock64(): the hold is in nanoseconds whatever the SM
  * clock does. */
-__global__ void spin_kernel(uint64_t ns)
+static __global__ void spin_kernel(uint64_t ns)
 {
     uint64_t t0, t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
@@ -208,7 +208,7 @@ __global__ void spin_kernel(uint64_t ns)
 
 /* KBENCH_TEST_SPLIT: the kernel a fusion that came apart would add. Its
  * name is what the kernel check prints. */
-__global__ void split_noop_kernel() {}
+static __global__ void split_noop_kernel() {}
 
 extern "C" kb_status kb_test_split_noop(cudaStream_t s, kb_err *e)
 {

@@ -12,7 +12,7 @@
 /* XOR of every 16-byte word; written only when it equals a value the
  * buffer's fill cannot produce, so no load can be dropped and nothing but
  * the loads reaches DRAM. */
-__global__ void stream_read(const uint4 *__restrict__ in, size_t n, uint4 *sink)
+static __global__ void stream_read(const uint4 *__restrict__ in, size_t n, uint4 *sink)
 {
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -39,7 +39,7 @@ __global__ void stream_read(const uint4 *__restrict__ in, size_t n, uint4 *sink)
     if (acc.x == 0x9e3779b9u && acc.y == 0x7f4a7c15u) *sink = acc;
 }
 
-__global__ void stream_write(uint4 *__restrict__ out, size_t n, unsigned seed)
+static __global__ void stream_write(uint4 *__restrict__ out, size_t n, unsigned seed)
 {
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     const uint4 v = make_uint4(seed, seed + 1, seed + 2, seed + 3);
@@ -109,7 +109,14 @@ extern "C" kb_status kb_sol_streams_measure(const kb_device *d, kb_flusher *f, c
         if (st == KB_OK) *(w ? write_gbps : read_gbps) = (double)bytes / (t.median_ms * 1e-3) / 1e9;
     }
 out:
-    cudaStreamSynchronize(s);
+    {
+        /* A fault in the timed kernels surfaces here: on the success path it
+         * is the measurement's error; after a failure the first one stands. */
+        const cudaError_t sync = cudaStreamSynchronize(s);
+        if (sync != cudaSuccess && st == KB_OK)
+            st = KB_FAIL(e, KB_ERR_CUDA, "SOL read/write stream measurement: %s",
+                         cudaGetErrorString(sync));
+    }
     if (a.buf) cudaFree(a.buf);
     if (a.sink) cudaFree(a.sink);
     return st;

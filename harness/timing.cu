@@ -56,7 +56,7 @@ extern "C" kb_status kb_flush(const kb_flusher *f, cudaStream_t s, kb_err *e)
 
 /* Spins until the host sets *flag, or ~1 s passes (never hangs the GPU if
  * the host dies between enqueue and release). */
-__global__ void hold_stream(volatile int *flag)
+static __global__ void hold_stream(volatile int *flag)
 {
     uint64_t t0, t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
@@ -161,7 +161,7 @@ extern "C" kb_status kb_time_fn(kb_timed_fn fn, void *arg, const kb_timing_opts 
     return st;
 }
 
-__global__ void empty_kernel(void) {}
+static __global__ void empty_kernel(void) {}
 
 static kb_status launch_empty(void *arg, cudaStream_t s, kb_err *e)
 {
@@ -203,7 +203,7 @@ extern "C" kb_status kb_launch_jitter(kb_flusher *f, cudaStream_t s, int samples
 
 /* ~50 us of spinning: long enough to dwarf %globaltimer's coarse ticks
  * (1 us on current GPUs), short enough to leave the clock as it was. */
-__global__ void clock_probe(unsigned long long *out)
+static __global__ void clock_probe(unsigned long long *out)
 {
     uint64_t g0, g1;
     long long c0 = clock64();

@@ -202,8 +202,16 @@ static kb_status run_search(const kb_tune_space *sp, const kb_problem *p,
     if (st == KB_OK && !isfinite(ms))
         st = KB_FAIL(e, KB_ERR_CUDA, "%s %lldx%lld: no candidate configuration ran", sp->op,
                      (long long)p->M, (long long)p->N);
+    if (ta.s) {
+        /* A fault of the last candidate surfaces here: the search then did
+         * not finish, whatever it measured (after a failure the first error
+         * stands). */
+        const cudaError_t sync = cudaStreamSynchronize(ta.s);
+        if (sync != cudaSuccess && st == KB_OK)
+            st = KB_FAIL(e, KB_ERR_CUDA, "%s %lldx%lld: tuning search: %s", sp->op,
+                         (long long)p->M, (long long)p->N, cudaGetErrorString(sync));
+    }
     if (st == KB_OK) *gbps = kb_bytes_moved(p) / (ms * 1e-3) / 1e9;
-    if (ta.s) cudaStreamSynchronize(ta.s);
     if (ta.extra_ws) cudaFree(ta.extra_ws);
     kb_flusher_free(&fl);
     kb_buffers_free(&b);

@@ -1,7 +1,10 @@
 /* The elementwise kernels of mlp_forward's own (kernels/mlp/mlp.h):
  *   kb_mlp_mul: out = a * b, [M, H] rows of stride H (cublaslt_epilogue's
  *   multiply after the GEMM applied GELU), 128-bit accesses where the
- *   pointers allow, one grid-stride loop; math in fp32, rounded once. */
+ *   pointers allow, one grid-stride loop; math in fp32, rounded once.
+ * Limits: any n >= 0 elements, int64 indices; 256-thread CTAs, at most
+ * 8 per SM (the loop strides past that: the multiply is a small share of
+ * the block's time, so its launch is kept simple rather than tuned). */
 #include "kb_cuda.cuh"
 #include "mlp.h"
 

@@ -234,7 +234,7 @@ kb_status kb_ref_cpu(kb_bench_id b, int64_t M, int64_t N, const kb_ref_in *in,
         return KB_OK;
     }
     if (bi->dims == 3)
-        return KB_FAIL(e, KB_ERR_ARG, "cpu reference %s: a 3-D op (MxNxK), see kb_ref_cpu_mlp",
+        return KB_FAIL(e, KB_ERR_ARG, "cpu reference %s: a 3-D op (MxNxK) has its own reference (the MLP block's)",
                        bi->name);
     for (int64_t i = 0; i < M; i++) out_row(bi, in, i, N, out->out);
     if (bi->ref_reads & KB_T_DW) norm_dw(in, bi->fam == KB_FAM_LAYERNORM, M, N, out->dw);

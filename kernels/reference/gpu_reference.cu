@@ -16,6 +16,7 @@
  *
  * The backward formulas read the stored (dtype) inputs and the stored fp32
  * statistics, exactly like the backends do (reference.h). */
+#include <string.h>
 #include <limits.h>
 
 #include "kb_cuda.cuh"
@@ -260,18 +261,28 @@ static kb_status check_problem(const kb_buffers *b, const char *who, kb_err *e)
     return KB_OK;
 }
 
+/* The tensor a NEED names: "t->x" -> "x", "b->gold_dw" -> "gold_dw" (the
+ * buffer's role, as --dump and the accuracy messages name it). */
+static const char *tensor_role(const char *expr)
+{
+    const char *arrow = strstr(expr, "->");
+    return arrow ? arrow + 2 : expr;
+}
+
+/* An input or output the reference reads or writes but the case did not
+ * allocate: a harness bug, named in the case's terms. */
 #define NEED(ptr, who)                                                                    \
     do {                                                                                  \
         if (!(ptr))                                                                       \
-            return KB_FAIL(e, KB_ERR_ARG, "%s: %s %s %lldx%lld: %s is NULL", who,         \
-                           kb_bench_info_get(p->bench)->name, kb_dtype_name(p->dtype),     \
-                           (long long)p->M, (long long)p->N, #ptr);                       \
+            return KB_FAIL(e, KB_ERR_ARG, "%s: %s %s %lldx%lld: tensor '%s' not allocated", \
+                           who, kb_bench_info_get(p->bench)->name, kb_dtype_name(p->dtype), \
+                           (long long)p->M, (long long)p->N, tensor_role(#ptr));          \
     } while (0)
 
-/* What every entry point starts with: its name for messages (who), the
- * problem checked, and p, t, M, N. */
-#define REF_BEGIN(b, e)                                                                   \
-    const char *const who = __func__;                                                    \
+/* What every entry point starts with: what it computes, for messages
+ * (who), the problem checked, and p, t, M, N. */
+#define REF_BEGIN(b, e, what)                                                             \
+    const char *const who = (what);                                                      \
     KB_TRY(check_problem((b), who, (e)));                                                 \
     const kb_problem *p = &(b)->p;                                                        \
     const kb_tensors *t = &(b)->t;                                                        \
@@ -279,7 +290,7 @@ static kb_status check_problem(const kb_buffers *b, const char *who, kb_err *e)
 
 extern "C" kb_status kb_ref_gpu_saved(kb_buffers *b, cudaStream_t s, kb_err *e)
 {
-    REF_BEGIN(b, e);
+    REF_BEGIN(b, e, "GPU reference (saved statistics)");
     /* The saved statistics the descriptor lists, each from x (forwards
      * save nothing). */
     const unsigned saved = kb_bench_info_get(p->bench)->tensors;
@@ -354,7 +365,7 @@ static kb_status gold_dw(const kb_problem *p, const kb_tensors *t, const float *
 
 extern "C" kb_status kb_ref_gpu_gold(kb_buffers *b, cudaStream_t s, kb_err *e)
 {
-    REF_BEGIN(b, e);
+    REF_BEGIN(b, e, "GPU reference");
     NEED(b->gold, who);
     /* The one place the GPU reference picks per-op math: the descriptor's
      * family and direction. */

@@ -64,18 +64,18 @@ static kb_status gen_randn(kb_dtype d, void *p, int64_t n, uint64_t key, float s
 
 extern "C" kb_status kb_inputs_generate(kb_buffers *b, uint64_t seed, cudaStream_t s, kb_err *e)
 {
-    if (!b) return KB_FAIL(e, KB_ERR_ARG, "kb_inputs_generate: buffers is NULL");
+    if (!b) return KB_FAIL(e, KB_ERR_ARG, "input generator: no buffers");
     const kb_problem *p = &b->p;
     const kb_tensors *t = &b->t;
     if ((unsigned)p->bench >= KB_NUM_BENCH || (unsigned)p->dtype >= KB_NUM_DTYPES ||
         p->M < 1 || p->N < 1)
         return KB_FAIL(e, KB_ERR_ARG,
-                       "kb_inputs_generate: bad problem (bench %d, dtype %d, %lldx%lld)",
+                       "input generator: bad problem (bench %d, dtype %d, %lldx%lld)",
                        (int)p->bench, (int)p->dtype, (long long)p->M, (long long)p->N);
     const int64_t M = p->M, N = p->N, MN = M * N;
     const kb_x_dist dist = kb_bench_info_get(p->bench)->x_dist;
     if ((unsigned)b->inputs >= KB_NUM_INPUTS || !kb_inputs_apply((kb_inputs)b->inputs, p->bench))
-        return KB_FAIL(e, KB_ERR_ARG, "kb_inputs_generate: input kind %s does not apply to %s",
+        return KB_FAIL(e, KB_ERR_ARG, "input generator: input kind %s does not apply to %s",
                        kb_inputs_name((kb_inputs)b->inputs), kb_bench_info_get(p->bench)->name);
 
     KB_DISPATCH(p->dtype, T, {

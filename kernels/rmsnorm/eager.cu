@@ -38,7 +38,11 @@
  * row_reduce: one block per row, block sum through shared memory.
  * colsum: [rows, N] -> [chunks, N]; block = 32 columns x 8 row lanes, each
  * lane strides over the chunk's rows, then an ordered sum of the 8 lanes:
- * deterministic, parallel over rows (M up to 1.15M) and columns.           */
+ * deterministic, parallel over rows (M up to 1.15M) and columns.
+ * Limits: any M, N >= 1; int64 offsets; rows grid-strided past the grid
+ * cap, colsum's grid cdiv(N, 32) x chunks. The workspace holds the chain's
+ * fp32 [M, N] intermediates (up to four, as PyTorch's autograd keeps
+ * them), so memory, not the kernels, bounds M * N.                        */
 #include "kb_eager.cuh"
 
 /* Internal linkage for every kernel and helper: other backends define

@@ -122,6 +122,9 @@ START_TEST(short_names)
     ck_assert_str_eq(b, "ew_kernel<bfloat16, Load<float> >");
     kb_kernel_short_name("_Z17split_noop_kernelv", b, sizeof b);
     ck_assert_str_eq(b, "split_noop_kernel");
+    /* a static kernel (internal linkage, as the harness's own are) */
+    kb_kernel_short_name("_ZL17split_noop_kernelv", b, sizeof b);
+    ck_assert_str_eq(b, "split_noop_kernel");
     /* a C name, or a library's own, stays; ';' would break the list */
     kb_kernel_short_name("cudnn_generated_fort;native", b, sizeof b);
     ck_assert_str_eq(b, "cudnn_generated_fort,native");
