@@ -10,7 +10,8 @@
  *                       pass, U slots in flight per thread; fwd_loop_long:
  *                       its twin for long shares per thread; fwd_stage: the
  *                       row staged in shared memory, every pass from there)
- *   norm_tuned_bwd.cuh  bwd_reg + dw_reduce (persistent, dw partials),
+ *   norm_tuned_bwd.cuh  bwd_reg + dw_reduce (persistent, dw partials)
+ *   norm_tuned_bwd_loop.cuh
  *                       bwd_loop (persistent, the row re-read per pass,
  *                       the same partials), bwd_dx_loop + dw_cols (fallback)
  * Host side, in three files this one includes:

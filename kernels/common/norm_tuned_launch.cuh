@@ -429,7 +429,7 @@ kb_status nt_bwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
     }
     const dim3 block((unsigned)tpr, (unsigned)rows);
     /* Shifted rows: P classes (rows c, c+P, ...; nt_bwd_classes), each
-     * with its own slots (norm_tuned_bwd.cuh, bwd_reg and bwd_loop);
+     * with its own slots (norm_tuned_bwd.cuh and norm_tuned_bwd_loop.cuh, bwd_reg and bwd_loop);
      * otherwise P = 1, one class of all rows. */
     const int per = nt_bwd_classes(p->dtype, p->N, am);
     a.per = per;

@@ -6,7 +6,7 @@
 #ifndef KB_NORM_TUNED_SPACE_CUH
 #define KB_NORM_TUNED_SPACE_CUH
 
-#include "norm_tuned_bwd.cuh"
+#include "norm_tuned_bwd_loop.cuh"
 #include "norm_tuned_fwd.cuh"
 #include "hwfit.h"
 #include "kb_launch.cuh"
