@@ -1,0 +1,374 @@
+"""The PyTorch side of torch_peers.py, per op family: inputs drawn as kbench
+draws them (make_inputs), the fp32 reference and the tolerances every peer's
+output is checked with (reference, tolerance, compare), and the peers
+themselves: PyTorch eager (torch_fn), library modules (module_fn) and the
+timed callable of each backend (build), torch.compile included.
+
+Every function takes the torch module as its first argument: torch_peers.py
+imports torch only when it measures, so --list and --from-csv run without
+it. A new op family needs its code here (make_inputs, reference, torch_fn,
+module_fn) and its name in torch_peers.FAMILIES."""
+import math
+
+EPS = 1e-6
+COMPILE_MODE = "max-autotune-no-cudagraphs"
+DW_ROUNDING = 8.0  # fp32 unit roundoffs per |term|, as kbench's tolerance.h
+FP32_U = 2.0 ** -24
+GEMM_ROUNDING = 8.0  # bf16 unit roundoffs per root-sum-square of the K terms (tolerance.h)
+
+
+# ---- inputs and the fp32 reference ------------------------------------------
+
+def make_inputs(torch, bench, M, N, dtype, device, seed, K=0):
+    g = torch.Generator(device=device)
+    g.manual_seed(seed)
+
+    def randn(*shape, scale=1.0, dt=dtype):
+        t = torch.randn(*shape, generator=g, device=device, dtype=torch.float32)
+        if scale != 1.0:
+            t.mul_(scale)
+        return t.to(dt)
+
+    d = {}
+    if bench.startswith("mlp"):  # kbench's distributions (kernels/reference/inputs.cu)
+        d["x"] = randn(M, N)
+        d["wg"] = randn(K, N, scale=N ** -0.5)
+        d["wu"] = randn(K, N, scale=N ** -0.5)
+        d["wd"] = randn(N, K, scale=K ** -0.5)
+    elif bench.startswith("cross_entropy"):
+        d["x"] = randn(M, N, scale=0.1)
+        d["target"] = torch.randint(0, N, (M,), generator=g, device=device, dtype=torch.int64)
+        if bench.endswith("backward"):
+            d["dloss"] = randn(M, dt=torch.float32)
+    elif bench.startswith("softmax"):
+        d["x"] = randn(M, N, scale=0.1)
+        if bench.endswith("backward"):
+            d["dy"] = randn(M, N)
+    elif is_glu(bench):
+        d["x"] = randn(M, N)  # the gate, as kbench names it
+        d["up"] = randn(M, N)
+        if bench.endswith("backward"):
+            d["dy"] = randn(M, N)
+    else:
+        d["x"] = randn(M, N)
+        d["w"] = randn(N, dt=torch.float32)
+        if bench.endswith("backward"):
+            d["dy"] = randn(M, N)
+    return d
+
+
+def torch_dtype(torch, name):
+    """kbench's dtype name as torch's dtype."""
+    return {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[name]
+
+
+def is_glu(bench):
+    return bench.startswith(("geglu", "swiglu"))
+
+
+GELU_BETA = math.sqrt(2.0 / math.pi)
+GELU_KAPPA = 0.044715
+
+
+def glu_act_dact(torch, bench, g):
+    """act(g) and act'(g) in float64 (kernels/reference/glu_ref.h's formulas)."""
+    if bench.startswith("geglu"):
+        t = torch.tanh(GELU_BETA * (g + GELU_KAPPA * g * g * g))
+        return (0.5 * g * (1.0 + t),
+                0.5 * (1.0 + t) + 0.5 * g * (1.0 - t * t) * GELU_BETA * (1.0 + 3.0 * GELU_KAPPA * g * g))
+    s = torch.sigmoid(g)
+    return g * s, s * (1.0 + g * (1.0 - s))
+
+
+def glu_reference(torch, bench, d):
+    """GLU gold in float64 from the dtype-rounded inputs: out, or dgate and dup."""
+    x = d["x"]
+    M, N = x.shape
+    backward = bench.endswith("backward")
+    outs = [torch.empty((M, N), dtype=x.dtype, device=x.device) for _ in range(2 if backward else 1)]
+    for a, b in row_chunks(M, N):
+        g, u = x[a:b].double(), d["up"][a:b].double()
+        act, dact = glu_act_dact(torch, bench, g)
+        if not backward:
+            outs[0][a:b] = (act * u).to(x.dtype)
+            continue
+        dy = d["dy"][a:b].double()
+        outs[0][a:b] = (dy * u * dact).to(x.dtype)
+        outs[1][a:b] = (dy * act).to(x.dtype)
+    return [(o, None, 0.0) for o in outs]
+
+
+def row_chunks(M, N, budget=1 << 26):
+    """Row ranges so that fp32 temporaries stay near budget elements."""
+    step = max(1, budget // max(N, 1))
+    for i in range(0, M, step):
+        yield i, min(M, i + step)
+
+
+def mlp_act(torch, bench):
+    """GeGLU (mlp_forward) or SwiGLU (mlp_swiglu_forward)."""
+    F = torch.nn.functional
+    if bench == "mlp_swiglu_forward":
+        return F.silu
+    return lambda g: F.gelu(g, approximate="tanh")
+
+
+def mlp_reference(torch, bench, d):
+    """The MLP block's gold (fp32 GEMMs, the GLU activation, rounded once) and
+    its error scale sqrt(sum_k (h_k Wd_k)^2), as kbench's reference
+    (mlp_math.h)."""
+    act = mlp_act(torch, bench)
+    F = torch.nn.functional
+    x = d["x"]
+    T, D = x.shape
+    wg, wu, wd = d["wg"].float(), d["wu"].float(), d["wd"].float()
+    out = torch.empty((T, D), dtype=x.dtype, device=x.device)
+    scale = torch.empty((T, D), dtype=torch.float32, device=x.device)
+    for a, b in row_chunks(T, wg.shape[0]):
+        xf = x[a:b].float()
+        h = act(xf @ wg.T) * (xf @ wu.T)
+        out[a:b] = (h @ wd.T).to(x.dtype)
+        scale[a:b] = (h.square() @ wd.square().T).sqrt()
+    return [(out, scale, GEMM_ROUNDING * 2.0 ** -8)]
+
+
+def reference(torch, bench, d):
+    """fp32 gold from the dtype-rounded inputs, rounded to the output dtype;
+    dw stays fp32 (summed in fp64), with the per-column sum of |terms| that
+    the summation-order allowance scales. Items: (gold, terms, coefficient):
+    an element may differ by coefficient * terms more."""
+    if is_glu(bench):
+        return glu_reference(torch, bench, d)
+    if bench.startswith("mlp"):
+        return mlp_reference(torch, bench, d)
+    x = d["x"]
+    M, N = x.shape
+    dt = x.dtype
+    out = torch.empty((M,) if bench == "cross_entropy_forward" else (M, N), dtype=dt,
+                      device=x.device)
+    dw = absw = None
+    if bench in ("rmsnorm_backward", "layernorm_backward"):
+        dw = torch.zeros(N, dtype=torch.float64, device=x.device)
+        absw = torch.zeros(N, dtype=torch.float64, device=x.device)
+    w = d.get("w")
+    for a, b in row_chunks(M, N):
+        xf = x[a:b].float()
+        if bench == "cross_entropy_forward":
+            lse = torch.logsumexp(xf, dim=-1)
+            out[a:b] = (lse - xf.gather(1, d["target"][a:b, None])[:, 0]).to(dt)
+        elif bench == "cross_entropy_backward":
+            p = torch.softmax(xf, dim=-1)
+            p[torch.arange(b - a, device=x.device), d["target"][a:b]] -= 1.0
+            out[a:b] = (p * d["dloss"][a:b, None]).to(dt)
+        elif bench == "softmax_forward":
+            out[a:b] = torch.softmax(xf, dim=-1).to(dt)
+        elif bench == "softmax_backward":
+            # The backward reads the saved y in the input dtype, as autograd does.
+            y = torch.softmax(xf, dim=-1).to(dt).float()
+            dy = d["dy"][a:b].float()
+            out[a:b] = (y * (dy - (dy * y).sum(-1, keepdim=True))).to(dt)
+        elif bench.startswith("rmsnorm"):
+            rstd = torch.rsqrt(xf.square().mean(-1, keepdim=True) + EPS)
+            xh = xf * rstd
+            if bench == "rmsnorm_forward":
+                out[a:b] = (xh * w).to(dt)
+            else:
+                dy = d["dy"][a:b].float()
+                g = dy * w
+                out[a:b] = (rstd * (g - xh * (g * xh).mean(-1, keepdim=True))).to(dt)
+                t = dy * xh
+                dw += t.double().sum(0)
+                absw += t.abs().double().sum(0)
+        else:
+            mean = xf.mean(-1, keepdim=True)
+            var = (xf - mean).square().mean(-1, keepdim=True)
+            rstd = torch.rsqrt(var + EPS)
+            xh = (xf - mean) * rstd
+            if bench == "layernorm_forward":
+                out[a:b] = (xh * w).to(dt)
+            else:
+                dy = d["dy"][a:b].float()
+                g = dy * w
+                out[a:b] = (rstd * (g - g.mean(-1, keepdim=True)
+                                    - xh * (g * xh).mean(-1, keepdim=True))).to(dt)
+                t = dy * xh
+                dw += t.double().sum(0)
+                absw += t.abs().double().sum(0)
+    if dw is None:
+        return [(out, None, 0.0)]
+    return [(out, None, 0.0), (dw.float(), absw, DW_ROUNDING * FP32_U)]
+
+
+def tolerance(torch, dtype):
+    """SPEC's (atol, rtol) by output dtype: torch.testing's defaults."""
+    if dtype == torch.bfloat16:
+        return 1e-5, 1.6e-2
+    if dtype == torch.float16:
+        return 1e-5, 1e-3
+    return 1e-5, 1.3e-6
+
+
+def compare(torch, got, gold, absterms, coef, atol, rtol):
+    """assert_close's test, element-wise: (mismatches, worst |d|/allowed)."""
+    got = got.detach().reshape(gold.shape)
+    if got.dtype != gold.dtype:
+        got = got.to(gold.dtype)  # e.g. a library that returns an fp32 loss
+    mism, worst = 0, 0.0
+    flat_g, flat_o = gold.reshape(gold.shape[0], -1), got.reshape(gold.shape[0], -1)
+    n = flat_g.shape[1]
+    for a, b in row_chunks(flat_g.shape[0], n):
+        g = flat_g[a:b].double()
+        o = flat_o[a:b].double()
+        allowed = atol + rtol * g.abs()
+        if absterms is not None:
+            allowed = allowed + coef * absterms.reshape(g.shape).double()
+        diff = (o - g).abs()
+        same_nonfinite = (torch.isnan(g) & torch.isnan(o)) | (torch.isinf(g) & (o == g))
+        ratio = torch.where(diff == 0, torch.zeros_like(diff), diff / allowed)
+        ratio = torch.where(same_nonfinite, torch.zeros_like(ratio), ratio)
+        ratio = torch.where(torch.isfinite(ratio), ratio, torch.full_like(ratio, math.inf))
+        mism += int((ratio > 1.0).sum().item())
+        worst = max(worst, float(ratio.max().item()))
+    return mism, worst
+
+
+# ---- the backends ---------------------------------------------------------
+
+def rms_ref(torch, x, w):
+    """PyTorch eager's RMSNorm: the fp32 chain, one kernel per op."""
+    xf = x.float()
+    return (xf * torch.rsqrt(xf.square().mean(-1, keepdim=True) + EPS) * w).to(x.dtype)
+
+
+def ln_ref(torch, x, w):
+    """PyTorch eager's LayerNorm without bias: cast -> layer_norm -> cast."""
+    return torch.nn.functional.layer_norm(x.float(), (x.shape[-1],), w, None, EPS).to(x.dtype)
+
+
+def torch_fn(torch, bench):
+    F = torch.nn.functional
+    if bench.startswith("mlp"):  # the block as a model writes it: F.linear, GeGLU/SwiGLU
+        act = mlp_act(torch, bench)
+        return lambda x, wg, wu, wd: F.linear(act(F.linear(x, wg)) * F.linear(x, wu), wd)
+    if bench.startswith("cross_entropy"):
+        return lambda x, t: F.cross_entropy(x, t, reduction="none")
+    if bench.startswith("softmax"):
+        return lambda x: F.softmax(x, dim=-1)
+    if bench.startswith("geglu"):
+        return lambda x, up: F.gelu(x, approximate="tanh") * up
+    if bench.startswith("swiglu"):
+        return lambda x, up: F.silu(x) * up
+    if bench.startswith("rmsnorm"):
+        return lambda x, w: rms_ref(torch, x, w)
+    return lambda x, w: ln_ref(torch, x, w)
+
+
+def module_fn(torch, backend, bench, N, w):
+    """The forward of a library backend as f(x[, target]) -> output, plus the
+    weight tensor autograd should differentiate (norms) or None."""
+    if is_glu(bench):
+        if backend != "liger":
+            raise RuntimeError("%s has no %s peer" % (bench, backend))
+        # Liger's GEGLU/SwiGLU elementwise ops (what LigerGEGLUMLP and
+        # LigerSwiGLUMLP call between their GEMMs). Their backward writes the
+        # gradients over the saved gate and up: repeated backward calls time
+        # the same kernel on overwritten values (accuracy is from the first).
+        if bench.startswith("geglu"):
+            from liger_kernel.ops.geglu import LigerGELUMulFunction as Fn
+        else:
+            from liger_kernel.ops.swiglu import LigerSiLUMulFunction as Fn
+        return (lambda x, up: Fn.apply(x, up)), None
+    if backend == "liger":
+        if bench.startswith("cross_entropy"):
+            from liger_kernel.transformers.cross_entropy import LigerCrossEntropyLoss
+            m = LigerCrossEntropyLoss(reduction="none")
+            return (lambda x, t: m(x, t)), None
+        if bench.startswith("softmax"):
+            from liger_kernel.transformers.softmax import LigerSoftmax
+            m = LigerSoftmax()
+            return (lambda x: m(x)), None
+        if bench.startswith("rmsnorm"):
+            from liger_kernel.transformers.rms_norm import LigerRMSNorm
+            m = LigerRMSNorm(hidden_size=N, eps=EPS).to(w.device)
+        else:
+            from liger_kernel.transformers.layer_norm import LigerLayerNorm
+            m = LigerLayerNorm(hidden_size=N, eps=EPS).to(w.device)
+            if getattr(m, "bias", None) is not None:
+                with torch.no_grad():
+                    m.bias.zero_()  # SPEC's LayerNorm has no bias
+                m.bias.requires_grad_(False)
+        with torch.no_grad():
+            m.weight.data = w.detach().clone().to(m.weight.dtype)
+        return (lambda x, wt=None: m(x)), m.weight
+    # quack: its public autograd-aware functions.
+    if bench.startswith("cross_entropy"):
+        from quack.cross_entropy import cross_entropy
+        return (lambda x, t: cross_entropy(x, t)), None
+    if bench.startswith("softmax"):
+        from quack.softmax import softmax
+        return (lambda x: softmax(x)), None
+    wq = w.detach().clone().requires_grad_(bench.endswith("backward"))
+    if bench.startswith("rmsnorm"):
+        from quack.rmsnorm import rmsnorm
+        return (lambda x, wt=None: rmsnorm(x, wq, eps=EPS)), wq
+    from quack.layernorm import layernorm
+    return (lambda x, wt=None: layernorm(x, wq, eps=EPS)), wq
+
+
+def build(torch, backend, bench, d):
+    """A zero-argument callable running exactly the timed work and returning
+    its outputs (a tuple), and a text for the config column."""
+    M, N = d["x"].shape
+    backward = bench.endswith("backward")
+    if bench.startswith("mlp"):
+        if backend not in ("torch_eager", "torch_compile"):
+            raise RuntimeError("%s: no mlp_forward peer in this script" % backend)
+        f = torch_fn(torch, bench)
+        config = ""
+        if backend == "torch_compile":
+            # Specialised per shape, as Inductor in the blog; the default mode:
+            # the GEMMs stay cuBLAS's (max-autotune would swap in tuned Triton
+            # GEMMs, minutes per shape) and Inductor fuses act * up, which is
+            # what the mlp backends differ in.
+            torch._dynamo.reset()
+            f = torch.compile(f)
+            config = "default"
+        x, wg, wu, wd = d["x"], d["wg"], d["wu"], d["wd"]
+        return (lambda: (f(x, wg, wu, wd),)), config
+    ce = bench.startswith("cross_entropy")
+    glu = is_glu(bench)
+    norm = bench.startswith(("rmsnorm", "layernorm"))
+    config = ""
+    wgrad = None
+    if backend in ("torch_eager", "torch_compile"):
+        f = torch_fn(torch, bench)
+        if backend == "torch_compile":
+            torch._dynamo.reset()  # a fresh specialisation per shape
+            f = torch.compile(f, mode=COMPILE_MODE)
+            config = COMPILE_MODE
+        if norm:
+            wgrad = d["w"].detach().clone().requires_grad_(backward)
+            fwd = (lambda x, f=f, wt=wgrad: f(x, wt))
+        else:
+            fwd = f
+    else:
+        fwd, wgrad = module_fn(torch, backend, bench, N, d.get("w"))
+    # Own copies: some libraries write into their input (Liger's cross
+    # entropy stores the gradient in x).
+    x = d["x"].detach().clone()
+    args = (d["target"].clone(),) if ce else (d["up"].detach().clone(),) if glu else ()
+    if backend == "torch_compile" and not backward:
+        for t in (x,) + args:
+            torch._dynamo.mark_dynamic(t, 0)
+    if not backward:
+        return (lambda: (fwd(x, *args),)), config
+    x.requires_grad_(True)
+    if glu:  # dgate and dup: gradients of both inputs
+        args[0].requires_grad_(True)
+    y = fwd(x, *args)  # once, untimed: autograd saves what the backward reads
+    grad = d["dloss"] if ce else d["dy"]
+    inputs = [x] + ([wgrad] if wgrad is not None else [])
+    if glu:
+        inputs = [x, args[0]]
+    return (lambda: tuple(torch.autograd.grad(y, inputs, grad_outputs=grad,
+                                              retain_graph=True))), config
