@@ -12,11 +12,13 @@ static const struct {
     Suite *(*make)(void);
 } suites[] = {
     {"registry", kb_suite_registry}, {"cli", kb_suite_cli},
+    {"cli_checks", kb_suite_cli_checks},
     {"tolerance", kb_suite_tolerance}, {"stats", kb_suite_stats},
     {"reference", kb_suite_reference}, {"baseline", kb_suite_baseline},
     {"results", kb_suite_results}, {"npy", kb_suite_npy},
     {"report", kb_suite_report}, {"report_regressions", kb_suite_report_regressions},
     {"report_output", kb_suite_report_output}, {"gate", kb_suite_gate},
+    {"gate_knobs", kb_suite_gate_knobs},
     {"tuner", kb_suite_tuner}, {"tuner_cache", kb_suite_tuner_cache},
     {"tuner_norm", kb_suite_tuner_norm}, {"resources", kb_suite_resources},
     {"accuracy", kb_suite_accuracy}, {"inputs", kb_suite_inputs},

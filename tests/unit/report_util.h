@@ -74,14 +74,16 @@ static inline char *read_out(const char *dir, const char *name)
 /* Each of the NULL-terminated needles is in text. */
 static inline void assert_contains(const char *text, const char *const *needles)
 {
-    for (; *needles; needles++) ck_assert_msg(strstr(text, *needles), "'%s' not in:\n%s", *needles, text);
+    for (; *needles; needles++)
+        ck_assert_msg(strstr(text, *needles), "'%s' not in:\n%s", *needles, text);
 }
 #define ASSERT_CONTAINS(text, ...) assert_contains((text), (const char *const[]){__VA_ARGS__, NULL})
 
 /* None of the NULL-terminated needles is in text. */
 static inline void assert_lacks(const char *text, const char *const *needles)
 {
-    for (; *needles; needles++) ck_assert_msg(!strstr(text, *needles), "'%s' in:\n%s", *needles, text);
+    for (; *needles; needles++)
+        ck_assert_msg(!strstr(text, *needles), "'%s' in:\n%s", *needles, text);
 }
 #define ASSERT_LACKS(text, ...) assert_lacks((text), (const char *const[]){__VA_ARGS__, NULL})
 

@@ -1,13 +1,23 @@
-/* The perf verdict on synthetic distributions. */
+/* The perf verdict on synthetic distributions: kb_verdict_decide's band,
+ * floor and fastest-sample rules, kb_judge's time-and-judge policy, and the
+ * verdict names. The test knobs are test_gate_knobs.c's. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gate.h"
-#include "knobs.h"
 #include "registry.h"
 #include "unit.h"
+
+/* The gate's defaults at another tolerance (ci/gate runs at 5 %). */
+static kb_gate_opts opts_at(double tolerance)
+{
+    kb_gate_opts o;
+    kb_gate_defaults(&o);
+    o.tolerance = tolerance;
+    return o;
+}
 
 static kb_verdict decide(double base, double base_noise, double now, double now_noise)
 {
@@ -40,9 +50,7 @@ START_TEST(ten_percent_beyond_band)
     /* 9 % slower is inside the default 10 % tolerance. */
     ck_assert_int_eq(decide(3000, 0.002, 2730, 0.002), KB_VERDICT_SAME);
     /* A tighter tolerance flags it. */
-    kb_gate_opts o;
-    kb_gate_defaults(&o);
-    o.tolerance = 0.05;
+    kb_gate_opts o = opts_at(0.05);
     double c, b;
     kb_perf pb = {3000, 0.002, NAN, NAN}, pn = {2730, 0.002, NAN, NAN};
     ck_assert_int_eq(kb_verdict_decide(&o, &pb, &pn, &c, &b), KB_VERDICT_SLOWER);
@@ -101,9 +109,7 @@ END_TEST
  * change is inside a 1.2 us floor: SAME. Just past the floor: SLOWER. */
 START_TEST(time_floor_for_launch_bound_cases)
 {
-    kb_gate_opts o;
-    kb_gate_defaults(&o);
-    o.tolerance = 0.05;
+    kb_gate_opts o = opts_at(0.05);
     o.floor_ms = 0.0012;
     double c, b;
     const double bytes = 40e3; /* 40 KB: 8 GB/s at 5 us */
@@ -119,9 +125,7 @@ START_TEST(time_floor_for_launch_bound_cases)
          * kernels under a 2 x 0.512 us floor, medians from fp32 event times
          * 1.024 us apart; their difference reads a few ulp above the floor
          * in double. Exactly at the floor: SAME, not SLOWER. */
-        kb_gate_opts f;
-        kb_gate_defaults(&f);
-        f.tolerance = 0.05; /* ci/gate's */
+        kb_gate_opts f = opts_at(0.05); /* ci/gate's */
         f.floor_ms = 2 * 0.000512;
         const double lb = 24584; /* bytes: 3.15 GB/s at 7.808 us */
         const float tb = 0.007808f, tn = 0.008832f;
@@ -159,9 +163,7 @@ END_TEST
  * code 10 % slower moves the fastest sample too and stays SLOWER. */
 START_TEST(fastest_sample_decides_slower)
 {
-    kb_gate_opts o;
-    kb_gate_defaults(&o);
-    o.tolerance = 0.05;
+    kb_gate_opts o = opts_at(0.05);
     double c, b;
     /* the H200 case: baseline 3.79 ms; now median 4.35 ms, fastest 3.84 ms */
     const double flops_bytes = 486e6;
@@ -196,9 +198,7 @@ END_TEST
  * bimodal round is final NOISY and passes. */
 START_TEST(judge_bimodal_message)
 {
-    kb_gate_opts o;
-    kb_gate_defaults(&o);
-    o.tolerance = 0.05;
+    kb_gate_opts o = opts_at(0.05);
     const kb_judge_base b = {128.4, 0.0018, 3.79, 3};
     kb_judge_round m = {{128.4 * 3.79 / 4.35, 0.006, 4.35, 3.84}, 1980, 1980};
     kb_judgement j;
@@ -524,305 +524,6 @@ START_TEST(names_round_trip)
 }
 END_TEST
 
-START_TEST(knobs_parse)
-{
-    kb_knobs k;
-    kb_err e;
-    ck_assert_int_eq(kb_knobs_parse(NULL, NULL, NULL, &k, &e), KB_OK);
-    ck_assert_double_eq(k.extra_fraction, 0);
-    ck_assert_double_eq(k.slow_fraction, 0);
-    ck_assert_int_eq(k.perturb, KB_PERTURB_NONE);
-    ck_assert_int_eq(kb_knobs_parse("eager:0.10", NULL, "tuned:skip_last", &k, &e), KB_OK);
-    ck_assert_str_eq(k.extra_backend, "eager");
-    ck_assert_double_eq(k.extra_fraction, 0.10);
-    ck_assert_double_eq(k.slow_fraction, 0);
-    ck_assert_str_eq(k.perturb_backend, "tuned");
-    ck_assert_int_eq(k.perturb, KB_PERTURB_SKIP_LAST);
-    ck_assert_int_eq(kb_knobs_parse("", "", "fused:scale:0.03", &k, &e), KB_OK);
-    ck_assert_int_eq(k.perturb, KB_PERTURB_SCALE);
-    ck_assert_double_eq(k.scale, 0.03);
-    ck_assert_int_eq(kb_knobs_parse("eager", NULL, NULL, &k, &e), KB_ERR_ARG);
-    ck_assert_int_eq(kb_knobs_parse("eager:abc", NULL, NULL, &k, &e), KB_ERR_ARG);
-    ck_assert_int_eq(kb_knobs_parse("eager:0", NULL, NULL, &k, &e), KB_ERR_ARG);
-    ck_assert_int_eq(kb_knobs_parse(":0.1", NULL, NULL, &k, &e), KB_ERR_ARG);
-    ck_assert_int_eq(kb_knobs_parse(NULL, NULL, "tuned:explode", &k, &e), KB_ERR_ARG);
-    ck_assert_int_eq(kb_knobs_parse(NULL, NULL, "tuned:scale:", &k, &e), KB_ERR_ARG);
-    /* the mutants: names round-trip, each applies where README says */
-    const struct { const char *name; kb_perturb k; } m[] = {
-        {"write_past_end", KB_PERTURB_WRITE_PAST_END}, {"no_max_subtraction", KB_PERTURB_NO_MAX},
-        {"half_accumulation", KB_PERTURB_HALF_ACC}, {"eps_1e-5", KB_PERTURB_EPS}};
-    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
-        char v[64];
-        snprintf(v, sizeof v, "cudnn:%s", m[i].name);
-        ck_assert_int_eq(kb_knobs_parse(NULL, NULL, v, &k, &e), KB_OK);
-        ck_assert_int_eq(k.perturb, m[i].k);
-        ck_assert_str_eq(kb_perturb_name(k.perturb), m[i].name);
-    }
-    ck_assert_int_eq(kb_knobs_parse(NULL, NULL, "tuned:eps_1e-6", &k, &e), KB_ERR_ARG);
-    ck_assert_int_eq(kb_knobs_parse(NULL, NULL, "tuned:scale", &k, &e), KB_ERR_ARG);
-    ck_assert(kb_perturb_applies(KB_PERTURB_NO_MAX, KB_CE_FWD));
-    ck_assert(!kb_perturb_applies(KB_PERTURB_NO_MAX, KB_SOFTMAX_BWD));
-    ck_assert(kb_perturb_applies(KB_PERTURB_HALF_ACC, KB_LAYERNORM_FWD));
-    ck_assert(!kb_perturb_applies(KB_PERTURB_HALF_ACC, KB_CE_FWD));
-    ck_assert(kb_perturb_applies(KB_PERTURB_EPS, KB_RMSNORM_FWD));
-    ck_assert(!kb_perturb_applies(KB_PERTURB_EPS, KB_RMSNORM_BWD));
-    ck_assert(kb_perturb_applies(KB_PERTURB_WRITE_PAST_END, KB_LAYERNORM_BWD));
-    ck_assert(kb_perturb_applies(KB_PERTURB_SCALE, KB_SOFTMAX_BWD));
-    ck_assert(kb_knob_applies("tuned", "tuned"));
-    ck_assert(kb_knob_applies("tuned", "tuned:wide"));
-    ck_assert(!kb_knob_applies("tuned", "tunedx"));
-    ck_assert(!kb_knob_applies("eager", "tuned"));
-}
-END_TEST
-
-START_TEST(knobs_parse_extra_time)
-{
-    kb_knobs k;
-    kb_err e;
-    ck_assert_int_eq(kb_knobs_parse(NULL, "eager:0.10", NULL, &k, &e), KB_OK);
-    ck_assert_str_eq(k.slow_backend, "eager");
-    ck_assert_double_eq(k.slow_fraction, 0.10);
-    ck_assert_double_eq(k.extra_fraction, 0);
-    ck_assert_str_eq(k.extra_backend, "");
-    ck_assert_int_eq(k.perturb, KB_PERTURB_NONE);
-    ck_assert_int_eq(kb_knobs_parse(NULL, "tuned:10", NULL, &k, &e), KB_OK); /* upper bound in */
-    ck_assert_double_eq(k.slow_fraction, 10.0);
-    ck_assert_int_eq(kb_knobs_parse(NULL, "tuned:1e-3", NULL, &k, &e), KB_OK);
-    ck_assert_double_eq(k.slow_fraction, 1e-3);
-
-    /* Malformed: the variable's name and the value are in the message. */
-    ck_assert_int_eq(kb_knobs_parse(NULL, "eager:abc", NULL, &k, &e), KB_ERR_ARG);
-    ck_assert_ptr_nonnull(strstr(e.msg, "KBENCH_TEST_EXTRA_TIME"));
-    ck_assert_ptr_nonnull(strstr(e.msg, "'abc'"));
-    ck_assert_int_eq(kb_knobs_parse(NULL, "eager", NULL, &k, &e), KB_ERR_ARG);
-    ck_assert_ptr_nonnull(strstr(e.msg, "KBENCH_TEST_EXTRA_TIME='eager': expected <backend>:<value>"));
-    ck_assert_int_eq(kb_knobs_parse(NULL, "eager:", NULL, &k, &e), KB_ERR_ARG);
-    ck_assert_int_eq(kb_knobs_parse(NULL, ":0.1", NULL, &k, &e), KB_ERR_ARG);
-    ck_assert_int_eq(kb_knobs_parse(NULL, "eager:0.1x", NULL, &k, &e), KB_ERR_ARG);
-    ck_assert_int_eq(kb_knobs_parse(NULL, "eager:nan", NULL, &k, &e), KB_ERR_ARG);
-    ck_assert_int_eq(kb_knobs_parse(NULL, "a-backend-name-far-longer-than-forty-seven-characters:0.1",
-                                    NULL, &k, &e),
-                     KB_ERR_ARG);
-
-    /* Out of range: (0, 10]. */
-    ck_assert_int_eq(kb_knobs_parse(NULL, "eager:0", NULL, &k, &e), KB_ERR_ARG);
-    ck_assert_ptr_nonnull(strstr(e.msg, "is not a number in (0, 10]"));
-    ck_assert_int_eq(kb_knobs_parse(NULL, "eager:-0.1", NULL, &k, &e), KB_ERR_ARG);
-    ck_assert_int_eq(kb_knobs_parse(NULL, "eager:10.5", NULL, &k, &e), KB_ERR_ARG);
-    ck_assert_int_eq(kb_knobs_parse(NULL, "eager:inf", NULL, &k, &e), KB_ERR_ARG);
-
-    /* Both knobs (and a perturbation) together, on different backends. */
-    ck_assert_int_eq(kb_knobs_parse("tuned:0.20", "eager:0.05", "fused:skip_last", &k, &e), KB_OK);
-    ck_assert_str_eq(k.extra_backend, "tuned");
-    ck_assert_double_eq(k.extra_fraction, 0.20);
-    ck_assert_str_eq(k.slow_backend, "eager");
-    ck_assert_double_eq(k.slow_fraction, 0.05);
-    ck_assert_str_eq(k.perturb_backend, "fused");
-    ck_assert_int_eq(k.perturb, KB_PERTURB_SKIP_LAST);
-    /* A bad time knob fails the parse even when the bytes knob is good, and
-     * the message names the bad one. */
-    ck_assert_int_eq(kb_knobs_parse("eager:0.1", "eager:2O", NULL, &k, &e), KB_ERR_ARG);
-    ck_assert_ptr_nonnull(strstr(e.msg, "KBENCH_TEST_EXTRA_TIME"));
-    ck_assert_ptr_null(strstr(e.msg, "KBENCH_TEST_EXTRA_BYTES"));
-    ck_assert_int_eq(kb_knobs_parse("eager:abc", "eager:0.1", NULL, &k, &e), KB_ERR_ARG);
-    ck_assert_ptr_nonnull(strstr(e.msg, "KBENCH_TEST_EXTRA_BYTES"));
-}
-END_TEST
-
-/* ---- the knobs as a decorator of a kb_impl (knob_impl.c) ---- */
-typedef struct {
-    int runs;
-    const kb_problem *p;
-    const kb_tensors *t;
-    cudaStream_t s;
-    kb_status status;
-} fake_state;
-
-static kb_status fake_run(const kb_problem *p, const kb_tensors *t, void *state, cudaStream_t s,
-                          kb_err *e)
-{
-    fake_state *f = state;
-    f->runs++;
-    f->p = p;
-    f->t = t;
-    f->s = s;
-    return f->status == KB_OK ? KB_OK : KB_FAIL(e, f->status, "fake backend failed");
-}
-
-static int fake_kernels(const kb_problem *p, const void *state)
-{
-    return 100 + ((const fake_state *)state)->runs;
-}
-
-static kb_status fake_setup(const kb_problem *p, const kb_setup_ctx *ctx, void **state,
-                            size_t *ws, kb_err *e)
-{
-    return KB_OK;
-}
-
-static const kb_impl FAKE = {"tuned", KB_SOFTMAX_BWD, fake_setup, fake_run, NULL, NULL,
-                             fake_kernels};
-
-static kb_buffers fake_buffers(kb_bench_id bench)
-{
-    kb_buffers b;
-    memset(&b, 0, sizeof b);
-    b.p = (kb_problem){bench, KB_BF16, 64, 1000};
-    return b;
-}
-
-static kb_knobs knobs(const char *bytes, const char *time, const char *perturb, const char *split)
-{
-    kb_knobs k;
-    kb_err e;
-    ck_assert_int_eq(kb_knobs_parse(bytes, time, perturb, &k, &e), KB_OK);
-    ck_assert_int_eq(kb_knobs_parse_split(split, &k, &e), KB_OK);
-    return k;
-}
-
-/* No knob for the series (every real run): the backend's own impl and state. */
-START_TEST(knobbed_off_is_the_backend)
-{
-    fake_state f = {0};
-    kb_buffers b = fake_buffers(KB_SOFTMAX_BWD);
-    const kb_knobs none = knobs(NULL, NULL, NULL, NULL);
-    const kb_knobs other = knobs("eager:0.5", "eager:0.5", "eager:scale:0.1", "eager");
-    const kb_impl_use uses[] = {KB_USE_CHECKED, KB_USE_TIMED, KB_USE_TRACED};
-    for (size_t i = 0; i < 3; i++) {
-        kb_knobbed w;
-        kb_err e;
-        ck_assert_int_eq(kb_knobbed_open(&none, uses[i], &FAKE, &f, &b, "tuned", NULL, &w, &e),
-                         KB_OK);
-        ck_assert_ptr_eq(w.impl, &FAKE);
-        ck_assert_ptr_eq(w.state, &f);
-        kb_knobbed_close(&w);
-        ck_assert_int_eq(kb_knobbed_open(&other, uses[i], &FAKE, &f, &b, "tuned:wide", NULL, &w,
-                                         &e),
-                         KB_OK);
-        ck_assert_ptr_eq(w.impl, &FAKE);
-        ck_assert_ptr_eq(w.state, &f);
-        kb_knobbed_close(&w);
-    }
-    /* Each knob only where its use is: perturbation on the checked run,
-     * extra bytes and time on the timed runs, the split on timed and traced. */
-    const struct {
-        kb_knobs k;
-        int wraps[3];
-    } where[] = {
-        {knobs(NULL, NULL, "tuned:scale:0.1", NULL), {1, 0, 0}},
-        {knobs("tuned:0.5", NULL, NULL, NULL), {0, 1, 0}},
-        {knobs(NULL, NULL, NULL, "tuned"), {0, 1, 1}},
-    };
-    for (size_t j = 0; j < sizeof where / sizeof where[0]; j++)
-        for (size_t i = 0; i < 3; i++) {
-            if (i == 1 && where[j].k.extra_fraction > 0) continue; /* allocates: below */
-            kb_knobbed w;
-            kb_err e;
-            ck_assert_int_eq(kb_knobbed_open(&where[j].k, uses[i], &FAKE, &f, &b, "tuned:wide",
-                                             NULL, &w, &e),
-                             KB_OK);
-            ck_assert_int_eq(w.impl != &FAKE, where[j].wraps[i]);
-            ck_assert_int_eq(w.state != (void *)&f, where[j].wraps[i]);
-            kb_knobbed_close(&w);
-        }
-}
-END_TEST
-
-START_TEST(knobbed_wraps_the_backend)
-{
-    fake_state f = {0};
-    kb_buffers b = fake_buffers(KB_SOFTMAX_BWD);
-    const kb_knobs k = knobs(NULL, NULL, NULL, "tuned");
-    kb_knobbed w;
-    kb_err e;
-    ck_assert_int_eq(kb_knobbed_open(&k, KB_USE_TRACED, &FAKE, &f, &b, "tuned", NULL, &w, &e),
-                     KB_OK);
-    ck_assert_ptr_ne(w.impl, &FAKE);
-    ck_assert_str_eq(w.impl->backend, "tuned");
-    ck_assert_int_eq(w.impl->bench, KB_SOFTMAX_BWD);
-    /* the harness set up the backend itself: the wrapper has no life cycle */
-    ck_assert_ptr_null(w.impl->setup);
-    ck_assert_ptr_null(w.impl->teardown);
-    ck_assert_ptr_null(w.impl->describe);
-    /* the declared kernel count is the backend's, on its own state */
-    f.runs = 7;
-    ck_assert_int_eq(w.impl->kernels(&b.p, w.state), 107);
-    /* run calls the backend first, with its own state; a failure is the
-     * backend's, and nothing is added after it */
-    f.runs = 0;
-    f.status = KB_ERR_ARG;
-    ck_assert_int_eq(w.impl->run(&b.p, &b.t, w.state, (cudaStream_t)0x1234, &e), KB_ERR_ARG);
-    ck_assert_str_eq(e.msg, "fake backend failed");
-    ck_assert_int_eq(f.runs, 1);
-    ck_assert_ptr_eq(f.p, &b.p);
-    ck_assert_ptr_eq(f.t, &b.t);
-    ck_assert_ptr_eq(f.s, (cudaStream_t)0x1234);
-    kb_knobbed_close(&w);
-    /* a backend that declares no count: neither does the wrapper */
-    kb_impl undeclared = FAKE;
-    undeclared.kernels = NULL;
-    ck_assert_int_eq(kb_knobbed_open(&k, KB_USE_TIMED, &undeclared, &f, &b, "tuned", NULL, &w,
-                                     &e),
-                     KB_OK);
-    ck_assert_ptr_null(w.impl->kernels);
-    kb_knobbed_close(&w);
-}
-END_TEST
-
-/* A perturbation that does not apply to the benchmark makes the case SKIP
- * (KB_ERR_UNSUPPORTED, saying so), on its own series only. */
-START_TEST(knobbed_perturb_not_applicable)
-{
-    fake_state f = {0};
-    kb_buffers b = fake_buffers(KB_SOFTMAX_BWD);
-    const kb_knobs k = knobs(NULL, NULL, "tuned:no_max_subtraction", NULL);
-    kb_knobbed w;
-    kb_err e;
-    ck_assert_int_eq(kb_knobbed_open(&k, KB_USE_CHECKED, &FAKE, &f, &b, "tuned", NULL, &w, &e),
-                     KB_ERR_UNSUPPORTED);
-    ck_assert_str_eq(e.msg, "KBENCH_TEST_PERTURB: no_max_subtraction does not apply to "
-                            "softmax_backward");
-    ck_assert_int_eq(kb_knobbed_open(&k, KB_USE_CHECKED, &FAKE, &f, &b, "eager", NULL, &w, &e),
-                     KB_OK);
-    ck_assert_ptr_eq(w.impl, &FAKE);
-    b = fake_buffers(KB_SOFTMAX_FWD);
-    ck_assert_int_eq(kb_knobbed_open(&k, KB_USE_CHECKED, &FAKE, &f, &b, "tuned", NULL, &w, &e),
-                     KB_OK);
-    ck_assert_ptr_ne(w.impl, &FAKE);
-    ck_assert(w.perturb);
-    kb_knobbed_close(&w);
-}
-END_TEST
-
-/* KBENCH_TEST_EXTRA_BYTES: a scratch of fraction x the case's byte model
- * (a GPU-less machine cannot allocate it: the error names the size). */
-START_TEST(knobbed_extra_bytes)
-{
-    fake_state f = {0};
-    kb_buffers b = fake_buffers(KB_SOFTMAX_BWD);
-    const kb_knobs k = knobs("tuned:0.5", NULL, NULL, NULL);
-    const size_t want = (size_t)(0.5 * kb_bytes_moved(&b.p));
-    ck_assert_uint_gt(want, 0);
-    kb_knobbed w;
-    kb_err e;
-    const kb_status st = kb_knobbed_open(&k, KB_USE_TIMED, &FAKE, &f, &b, "tuned", NULL, &w, &e);
-    if (st == KB_OK) {
-        ck_assert_ptr_nonnull(w.extra);
-        ck_assert_uint_eq(w.extra_bytes, want);
-        kb_knobbed_close(&w);
-        ck_assert_ptr_null(w.extra);
-    } else {
-        /* Names the benchmark (no timer: no case name), the size and CUDA's reason. */
-        char msg[128];
-        snprintf(msg, sizeof msg, "softmax_backward: KBENCH_TEST_EXTRA_BYTES: cannot allocate %zu bytes: ",
-                 want);
-        ck_assert_int_eq(st, KB_ERR_CUDA);
-        ck_assert_int_eq(strncmp(e.msg, msg, strlen(msg)), 0);
-        ck_assert_uint_gt(strlen(e.msg), strlen(msg));
-    }
-}
-END_TEST
-
 Suite *kb_suite_gate(void)
 {
     Suite *s = suite_create("gate");
@@ -844,14 +545,6 @@ Suite *kb_suite_gate(void)
     tcase_add_test(t, judge_floor_per_kernel);
     tcase_add_test(t, judge_matches_rule_and_policy);
     tcase_add_test(t, names_round_trip);
-    tcase_add_test(t, knobs_parse);
-    tcase_add_test(t, knobs_parse_extra_time);
     suite_add_tcase(s, t);
-    TCase *k = tcase_create("knobbed");
-    tcase_add_test(k, knobbed_off_is_the_backend);
-    tcase_add_test(k, knobbed_wraps_the_backend);
-    tcase_add_test(k, knobbed_perturb_not_applicable);
-    tcase_add_test(k, knobbed_extra_bytes);
-    suite_add_tcase(s, k);
     return s;
 }
