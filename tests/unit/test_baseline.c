@@ -102,42 +102,25 @@ START_TEST(read_missing_file_is_empty)
 }
 END_TEST
 
-START_TEST(read_bad_header)
-{
-    expect_parse_error(FIX("bad_header.csv"), "bad_header.csv:1:", "'gbps'");
-}
-END_TEST
-
-START_TEST(read_wrong_field_count)
-{
+/* Malformed fixtures: the file, where its error is reported, and what the
+ * message says. */
+static const struct {
+    const char *path, *file_line, *what;
+} bad_files[] = {
+    {FIX("bad_header.csv"), "bad_header.csv:1:", "'gbps'"},
     /* The bad row spans lines 3-4: reported where it starts. */
-    expect_parse_error(FIX("field_count.csv"), "field_count.csv:3:", "9 fields, the header has 8");
-}
-END_TEST
-
-START_TEST(read_non_numeric_after_multiline_row)
-{
+    {FIX("field_count.csv"), "field_count.csv:3:", "9 fields, the header has 8"},
     /* Line 5: a quoted field spans lines 2-3 and line 4 is blank. */
-    expect_parse_error(FIX("non_numeric.csv"), "non_numeric.csv:5:", "'abc'");
-}
-END_TEST
-
-START_TEST(read_truncated_last_row)
-{
-    expect_parse_error(FIX("truncated.csv"), "truncated.csv:3:", "6 fields");
-}
-END_TEST
-
-START_TEST(read_unterminated_quote)
-{
+    {FIX("non_numeric.csv"), "non_numeric.csv:5:", "'abc'"},
+    {FIX("truncated.csv"), "truncated.csv:3:", "6 fields"},
     /* The quote opens on line 3 and runs to end of file (line 4). */
-    expect_parse_error(FIX("unterminated.csv"), "unterminated.csv:3:", "unterminated");
-}
-END_TEST
+    {FIX("unterminated.csv"), "unterminated.csv:3:", "unterminated"},
+    {FIX("stray_quote.csv"), "stray_quote.csv:3:", "malformed CSV"},
+};
 
-START_TEST(read_stray_quote)
+START_TEST(read_malformed_file)
 {
-    expect_parse_error(FIX("stray_quote.csv"), "stray_quote.csv:3:", "malformed CSV");
+    expect_parse_error(bad_files[_i].path, bad_files[_i].file_line, bad_files[_i].what);
 }
 END_TEST
 
@@ -516,12 +499,7 @@ Suite *kb_suite_baseline(void)
     TCase *t = tcase_create("read");
     tcase_add_test(t, read_good);
     tcase_add_test(t, read_missing_file_is_empty);
-    tcase_add_test(t, read_bad_header);
-    tcase_add_test(t, read_wrong_field_count);
-    tcase_add_test(t, read_non_numeric_after_multiline_row);
-    tcase_add_test(t, read_truncated_last_row);
-    tcase_add_test(t, read_unterminated_quote);
-    tcase_add_test(t, read_stray_quote);
+    tcase_add_loop_test(t, read_malformed_file, 0, (int)(sizeof bad_files / sizeof bad_files[0]));
     tcase_add_test(t, read_duplicate_key);
     tcase_add_test(t, read_results_file_is_refused);
     tcase_add_loop_test(t, read_bad_values, 0, (int)(sizeof bad_rows / sizeof bad_rows[0]));

@@ -15,11 +15,19 @@ static int count(const char *hay, const char *needle)
     return n;
 }
 
+/* The spec for gpus GPUs, which must format; in a static buffer that the
+ * next call overwrites. */
+static const char *spec_of(int gpus)
+{
+    static char buf[4096];
+    kb_err e;
+    ck_assert_int_eq(kb_gpuspec_format(gpus, buf, sizeof buf, &e), KB_OK);
+    return buf;
+}
+
 START_TEST(no_gpu_is_a_placeholder_that_never_blocks)
 {
-    char buf[4096];
-    kb_err e;
-    ck_assert_int_eq(kb_gpuspec_format(0, buf, sizeof buf, &e), KB_OK);
+    const char *buf = spec_of(0);
     ck_assert_ptr_nonnull(strstr(buf, "\"version\": {\"major\": 1, \"minor\": 0}"));
     ck_assert_ptr_nonnull(strstr(buf, "\"gpus\": ["));
     /* One resource with many slots: skipping cases may run side by side, and
@@ -31,9 +39,7 @@ END_TEST
 
 START_TEST(one_gpu_one_slot)
 {
-    char buf[4096];
-    kb_err e;
-    ck_assert_int_eq(kb_gpuspec_format(1, buf, sizeof buf, &e), KB_OK);
+    const char *buf = spec_of(1);
     ck_assert_int_eq(count(buf, "\"id\""), 1);
     ck_assert_ptr_nonnull(strstr(buf, "{\"id\": \"0\", \"slots\": 1}\n"));
 }
@@ -41,16 +47,16 @@ END_TEST
 
 START_TEST(several_gpus_each_one_slot)
 {
-    char buf[4096];
-    kb_err e;
-    ck_assert_int_eq(kb_gpuspec_format(8, buf, sizeof buf, &e), KB_OK);
-    ck_assert_int_eq(count(buf, "\"slots\": 1}"), 8);
-    ck_assert_int_eq(count(buf, "\"slots\": 1},\n"), 7); /* valid JSON: no trailing comma */
+    const char *spec = spec_of(8);
+    ck_assert_int_eq(count(spec, "\"slots\": 1}"), 8);
+    ck_assert_int_eq(count(spec, "\"slots\": 1},\n"), 7); /* valid JSON: no trailing comma */
     for (int i = 0; i < 8; i++) {
         char want[64];
         snprintf(want, sizeof want, "{\"id\": \"%d\", \"slots\": %d}", i, KB_GPUSPEC_SLOTS);
-        ck_assert_ptr_nonnull(strstr(buf, want));
+        ck_assert_ptr_nonnull(strstr(spec, want));
     }
+    char buf[4096];
+    kb_err e;
     ck_assert_int_eq(kb_gpuspec_format(-1, buf, sizeof buf, &e), KB_ERR_ARG);
     ck_assert_int_eq(kb_gpuspec_format(8, buf, 40, &e), KB_ERR_IO);
 }

@@ -11,6 +11,7 @@
 #include "kernel_trace.h"
 #include "knobs.h"
 #include "registry.h"
+#include "rows.h"
 #include "tmpfiles.h"
 #include "unit.h"
 
@@ -181,15 +182,11 @@ START_TEST(no_cupti_reason)
 END_TEST
 
 /* ---- baselines ------------------------------------------------------------------------- */
+/* A baseline row (mkrow) and a result (mkres) of softmax_forward bf16
+ * 32768xN on backend, with the kernels it launched. */
 static kb_baseline_row mkrow(const char *backend, int64_t N, int kernels, const char *names)
 {
-    kb_baseline_row r;
-    memset(&r, 0, sizeof r);
-    snprintf(r.benchmark, sizeof r.benchmark, "softmax_forward");
-    snprintf(r.backend, sizeof r.backend, "%s", backend);
-    snprintf(r.dtype, sizeof r.dtype, "bf16");
-    r.M = 32768;
-    r.N = N;
+    kb_baseline_row r = kbt_baseline_row("softmax_forward", backend, "bf16", 32768, N);
     r.median_ms = 0.5;
     r.gbps = 1000;
     r.noise = 0.01;
@@ -201,13 +198,7 @@ static kb_baseline_row mkrow(const char *backend, int64_t N, int kernels, const 
 
 static kb_result mkres(const char *backend, int64_t N, int kernels, const char *names)
 {
-    kb_result x;
-    memset(&x, 0, sizeof x);
-    snprintf(x.benchmark, sizeof x.benchmark, "softmax_forward");
-    snprintf(x.backend, sizeof x.backend, "%s", backend);
-    snprintf(x.dtype, sizeof x.dtype, "bf16");
-    x.M = 32768;
-    x.N = N;
+    kb_result x = kbt_result("softmax_forward", backend, "bf16", 32768, N);
     x.accuracy = KB_ACC_PASS;
     x.kernels = kernels;
     snprintf(x.kernel_names, sizeof x.kernel_names, "%s", names);
@@ -217,8 +208,7 @@ static kb_result mkres(const char *backend, int64_t N, int kernels, const char *
 START_TEST(baseline_columns_round_trip)
 {
     char dir[4096], path[4200];
-    kbt_tmpdir(dir);
-    snprintf(path, sizeof path, "%s/b.csv", dir);
+    kbt_tmpdir_file(dir, path, sizeof path, "b.csv");
     kb_baseline b, back;
     kb_baseline_init(&b);
     kb_baseline_init(&back);
@@ -282,8 +272,7 @@ END_TEST
 START_TEST(record_kernels_only)
 {
     char dir[4096], path[4200];
-    kbt_tmpdir(dir);
-    snprintf(path, sizeof path, "%s/b.csv", dir);
+    kbt_tmpdir_file(dir, path, sizeof path, "b.csv");
     kb_err e = {{0}};
     kb_results res;
     kb_results_init(&res);

@@ -24,11 +24,30 @@ static void check_header_bytes(const char *buf, size_t len, const char *dict, si
     ck_assert_int_eq(buf[total_len - 1], '\n');
 }
 
+/* Each test's scratch folder, made and removed around it by the checked
+ * fixture. */
+static char dir[4096];
+
+static void make_dir(void)
+{
+    kbt_tmpdir(dir);
+}
+
+static void remove_dir(void)
+{
+    kbt_rm_rf(dir);
+}
+
+/* dir/name into path (4200 bytes). */
+static void in_dir(char *path, const char *name)
+{
+    snprintf(path, 4200, "%s/%s", dir, name);
+}
+
 START_TEST(header_bytes_exact)
 {
-    char dir[4096], path[4200];
-    kbt_tmpdir(dir);
-    snprintf(path, sizeof path, "%s/a.npy", dir);
+    char path[4200];
+    in_dir(path, "a.npy");
     kb_err e = {{0}};
     float v[12];
     for (int i = 0; i < 12; i++) v[i] = (float)i;
@@ -75,15 +94,13 @@ START_TEST(header_bytes_exact)
                        192);
     ck_assert_uint_eq(len, 192); /* zero elements */
     free(buf);
-    kbt_rm_rf(dir);
 }
 END_TEST
 
 START_TEST(read_header_matches)
 {
-    char dir[4096], path[4200];
-    kbt_tmpdir(dir);
-    snprintf(path, sizeof path, "%s/t.npy", dir);
+    char path[4200];
+    in_dir(path, "t.npy");
     kb_err e = {{0}};
     int64_t t[6] = {0, -1, 5, INT64_MAX, INT64_MIN, 42};
     const int64_t shape[3] = {1, 2, 3};
@@ -107,7 +124,6 @@ START_TEST(read_header_matches)
 
     kbt_write(path, "not a numpy file at all");
     ck_assert_int_eq(kb_npy_read_header(path, &h, &e), KB_ERR_PARSE);
-    kbt_rm_rf(dir);
 }
 END_TEST
 
@@ -115,8 +131,7 @@ END_TEST
 START_TEST(data_round_trip_each_dtype)
 {
     const kb_dtype d = (kb_dtype)_i;
-    char dir[4096], path[4200];
-    kbt_tmpdir(dir);
+    char path[4200];
     snprintf(path, sizeof path, "%s/%s.npy", dir, kb_dtype_name(d));
     kb_err e = {{0}};
     /* More than one 4096-element conversion chunk, odd length. */
@@ -162,15 +177,13 @@ START_TEST(data_round_trip_each_dtype)
                       "%s element %d: got %a want %a", kb_dtype_name(d), i, got, want[i]);
     }
     free(buf);
-    kbt_rm_rf(dir);
 }
 END_TEST
 
 START_TEST(bad_arguments)
 {
-    char dir[4096], path[4200];
-    kbt_tmpdir(dir);
-    snprintf(path, sizeof path, "%s/x.npy", dir);
+    char path[4200];
+    in_dir(path, "x.npy");
     kb_err e = {{0}};
     float v[4] = {0};
     const int64_t neg[1] = {-1};
@@ -193,7 +206,6 @@ START_TEST(bad_arguments)
     ck_assert_int_eq(kb_npy_read_header(path, &h, &e), KB_OK);
     ck_assert_str_eq(h.descr, "|u1");
     ck_assert_int_eq(h.shape[0], 3);
-    kbt_rm_rf(dir);
 }
 END_TEST
 
@@ -201,6 +213,7 @@ Suite *kb_suite_npy(void)
 {
     Suite *s = suite_create("npy");
     TCase *t = tcase_create("npy");
+    tcase_add_checked_fixture(t, make_dir, remove_dir);
     tcase_add_test(t, header_bytes_exact);
     tcase_add_test(t, read_header_matches);
     tcase_add_loop_test(t, data_round_trip_each_dtype, 0, KB_NUM_DTYPES);

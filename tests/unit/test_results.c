@@ -7,6 +7,7 @@
 
 #include "results.h"
 #include "rowfile.h"
+#include "rows.h"
 #include "tmpfiles.h"
 #include "unit.h"
 
@@ -14,13 +15,7 @@
 
 static kb_result mkres(void)
 {
-    kb_result x;
-    memset(&x, 0, sizeof x);
-    snprintf(x.benchmark, sizeof x.benchmark, "softmax_forward");
-    snprintf(x.backend, sizeof x.backend, "eager");
-    snprintf(x.dtype, sizeof x.dtype, "bf16");
-    x.M = 32768;
-    x.N = 4096;
+    kb_result x = kbt_result("softmax_forward", "eager", "bf16", 32768, 4096);
     x.median_ms = 0.1234;
     x.min_ms = 0.122;
     x.max_ms = 0.1301;
@@ -52,13 +47,7 @@ static kb_result mkres(void)
 /* A case that was skipped: nothing measured. */
 static kb_result mkskip(void)
 {
-    kb_result x;
-    memset(&x, 0, sizeof x);
-    snprintf(x.benchmark, sizeof x.benchmark, "layernorm_backward");
-    snprintf(x.backend, sizeof x.backend, "tuned:big, \"x\"");
-    snprintf(x.dtype, sizeof x.dtype, "fp32");
-    x.M = 1;
-    x.N = 262144;
+    kb_result x = kbt_result("layernorm_backward", "tuned:big, \"x\"", "fp32", 1, 262144);
     x.median_ms = x.min_ms = x.max_ms = x.noise = NAN;
     x.gbps = x.sol_gbps = x.sol_pct = x.max_err = x.baseline_gbps = NAN;
     x.sol_read_gbps = x.sol_write_gbps = x.mix_sol_gbps = x.mix_sol_pct = NAN;

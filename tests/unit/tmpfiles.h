@@ -62,6 +62,14 @@ static inline void kbt_tmpdir(char *dir)
     ck_assert_ptr_nonnull(mkdtemp(dir));
 }
 
+/* A fresh scratch dir (kbt_tmpdir) and path = dir/name in it, a file not
+ * made yet; path holds len bytes. */
+static inline void kbt_tmpdir_file(char *dir, char *path, size_t len, const char *name)
+{
+    kbt_tmpdir(dir);
+    snprintf(path, len, "%s/%s", dir, name);
+}
+
 static inline void kbt_write(const char *path, const char *text)
 {
     FILE *f = fopen(path, "wb");
