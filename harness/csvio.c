@@ -4,6 +4,7 @@
 #include <csv.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,7 +42,11 @@ kb_status kb_atomic_write(const char *path, kb_write_fn write, void *ctx, kb_err
 void *kb_grow(void *v, size_t n, size_t *cap, size_t elem, size_t first)
 {
     if (n < *cap) return v;
+    /* A count whose bytes no size_t holds is out of memory too, never a
+     * wrapped (small) allocation. */
+    if (*cap > SIZE_MAX / 2) return NULL;
     size_t c = *cap ? 2 * *cap : first;
+    if (elem && c > SIZE_MAX / elem) return NULL;
     void *nv = realloc(v, c * elem);
     if (nv) *cap = c;
     return nv;

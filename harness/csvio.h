@@ -51,7 +51,8 @@ void kb_format_double(char *buf, size_t len, double v);
 /* Room for one more element in a growable array v holding n of *cap
  * elements of elem bytes: when full, *cap doubles (first when 0) and the
  * reallocated array is returned; v itself when there is room; NULL, with v
- * and *cap untouched, when out of host memory. The one growth policy of the
+ * and *cap untouched, when out of host memory or when the doubled size
+ * would not fit a size_t. The one growth policy of the
  * arrays rows are read into (fields of a row, results, baseline rows). */
 void *kb_grow(void *v, size_t n, size_t *cap, size_t elem, size_t first);
 

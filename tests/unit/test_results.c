@@ -1,10 +1,13 @@
 /* Results: CSV/JSON writers, CSV reader (ours and peers'), print line. */
 #include <check.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 
+#include "csvio.h"
 #include "results.h"
 #include "rowfile.h"
 #include "rows.h"
@@ -114,6 +117,33 @@ START_TEST(push_grows)
     kb_results_free(&r);
     ck_assert_uint_eq(r.n, 0);
     ck_assert_ptr_null(r.v);
+}
+END_TEST
+
+/* kb_grow: the growth policy of every row array. v back while there is
+ * room; the capacity doubles from `first`; a size no size_t holds is out
+ * of memory (NULL, array and capacity untouched), never a wrapped
+ * allocation the caller would then overrun. */
+START_TEST(grow_policy)
+{
+    size_t cap = 0;
+    int *v = kb_grow(NULL, 0, &cap, sizeof *v, 4);
+    ck_assert_ptr_nonnull(v);
+    ck_assert_uint_eq(cap, 4);
+    ck_assert_ptr_eq(kb_grow(v, 3, &cap, sizeof *v, 4), v);
+    ck_assert_uint_eq(cap, 4);
+    for (int i = 0; i < 4; i++) v[i] = i + 1;
+    int *w = kb_grow(v, 4, &cap, sizeof *w, 4);
+    ck_assert_ptr_nonnull(w);
+    ck_assert_uint_eq(cap, 8);
+    for (int i = 0; i < 4; i++) ck_assert_int_eq(w[i], i + 1); /* kept */
+    size_t huge = SIZE_MAX / 16 + 1; /* doubled, times 16 bytes: past SIZE_MAX */
+    ck_assert_ptr_null(kb_grow(w, huge, &huge, 16, 4));
+    ck_assert_uint_eq(huge, SIZE_MAX / 16 + 1);
+    size_t top = SIZE_MAX / 2 + 1; /* doubling itself would wrap */
+    ck_assert_ptr_null(kb_grow(w, top, &top, 1, 4));
+    ck_assert_uint_eq(top, SIZE_MAX / 2 + 1);
+    free(w);
 }
 END_TEST
 
@@ -598,6 +628,7 @@ Suite *kb_suite_results(void)
     Suite *s = suite_create("results");
     TCase *t = tcase_create("results");
     tcase_add_test(t, push_grows);
+    tcase_add_test(t, grow_policy);
     tcase_add_test(t, csv_round_trip_and_nan);
     tcase_add_test(t, json_output);
     tcase_add_test(t, read_peer_minimal);
