@@ -69,8 +69,9 @@ static kb_status push(kb_baseline *b, const kb_baseline_row *r, kb_err *e)
 
 static int terminated(const char *s, size_t cap) { return memchr(s, '\0', cap) != NULL; }
 
-/* What is wrong with a row, or NULL. Shared by read, upsert and write. */
-static const char *row_problem(const kb_baseline_row *r)
+/* What is wrong with a row, or NULL; the reason, naming the value, goes in
+ * why (len >= 128). Shared by read, upsert and write. */
+static const char *row_problem(const kb_baseline_row *r, char *why, size_t len)
 {
     if (!terminated(r->benchmark, sizeof r->benchmark) || !terminated(r->backend, sizeof r->backend) ||
         !terminated(r->dtype, sizeof r->dtype) || !terminated(r->date, sizeof r->date) ||
@@ -79,18 +80,34 @@ static const char *row_problem(const kb_baseline_row *r)
         return "a text field is not NUL-terminated";
     if (!r->benchmark[0] || !r->backend[0] || !r->dtype[0])
         return "benchmark, backend and dtype must not be empty";
-    if (r->M < 1 || r->N < 1) return "M and N must be >= 1";
-    if (r->K < 0) return "K must be >= 1, or empty for a 2-D op";
-    if (!isfinite(r->median_ms) || r->median_ms <= 0) return "median_ms must be finite and > 0";
-    if (!isfinite(r->gbps) || r->gbps <= 0) return "gbps must be finite and > 0";
-    if (!isfinite(r->noise) || r->noise < 0) return "noise must be finite and >= 0";
-    if (r->samples < 0) return "samples must be >= 0";
-    if (r->kernels < 0) return "kernels must be >= 0 or empty";
-    if (!isnan(r->q1_ms) && (!isfinite(r->q1_ms) || r->q1_ms < 0)) return "q1_ms must be >= 0 or empty";
-    if (!isnan(r->q3_ms) && (!isfinite(r->q3_ms) || r->q3_ms < 0)) return "q3_ms must be >= 0 or empty";
-    if (isfinite(r->sm_mhz) ? r->sm_mhz < 0 : !isnan(r->sm_mhz)) /* 0, NaN: not recorded */
-        return "sm_mhz must be > 0 or empty";
-    return NULL;
+    if (r->M < 1 || r->N < 1)
+        snprintf(why, len, "M and N must be >= 1, got M %lld, N %lld", (long long)r->M,
+                 (long long)r->N);
+    else if (r->K < 0)
+        snprintf(why, len, "K must be >= 1, or empty for a 2-D op, got %lld", (long long)r->K);
+    else if (kb_shape_too_large(r->M, r->N, r->K)) {
+        char shape[72];
+        kb_shape_format(shape, sizeof shape, r->M, r->N, r->K);
+        snprintf(why, len, "shape %s is larger than kbench runs (%s)", shape, KB_SHAPE_LIMIT_TEXT);
+    } else if (!isfinite(r->median_ms) || r->median_ms <= 0)
+        snprintf(why, len, "median_ms must be finite and > 0, got %g", r->median_ms);
+    else if (!isfinite(r->gbps) || r->gbps <= 0)
+        snprintf(why, len, "gbps must be finite and > 0, got %g", r->gbps);
+    else if (!isfinite(r->noise) || r->noise < 0)
+        snprintf(why, len, "noise must be finite and >= 0, got %g", r->noise);
+    else if (r->samples < 0)
+        snprintf(why, len, "samples must be >= 0, got %d", r->samples);
+    else if (r->kernels < 0)
+        snprintf(why, len, "kernels must be >= 0 or empty, got %d", r->kernels);
+    else if (!isnan(r->q1_ms) && (!isfinite(r->q1_ms) || r->q1_ms < 0))
+        snprintf(why, len, "q1_ms must be >= 0 or empty, got %g", r->q1_ms);
+    else if (!isnan(r->q3_ms) && (!isfinite(r->q3_ms) || r->q3_ms < 0))
+        snprintf(why, len, "q3_ms must be >= 0 or empty, got %g", r->q3_ms);
+    else if (isfinite(r->sm_mhz) ? r->sm_mhz < 0 : !isnan(r->sm_mhz)) /* 0, NaN: not recorded */
+        snprintf(why, len, "sm_mhz must be > 0 or empty, got %g", r->sm_mhz);
+    else
+        return NULL;
+    return why;
 }
 
 /* ---- reading ------------------------------------------------------------ */
@@ -190,7 +207,8 @@ static kb_status on_row(void *ctx, size_t row, char *const *f, size_t n, long li
         return BAD("%s:%ld: column 'kernels': %lld out of range", c->path, line, (long long)kernels);
     r.kernels = (int)kernels;
 
-    const char *why = row_problem(&r);
+    char why_buf[256];
+    const char *why = row_problem(&r, why_buf, sizeof why_buf);
     if (why) return BAD("%s:%ld: %s", c->path, line, why);
     ptrdiff_t dup = find_index(&c->b, &r);
     char shape[72];
@@ -261,7 +279,8 @@ const kb_baseline_row *kb_baseline_find(const kb_baseline *b, const char *benchm
 
 kb_status kb_baseline_upsert(kb_baseline *b, const kb_baseline_row *row, kb_err *e)
 {
-    const char *why = row_problem(row);
+    char why_buf[256];
+    const char *why = row_problem(row, why_buf, sizeof why_buf);
     if (why) {
         char shape[72];
         kb_shape_format(shape, sizeof shape, row->M, row->N, row->K);
@@ -333,7 +352,8 @@ static kb_status write_rows(FILE *f, void *ctx, kb_err *e)
 kb_status kb_baseline_write(const char *path, const kb_baseline *b, kb_err *e)
 {
     for (size_t i = 0; i < b->n; i++) {
-        const char *why = row_problem(&b->v[i]);
+        char why_buf[256];
+        const char *why = row_problem(&b->v[i], why_buf, sizeof why_buf);
         if (why) return KB_FAIL(e, KB_ERR_ARG, "%s: row %zu: %s (nothing written)", path, i, why);
     }
     kb_baseline_row *sorted = NULL;

@@ -201,9 +201,17 @@ kb_status kb_npy_read_header(const char *path, kb_npy_header *h, kb_err *e)
         while (*s == ' ') s++;
         if (*s == ')') break;
         char *end;
+        errno = 0;
         long long v = strtoll(s, &end, 10);
         if (end == s || h->ndim == KB_NPY_MAX_DIMS) ok = 0;
-        else h->shape[h->ndim++] = v;
+        else if (errno || v < 0 || *s == '-' || *s == '+') { /* NumPy writes sizes, unsigned */
+            const int n = (int)(end - s);
+            const kb_status bad = KB_FAIL(e, KB_ERR_PARSE,
+                                          "%s: .npy shape holds '%.*s', not a size (0 or more)",
+                                          path, n > 40 ? 40 : n, s);
+            free(dict);
+            return bad;
+        } else h->shape[h->ndim++] = v;
         s = end;
         while (*s == ' ') s++;
         if (*s == ')') break;

@@ -490,6 +490,12 @@ static kb_status parse_dim(const char *s, const char *end, const char *whole, in
     return KB_OK;
 }
 
+int kb_shape_too_large(int64_t M, int64_t N, int64_t K)
+{
+    if (M < 1 || N < 1 || K < 0) return 0; /* not a size: the callers' own checks */
+    return M > INT64_MAX / 4 / N || (K && (K > INT64_MAX / 16 / N || K > INT64_MAX / 16 / M));
+}
+
 kb_status kb_shape_parse(const char *s, kb_shape *out, kb_err *e)
 {
     const char *x = strchr(s, 'x');
@@ -501,10 +507,7 @@ kb_status kb_shape_parse(const char *s, kb_shape *out, kb_err *e)
     KB_TRY(parse_dim(s, x, s, &sh.M, e));
     KB_TRY(parse_dim(x + 1, x2 ? x2 : x + strlen(x), s, &sh.N, e));
     if (x2) KB_TRY(parse_dim(x2 + 1, x2 + strlen(x2), s, &sh.K, e));
-    /* Element counts are int64 in the kernels; keep M*N, N*K and M*K well
-     * inside (the 3-D ops' tensors are [M,N], [K,N] and [M,K]). */
-    if (sh.M > INT64_MAX / 4 / sh.N || (sh.K && (sh.K > INT64_MAX / 16 / sh.N ||
-                                                  sh.K > INT64_MAX / 16 / sh.M)))
+    if (kb_shape_too_large(sh.M, sh.N, sh.K))
         return KB_FAIL(e, KB_ERR_ARG, "shape '%s': too large", s);
     *out = sh;
     return KB_OK;

@@ -210,8 +210,17 @@ const char *kb_case_known_deviation(const kb_case *c);
 const char *kb_known_deviation(const char *benchmark, const char *backend, const char *inputs);
 
 /* "MxN" or "MxNxK" with every size >= 1, decimal, nothing else (K = 0 for
- * "MxN"). Whether the benchmark takes a third size is kb_shape_check's. */
+ * "MxN"), and not kb_shape_too_large. Whether the benchmark takes a third
+ * size is kb_shape_check's. */
 kb_status kb_shape_parse(const char *s, kb_shape *out, kb_err *e);
+/* 1 when sizes M, N >= 1 and K >= 0 (0: a 2-D op) are beyond what kbench
+ * runs: element counts are int64 in the kernels, so M*N, N*K and M*K stay
+ * well inside (the 3-D ops' tensors are [M,N], [K,N] and [M,K]); 0 when they
+ * fit. What --shape refuses, a results or baseline row may not hold either:
+ * the byte and row counts (kb_out_rows: 2M) would overflow. */
+int kb_shape_too_large(int64_t M, int64_t N, int64_t K);
+/* The bound in words, for messages. */
+#define KB_SHAPE_LIMIT_TEXT "M*N must stay below 2^61, M*K and N*K below 2^59"
 /* The shape fits the benchmark: K >= 1 for a 3-D op, no K for a 2-D op. */
 kb_status kb_shape_check(kb_bench_id b, const kb_shape *sh, kb_err *e);
 /* "MxN", or "MxNxK" when K > 0 (case names, results, reports). */

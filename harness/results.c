@@ -359,6 +359,13 @@ static kb_status on_row(void *ctx, size_t row, char *const *f, size_t n, long li
     memset(&x, 0, sizeof x);
     for (size_t j = 0; j < NCOLS; j++)
         KB_TRY(parse_value(c, &cols[j], j < NKEY, c->idx[j] >= 0 ? f[c->idx[j]] : "", line, &x, e));
+    /* The report's byte and row counts of such a shape overflow int64. */
+    if (kb_shape_too_large(x.M, x.N, x.K)) {
+        char shape[72];
+        kb_shape_format(shape, sizeof shape, x.M, x.N, x.K);
+        return KB_FAIL(e, KB_ERR_PARSE, "%s:%ld: shape %s is larger than kbench runs (%s)",
+                       c->path, line, shape, KB_SHAPE_LIMIT_TEXT);
+    }
     return kb_results_push(c->r, &x, e);
 }
 
