@@ -45,7 +45,11 @@ kb_status kb_gpuspec_write(const char *path, int ngpu, kb_err *e)
     char json[16384];
     KB_TRY(kb_gpuspec_format(ngpu, json, sizeof json, e));
     char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    /* Cut, the temporary name could be the file itself (written in place,
+     * not atomically) or another process's. */
+    if (snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid()) >= (int)sizeof tmp)
+        return KB_FAIL(e, KB_ERR_ARG, "cannot write '%.60s...': a path of %zu characters is "
+                       "too long", path, strlen(path));
     FILE *f = fopen(tmp, "w");
     if (!f) return KB_FAIL(e, KB_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
     int bad = fputs(json, f) < 0;
