@@ -44,7 +44,7 @@ kb_status kb_gpuspec_write(const char *path, int ngpu, kb_err *e)
 {
     char json[16384];
     KB_TRY(kb_gpuspec_format(ngpu, json, sizeof json, e));
-    char tmp[1100];
+    char tmp[4096];
     /* Cut, the temporary name could be the file itself (written in place,
      * not atomically) or another process's. */
     if (snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid()) >= (int)sizeof tmp)
