@@ -2,6 +2,7 @@
  * writes, path naming. Fixtures in tests/fixtures/baseline. */
 #include <check.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "baseline.h"
@@ -151,19 +152,25 @@ START_TEST(read_duplicate_key)
 }
 END_TEST
 
-/* Bad values in a one-row file written on the fly: each is line 2. */
-static const char *const bad_rows[] = {
-    "softmax_forward,eager,bf16,12x,2,0.5,10,0.01",  /* partial integer */
-    "softmax_forward,eager,bf16,0,2,0.5,10,0.01",    /* M < 1 */
-    "softmax_forward,eager,bf16,1,-3,0.5,10,0.01",   /* N < 1 */
-    "softmax_forward,eager,bf16,1,2,0.5,inf,0.01",   /* not finite */
-    "softmax_forward,eager,bf16,1,2,0.5,0,0.01",     /* gbps must be > 0 */
-    "softmax_forward,eager,bf16,1,2,0.5,10,",        /* required value empty */
-    "softmax_forward,eager,bf16,1,2,0.5e,10,0.01",   /* partial double */
-    ",eager,bf16,1,2,0.5,10,0.01",                   /* empty key */
-    "softmax_forward,eager,bfloat16_long,1,2,0.5,10,0.01", /* too long for dtype */
-    "softmax_forward,eager,bf16,1,2,nan,10,0.01",    /* NaN median */
-    "softmax_forward,eager,bf16,1,2,0x10,10,0.01",   /* hex */
+/* Bad values in a one-row file written on the fly: each is line 2, and the
+ * message holds what, where given (the value named). */
+static const struct {
+    const char *row, *what;
+} bad_rows[] = {
+    {"softmax_forward,eager,bf16,12x,2,0.5,10,0.01", NULL},   /* partial integer */
+    {"softmax_forward,eager,bf16,0,2,0.5,10,0.01", "got M 0, N 2"}, /* M < 1 */
+    {"softmax_forward,eager,bf16,1,-3,0.5,10,0.01", "got M 1, N -3"}, /* N < 1 */
+    {"softmax_forward,eager,bf16,1,2,0.5,inf,0.01", NULL},    /* not finite */
+    {"softmax_forward,eager,bf16,1,2,0.5,0,0.01", NULL},      /* gbps must be > 0 */
+    {"softmax_forward,eager,bf16,1,2,0.5,10,", NULL},         /* required value empty */
+    {"softmax_forward,eager,bf16,1,2,0.5e,10,0.01", NULL},    /* partial double */
+    {",eager,bf16,1,2,0.5,10,0.01", NULL},                    /* empty key */
+    {"softmax_forward,eager,bfloat16_long,1,2,0.5,10,0.01", NULL}, /* too long for dtype */
+    {"softmax_forward,eager,bf16,1,2,nan,10,0.01", NULL},     /* NaN median */
+    {"softmax_forward,eager,bf16,1,2,0x10,10,0.01", NULL},    /* hex */
+    /* larger than kbench runs (kb_shape_too_large): 2M overflowed */
+    {"softmax_forward,eager,bf16,9223372036854775807,1,0.5,10,0.01",
+     "bad.csv:2: shape 9223372036854775807x1 is larger than kbench runs"},
 };
 
 START_TEST(read_bad_values)
@@ -171,9 +178,10 @@ START_TEST(read_bad_values)
     char dir[4096], path[4200], text[512];
     kbt_tmpdir(dir);
     snprintf(path, sizeof path, "%s/bad.csv", dir);
-    snprintf(text, sizeof text, "benchmark,backend,dtype,M,N,median_ms,gbps,noise\n%s\n", bad_rows[_i]);
+    snprintf(text, sizeof text, "benchmark,backend,dtype,M,N,median_ms,gbps,noise\n%s\n",
+             bad_rows[_i].row);
     kbt_write(path, text);
-    expect_parse_error(path, "bad.csv:2:", NULL);
+    expect_parse_error(path, "bad.csv:2:", bad_rows[_i].what);
     kbt_rm_rf(dir);
 }
 END_TEST
@@ -212,6 +220,10 @@ START_TEST(upsert_keeps_other_rows)
     bad = mkrow("softmax_forward", "eager", "bf16", 1, 8, 10);
     bad.noise = NAN;
     ck_assert_int_eq(kb_baseline_upsert(&b, &bad, &e), KB_ERR_ARG);
+    bad = mkrow("softmax_forward", "eager", "bf16", INT64_MAX, 1, 10); /* kb_shape_too_large */
+    ck_assert_int_eq(kb_baseline_upsert(&b, &bad, &e), KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "shape 9223372036854775807x1 is larger than kbench runs"), "%s",
+                  e.msg);
     ck_assert_uint_eq(b.n, 3);
     kb_baseline_free(&b);
 }

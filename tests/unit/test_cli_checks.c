@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "dump.h"
 #include "envinfo.h"
 #include "run.h"
 #include "tmpfiles.h"
@@ -380,6 +381,88 @@ START_TEST(named_tune_cache_must_exist)
 }
 END_TEST
 
+/* A path of 1100 characters into long_path (1101 bytes) whose first 1023
+ * name a file that exists, in a fresh scratch folder dir (4096 bytes): cut
+ * to the session's 1024-byte buffer, it named that other file, which was
+ * read, or with --update-baseline or --tune written, in its place. */
+static void path_cut_to_a_file(char *dir, char *long_path)
+{
+    kbt_tmpdir(dir);
+    kbt_long_path(long_path, 1101, dir, "cache.txt", 1023);
+    kbt_write(long_path, "# kbench tuned-backend launch configurations\n");
+    memset(long_path + 1023, 'x', 77);
+    long_path[1100] = '\0';
+}
+
+/* st is the refusal of a path too long for the session's buffer, the
+ * message naming where it came from (who). */
+static void expect_too_long(kb_status st, const kb_err *e, const char *who)
+{
+    ck_assert_msg(st == KB_ERR_ARG, "status %d: %s", st, e->msg);
+    ck_assert_msg(strstr(e->msg, who) != NULL, "'%s' not in: %s", who, e->msg);
+    ck_assert_msg(strstr(e->msg, "path longer than 1023 characters") != NULL, "%s", e->msg);
+}
+
+/* --baseline, --tune-cache and KBENCH_TUNE_CACHE longer than 1023 characters
+ * are errors, not the file their first 1023 characters name. */
+START_TEST(long_paths_refused_not_cut)
+{
+    char dir[4096], long_path[1101], got[1024];
+    path_cut_to_a_file(dir, long_path);
+    kb_options o;
+    memset(&o, 0, sizeof o);
+    kb_err e = {{0}};
+    int missing = 0;
+    o.baseline = long_path;
+    expect_too_long(kb_session_baseline_path(&o, NULL, got, sizeof got, &missing, &e), &e,
+                    "--baseline '");
+    o.update_baseline = 1;
+    expect_too_long(kb_session_baseline_path(&o, NULL, got, sizeof got, &missing, &e), &e,
+                    "--baseline '");
+    memset(&o, 0, sizeof o);
+    o.tune_cache = long_path;
+    expect_too_long(kb_session_tune_cache_path(&o, NULL, NULL, got, sizeof got, &e), &e,
+                    "--tune-cache '");
+    /* the environment's, as kb_session_open reads it */
+    const char *was = getenv("KBENCH_TUNE_CACHE");
+    char *saved = was ? strdup(was) : NULL;
+    setenv("KBENCH_TUNE_CACHE", long_path, 1);
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_forward"), KB_OK);
+    kb_session s;
+    const kb_status st = kb_session_open(&s, &o, &e);
+    kb_session_close(&s);
+    if (saved) setenv("KBENCH_TUNE_CACHE", saved, 1);
+    else unsetenv("KBENCH_TUNE_CACHE");
+    free(saved);
+    expect_too_long(st, &e, "KBENCH_TUNE_CACHE '");
+    kbt_rm_rf(dir);
+}
+END_TEST
+
+/* --dump's case folder: cut to fit, it was another folder (a parent's
+ * prefix), made and written. A fitting one is made; no tensors, no files. */
+START_TEST(dump_folder_too_long)
+{
+    char dir[4096], dump[1200], sub[4200];
+    kbt_tmpdir(dir);
+    kb_buffers b;
+    memset(&b, 0, sizeof b); /* no tensors: nothing copied from a device */
+    kb_err e = {{0}};
+    const char *name = "softmax_forward.eager.bf16.1x1";
+    kbt_long_path(dump, sizeof dump, dir, "dump", 1090);
+    ck_assert_int_eq(kb_dump_case(dump, name, &b, &e), KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "--dump '") && strstr(e.msg, "path longer than 1099 characters"),
+                  "%s", e.msg);
+    snprintf(sub, sizeof sub, "%s/dump", dir);
+    ck_assert_msg(!kbt_exists(sub), "a folder was made at the cut path");
+    snprintf(dump, sizeof dump, "%s/dump", dir);
+    ck_assert_msg(kb_dump_case(dump, name, &b, &e) == KB_OK, "%s", e.msg);
+    snprintf(sub, sizeof sub, "%s/%s", dump, name);
+    ck_assert(kbt_exists(sub));
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 Suite *kb_suite_cli_checks(void)
 {
     Suite *s = suite_create("cli_checks");
@@ -397,6 +480,8 @@ Suite *kb_suite_cli_checks(void)
     tcase_add_test(t, output_paths_compared_as_files);
     tcase_add_test(t, explicit_baseline_read_before_the_device);
     tcase_add_test(t, named_tune_cache_must_exist);
+    tcase_add_test(t, long_paths_refused_not_cut);
+    tcase_add_test(t, dump_folder_too_long);
     suite_add_tcase(s, t);
     return s;
 }

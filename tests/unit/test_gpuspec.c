@@ -78,6 +78,35 @@ START_TEST(written_atomically)
 }
 END_TEST
 
+static void no_op(const char *path, void *arg)
+{
+    (void)path;
+    (void)arg;
+}
+
+/* The temporary file's name has room for any path a file can have: at 1099
+ * characters it was cut to the path itself (written in place, not
+ * atomically), then refused; now written through PATH.PID.tmp, which goes.
+ * A path no temporary name fits is an error naming it. */
+START_TEST(long_paths)
+{
+    char dir[4096], path[4300];
+    kbt_tmpdir(dir);
+    kbt_long_path(path, sizeof path, dir, "gpus.json", 1099);
+    kb_err e = {{0}};
+    ck_assert_msg(kb_gpuspec_write(path, 2, &e) == KB_OK, "%s", e.msg);
+    char *text = kbt_read(path, NULL);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_str_eq(text, spec_of(2));
+    free(text);
+    ck_assert_int_eq(kbt_for_files(dir, ".tmp", no_op, NULL), 0); /* none left */
+    kbt_long_path(path, sizeof path, dir, "gpus.json", 4200);
+    ck_assert_int_eq(kb_gpuspec_write(path, 1, &e), KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "too long") != NULL, "%s", e.msg);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 /* Without libcuda.so.1 the runtime's "driver version is insufficient" is not
  * what is wrong: kbench and kbench-gpu-spec both say the driver is missing. */
 START_TEST(no_gpu_says_what_is_missing)
@@ -105,6 +134,7 @@ Suite *kb_suite_gpuspec(void)
     tcase_add_test(t, one_gpu_one_slot);
     tcase_add_test(t, several_gpus_each_one_slot);
     tcase_add_test(t, written_atomically);
+    tcase_add_test(t, long_paths);
     tcase_add_test(t, no_gpu_says_what_is_missing);
     suite_add_tcase(s, t);
     return s;

@@ -209,6 +209,52 @@ START_TEST(bad_arguments)
 }
 END_TEST
 
+/* A v1.0 .npy header at path whose dict gives shape (the tuple's text),
+ * padded as NumPy pads it; no data. */
+static void write_header_with_shape(const char *path, const char *shape)
+{
+    char dict[256];
+    int n = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }",
+                     shape);
+    ck_assert(n > 0 && n < 100);
+    unsigned char buf[128];
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = 128 - 10;
+    buf[9] = 0;
+    memset(buf + 10, ' ', sizeof buf - 10);
+    memcpy(buf + 10, dict, (size_t)n);
+    buf[127] = '\n';
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(buf, 1, sizeof buf, f), sizeof buf);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* NumPy writes sizes: a negative one, or one no int64 holds (strtoll
+ * saturated it to INT64_MAX), is refused naming the text, not read. */
+START_TEST(read_header_refuses_bad_sizes)
+{
+    char path[4200];
+    in_dir(path, "s.npy");
+    kb_npy_header h;
+    kb_err e = {{0}};
+    write_header_with_shape(path, "(3, 4)"); /* the hand-made header itself reads */
+    ck_assert_msg(kb_npy_read_header(path, &h, &e) == KB_OK, "%s", e.msg);
+    ck_assert(h.ndim == 2 && h.shape[0] == 3 && h.shape[1] == 4);
+    static const char *const bad[][2] = {
+        {"(-5,)", "'-5', not a size"},
+        {"(99999999999999999999,)", "'99999999999999999999', not a size"},
+        {"(2, -1)", "'-1', not a size"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_header_with_shape(path, bad[i][0]);
+        e.msg[0] = '\0';
+        ck_assert_msg(kb_npy_read_header(path, &h, &e) == KB_ERR_PARSE, "%s read", bad[i][0]);
+        ck_assert_msg(strstr(e.msg, bad[i][1]) != NULL, "%s: %s", bad[i][0], e.msg);
+    }
+}
+END_TEST
+
 Suite *kb_suite_npy(void)
 {
     Suite *s = suite_create("npy");
@@ -218,6 +264,7 @@ Suite *kb_suite_npy(void)
     tcase_add_test(t, read_header_matches);
     tcase_add_loop_test(t, data_round_trip_each_dtype, 0, KB_NUM_DTYPES);
     tcase_add_test(t, bad_arguments);
+    tcase_add_test(t, read_header_refuses_bad_sizes);
     suite_add_tcase(s, t);
     return s;
 }

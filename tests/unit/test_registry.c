@@ -279,6 +279,42 @@ START_TEST(shape_parse_bad)
 }
 END_TEST
 
+/* kb_shape_too_large, the bound --shape and the results and baseline
+ * readers share: M*N below 2^61 (M <= INT64_MAX/4/N), K*N and K*M below 2^59
+ * (K <= INT64_MAX/16/N and /M); each edge fits, one past it does not. */
+START_TEST(shape_too_large_edges)
+{
+    const int64_t mn = INT64_MAX / 4, k = INT64_MAX / 16;
+    ck_assert_int_eq(kb_shape_too_large(mn, 1, 0), 0);
+    ck_assert_int_eq(kb_shape_too_large(mn + 1, 1, 0), 1);
+    ck_assert_int_eq(kb_shape_too_large(1, mn, 0), 0);
+    ck_assert_int_eq(kb_shape_too_large(1, mn + 1, 0), 1);
+    ck_assert_int_eq(kb_shape_too_large(mn / 3, 3, 0), 0);
+    ck_assert_int_eq(kb_shape_too_large(mn / 3 + 1, 3, 0), 1);
+    ck_assert_int_eq(kb_shape_too_large(INT64_MAX, 1, 0), 1);
+    /* K against N, then against M (the other size 1) */
+    ck_assert_int_eq(kb_shape_too_large(1, 1, k), 0);
+    ck_assert_int_eq(kb_shape_too_large(1, 1, k + 1), 1);
+    ck_assert_int_eq(kb_shape_too_large(1, 1000, k / 1000), 0);
+    ck_assert_int_eq(kb_shape_too_large(1, 1000, k / 1000 + 1), 1);
+    ck_assert_int_eq(kb_shape_too_large(1000, 1, k / 1000), 0);
+    ck_assert_int_eq(kb_shape_too_large(1000, 1, k / 1000 + 1), 1);
+    /* not sizes: the callers' own checks say so */
+    ck_assert_int_eq(kb_shape_too_large(0, 1, 0), 0);
+    ck_assert_int_eq(kb_shape_too_large(1, -1, 0), 0);
+    ck_assert_int_eq(kb_shape_too_large(INT64_MAX, 1, -1), 0);
+
+    kb_shape s;
+    kb_err e = {{0}};
+    ck_assert_int_eq(kb_shape_parse("9223372036854775807x1", &s, &e), KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "too large") != NULL, "%s", e.msg);
+    ck_assert_int_eq(kb_shape_parse("2305843009213693951x1", &s, &e), KB_OK);
+    ck_assert_int_eq(s.M, mn);
+    ck_assert_int_eq(kb_shape_parse("1x1x576460752303423488", &s, &e), KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "too large") != NULL, "%s", e.msg);
+}
+END_TEST
+
 START_TEST(bench_and_dtype_names)
 {
     kb_bench_id b;
@@ -400,6 +436,7 @@ Suite *kb_suite_registry(void)
     tcase_add_test(t, known_deviations);
     tcase_add_test(t, shape_parse_good);
     tcase_add_test(t, shape_parse_bad);
+    tcase_add_test(t, shape_too_large_edges);
     tcase_add_test(t, bench_and_dtype_names);
     tcase_add_test(t, error_text_strips_location);
     tcase_add_test(t, out_of_memory_host_and_device);

@@ -366,6 +366,48 @@ START_TEST(read_rejects_unmeasurable_numbers)
 }
 END_TEST
 
+/* A row's shape is one kbench could run (kb_shape_too_large, the --shape
+ * bound): M=2^63-1 overflowed the report's row and byte counts (kb_out_rows'
+ * 2M) and the plot's N axis. The bound itself still reads. */
+START_TEST(read_rejects_shapes_too_large)
+{
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/s.csv", dir);
+    static const struct {
+        const char *row, *want;
+    } bad[] = {
+        {"geglu_backward,eager,bf16,9223372036854775807,1,1.0,",
+         "s.csv:2: shape 9223372036854775807x1 is larger than kbench runs"},
+        {"geglu_backward,eager,bf16,1,4611686018427387905,1.0,",
+         "s.csv:2: shape 1x4611686018427387905 is larger than kbench runs"},
+        {"mlp_forward,eager,bf16,1,1,1.0,1152921504606846976",
+         "s.csv:2: shape 1x1x1152921504606846976 is larger than kbench runs"},
+    };
+    const char *head = "benchmark,backend,dtype,M,N,median_ms,K\n";
+    char text[512];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "%s%s\n", head, bad[i].row);
+        expect_read_error(path, text, bad[i].want);
+    }
+    /* M*N and M*K, N*K at the bound: read */
+    snprintf(text, sizeof text,
+             "%sgeglu_backward,eager,bf16,2305843009213693951,1,1.0,\n"
+             "mlp_forward,eager,bf16,1,1,1.0,576460752303423487\n",
+             head);
+    kbt_write(path, text);
+    kb_results r;
+    kb_results_init(&r);
+    kb_err e = {{0}};
+    ck_assert_msg(kb_results_read_csv(path, &r, &e) == KB_OK, "%s", e.msg);
+    ck_assert_uint_eq(r.n, 2);
+    ck_assert_int_eq(r.v[0].M, 2305843009213693951LL);
+    ck_assert_int_eq(r.v[1].K, 576460752303423487LL);
+    kb_results_free(&r);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 /* The verdict column holds a verdict kb_verdict_parse knows, or nothing:
  * "BOGUS" or "slower" used to be read and then dropped out of every count
  * of the report (no regression, no comparison) without a word. */
@@ -635,6 +677,7 @@ Suite *kb_suite_results(void)
     tcase_add_test(t, read_errors);
     tcase_add_test(t, read_rejects_unmeasurable_numbers);
     tcase_add_test(t, read_rejects_unknown_verdicts);
+    tcase_add_test(t, read_rejects_shapes_too_large);
     tcase_add_test(t, accuracy_state_text);
     tcase_add_test(t, write_failure_leaves_original);
     tcase_add_test(t, print_line);

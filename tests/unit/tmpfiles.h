@@ -70,6 +70,25 @@ static inline void kbt_tmpdir_file(char *dir, char *path, size_t len, const char
     snprintf(path, len, "%s/%s", dir, name);
 }
 
+/* dir/name spelled with exactly total characters, padded with "./" segments
+ * (and one extra '/' for parity) between dir and name: the same file, for
+ * the tests of path-length limits. out holds cap bytes. */
+static inline void kbt_long_path(char *out, size_t cap, const char *dir, const char *name,
+                                 size_t total)
+{
+    const size_t base = strlen(dir) + 1 + strlen(name);
+    ck_assert_msg(total >= base && total < cap, "cannot spell %s/%s in %zu characters", dir,
+                  name, total);
+    size_t at = (size_t)snprintf(out, cap, "%s/", dir);
+    if ((total - base) % 2) out[at++] = '/';
+    while (at + strlen(name) < total) {
+        out[at++] = '.';
+        out[at++] = '/';
+    }
+    snprintf(out + at, cap - at, "%s", name);
+    ck_assert_uint_eq(strlen(out), total);
+}
+
 static inline void kbt_write(const char *path, const char *text)
 {
     FILE *f = fopen(path, "wb");
