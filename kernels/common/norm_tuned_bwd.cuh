@@ -403,7 +403,7 @@ __device__ __forceinline__ void bwd_reg_body(const bwd_args &a)
                 if (xe % a.ngroups == 0 && slot < a.nslots - 1) {
                     float *z = a.ws + (slot + xe / a.ngroups) * a.N;
                     const int64_t nt = (int64_t)lm.tpr * R;
-                    const int64_t rank = a.cl > 1 ? (int64_t)cg::this_cluster().block_rank() : 0;
+                    const int64_t rank = a.cl > 1 ? (int64_t)nt_cluster_rank() : 0;
                     for (int64_t c = rank * nt + threadIdx.y * lm.tpr + threadIdx.x; c < a.N;
                          c += nt * a.cl)
                         z[c] = 0.f;

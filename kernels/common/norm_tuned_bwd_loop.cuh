@@ -117,7 +117,7 @@ __global__ void __maxnreg__((bwd_loop_cap<LN, U, SH>())) bwd_loop(const bwd_args
               ty = (int)threadIdx.y;
     /* A cluster of cl CTAs is one slot: its CTAs split each row, slot k to
      * thread gt = k % G of the cluster (G = tpr*cl, rank-major, as lane_map). */
-    const int cl = a.cl, rank = cl > 1 ? (int)cg::this_cluster().block_rank() : 0;
+    const int cl = a.cl, rank = cl > 1 ? (int)nt_cluster_rank() : 0;
     const int G = tpr * cl, gt = rank * tpr + tx;
     const int64_t slot = blockIdx.x / cl;
     row_reducer<V> reduce(rsm, tpr, cl);

@@ -28,6 +28,22 @@
 namespace {
 namespace cg = cooperative_groups;
 
+/* This CTA's rank in its cluster, and a whole-cluster barrier. Clusters
+ * exist from sm_90 on, and so does cg::this_cluster(); a build for an older
+ * GPU (CMAKE_CUDA_ARCHITECTURES=80) compiles these to rank 0 and no
+ * barrier. Nothing runs a cluster there: valid() asks the runtime whether a
+ * cluster is schedulable (kb_active_clusters), which it is not below
+ * sm_90, so only cluster = 1 configurations launch. */
+__device__ __forceinline__ unsigned nt_cluster_rank()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    return cg::this_cluster().block_rank();
+#else
+    return 0;
+#endif
+}
+__device__ __forceinline__ void nt_cluster_sync() { KB_SM90(cg::this_cluster().sync()); }
+
 constexpr int kMaxCluster = KB_MAX_CLUSTER;
 
 template <typename T> constexpr int vec_of() { return (int)(16 / sizeof(T)); }
@@ -215,7 +231,7 @@ template <int V> struct row_reducer {
     {
         if (cl > 1) {
             kb_cluster_init(sm.bar);
-            cg::this_cluster().sync(); /* peers' mbarriers exist before any push */
+            nt_cluster_sync(); /* peers' mbarriers exist before any push */
         }
     }
 
@@ -242,7 +258,7 @@ template <int V> struct row_reducer {
             if (lin < 32) {
                 if (lin == 0) kb_cluster_expect<K>(bar, cl);
                 if (lin < cl) {
-                    const int rank = (int)cg::this_cluster().block_rank();
+                    const int rank = (int)nt_cluster_rank();
                     kb_cluster_push(bar, slot + rank * K, v, lin);
                 }
             }
@@ -283,7 +299,7 @@ template <int V> struct row_reducer {
             if (lin < 32) {
                 if (lin == 0) kb_cluster_expect<2>(bar, cl);
                 if (lin < cl) {
-                    const int rank = (int)cg::this_cluster().block_rank();
+                    const int rank = (int)nt_cluster_rank();
                     const long long q = __double_as_longlong(d);
                     const float w[2] = {__int_as_float((int)q), __int_as_float((int)(q >> 32))};
                     kb_cluster_push(bar, slot + rank * 2, w, lin);
@@ -317,7 +333,7 @@ struct lane_map {
         tpr = (int)blockDim.x;
         cl = cl_;
         N = (int)N_;
-        const int rank = cl > 1 ? (int)cg::this_cluster().block_rank() : 0;
+        const int rank = cl > 1 ? (int)nt_cluster_rank() : 0;
         const int G = tpr * cl, npk = (N + vec - 1) / vec, gt = rank * tpr + (int)threadIdx.x;
         first = gt * vec;
         stride = G * vec;

@@ -347,7 +347,7 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
      * rank (k / tpr) % cl as in the register kernels (lane_map); a thread's
      * i-th slot sits at stage[i * tpr + threadIdx.x] (k itself at cl = 1). */
     const int cl = CLU ? a.cl : 1;
-    const int g0 = CLU ? (int)cg::this_cluster().block_rank() * tpr + (int)threadIdx.x : 0;
+    const int g0 = CLU ? (int)nt_cluster_rank() * tpr + (int)threadIdx.x : 0;
     row_reducer<RV> reduce(rsm, tpr, cl);
     constexpr bool CHAN = LN && LONG;
     __shared__ float cbuf[CHAN ? 2 : 1][CHAN ? 96 : 1]; /* chan_row's warp partials, per parity */
