@@ -86,15 +86,16 @@ int kb_report_has_kernels(const kb_report_model *m)
 static kb_status one_cell(FILE *f, const kb_report_model *m, const char *bench, const char *dt,
                           const char *series, kb_err *e)
 {
-    const kb_result **rows = malloc(m->rows.n * sizeof *rows);
+    size_t nc;
+    const kb_result *const *cell = kb_report_index_cell(&m->ix, bench, dt, series, &nc);
+    if (!nc) return KB_OK;
+    const kb_result **rows = malloc(nc * sizeof *rows);
     if (!rows) return KB_FAIL(e, KB_ERR_NOMEM, "out of host memory (kernels section)");
     size_t n = 0, changed = 0;
     int lo = 0, hi = 0;
-    for (size_t i = 0; i < m->rows.n; i++) {
-        const kb_result *x = &m->rows.v[i];
-        if (strcmp(x->benchmark, bench) || strcmp(x->dtype, dt) || strcmp(x->backend, series) ||
-            x->kernels <= 0)
-            continue;
+    for (size_t i = 0; i < nc; i++) { /* the cell's rows in input order */
+        const kb_result *x = cell[i];
+        if (x->kernels <= 0) continue;
         rows[n++] = x;
         if (!lo || x->kernels < lo) lo = x->kernels;
         if (x->kernels > hi) hi = x->kernels;

@@ -221,8 +221,8 @@ static void write_speedup_matrix(FILE *f, const kb_report_model *m)
             double best = NAN;
             for (size_t s = 0; s < m->series.n; s++) {
                 if (strcmp(m->series.v[s], m->ref) == 0) continue;
-                double g = kb_report_speedup(m->rows.v, m->rows.n, bench, dt, m->ref,
-                                             m->series.v[s], NULL);
+                double g = kb_report_index_speedup(&m->ix, bench, dt, m->ref, m->series.v[s],
+                                                   NULL);
                 if (isfinite(g) && !(g <= best)) best = g;
             }
             fprintf(f, "| ");
@@ -234,8 +234,8 @@ static void write_speedup_matrix(FILE *f, const kb_report_model *m)
                     fprintf(f, " |");
                     continue;
                 }
-                double g = kb_report_speedup(m->rows.v, m->rows.n, bench, dt, m->ref,
-                                             m->series.v[s], NULL);
+                double g = kb_report_index_speedup(&m->ix, bench, dt, m->ref, m->series.v[s],
+                                                   NULL);
                 if (!isfinite(g)) fprintf(f, " " DASH " |");
                 else if (g == best) fprintf(f, " **%.2fx** |", g);
                 else fprintf(f, " %.2fx |", g);

@@ -1,6 +1,7 @@
 /* The report's model: rows keyed (with their input kind) and deduplicated,
  * GB/s and TFLOP/s filled in, the orders every output walks in, the run's
- * SOL figures, and the lookups the writers ask. maths.c computes on it;
+ * SOL figures, and the lookups the writers ask (through index.c's sorted
+ * index of the rows, built with the model). maths.c computes on it;
  * report.c builds it and drives the writers. */
 #include "report_int.h"
 
@@ -25,13 +26,29 @@ size_t kb_report_inputs_of(const kb_result *x, const char **kind)
     return strcspn(*kind, " ");
 }
 
-static int same_key(const kb_result *a, const kb_result *b)
+/* An order of rows' keys (benchmark, backend, dtype, M, N, K and input
+ * kind; the numbers compared first, as cheaper); 0 for the same key. */
+static int key_cmp(const kb_result *a, const kb_result *b)
 {
     const char *ka, *kb;
     const size_t na = kb_report_inputs_of(a, &ka), nb = kb_report_inputs_of(b, &kb);
-    return a->M == b->M && a->N == b->N && a->K == b->K && strcmp(a->benchmark, b->benchmark) == 0 &&
-           strcmp(a->backend, b->backend) == 0 && strcmp(a->dtype, b->dtype) == 0 &&
-           na == nb && strncmp(ka, kb, na) == 0;
+    int c = (a->M > b->M) - (a->M < b->M);
+    if (!c) c = (a->N > b->N) - (a->N < b->N);
+    if (!c) c = (a->K > b->K) - (a->K < b->K);
+    if (!c) c = strcmp(a->benchmark, b->benchmark);
+    if (!c) c = strcmp(a->backend, b->backend);
+    if (!c) c = strcmp(a->dtype, b->dtype);
+    if (!c) c = memcmp(ka, kb, na < nb ? na : nb);
+    if (!c) c = (na > nb) - (na < nb);
+    return c;
+}
+
+/* Keys, then input position: equal keys in input order. */
+static int key_pos_cmp(const void *pa, const void *pb)
+{
+    const kb_result *a = *(const kb_result *const *)pa, *b = *(const kb_result *const *)pb;
+    const int c = key_cmp(a, b);
+    return c ? c : (a > b) - (a < b);
 }
 
 const kb_result *kb_report_find_row(const kb_result *rows, size_t n, const char *bench,
@@ -72,30 +89,38 @@ static void fill_gbps(kb_result *x)
     x->gbps = kb_bytes_moved(&p) / (x->median_ms * 1e-3) / 1e9;
 }
 
+/* The later row of a key wins but keeps the first one's place, so the
+ * order of shapes and series stays the input's. The input sorted by key
+ * (then position) gives each key's first and last row in O(n log n);
+ * winner[first] = last, and the winners are taken in input order. */
 kb_status kb_report_dedup(const kb_results *in, kb_results *out, size_t *replaced, kb_err *e)
 {
-    size_t rep = 0;
+    const size_t n = in->n;
     kb_results_init(out);
-    for (size_t i = 0; i < in->n; i++) {
-        const kb_result *x = &in->v[i];
-        size_t j = 0;
-        while (j < out->n && !same_key(&out->v[j], x)) j++;
-        if (j < out->n) {
-            /* The later row wins but keeps the first one's place, so the
-             * order of shapes and series stays the input's. */
-            out->v[j] = *x;
-            fill_gbps(&out->v[j]);
-            rep++;
-            continue;
-        }
-        kb_status st = kb_results_push(out, x, e);
-        if (st != KB_OK) {
-            kb_results_free(out);
-            return st;
-        }
-        fill_gbps(&out->v[out->n - 1]);
+    const kb_result **v = malloc((n ? n : 1) * sizeof *v);
+    const kb_result **winner = calloc(n ? n : 1, sizeof *winner);
+    kb_status st = v && winner ? KB_OK
+                               : KB_FAIL(e, KB_ERR_NOMEM, "out of host memory merging %zu rows", n);
+    for (size_t i = 0; st == KB_OK && i < n; i++) v[i] = &in->v[i];
+    if (st == KB_OK) qsort(v, n, sizeof *v, key_pos_cmp);
+    for (size_t i = 0; st == KB_OK && i < n;) {
+        size_t j = i + 1;
+        while (j < n && key_cmp(v[i], v[j]) == 0) j++;
+        winner[v[i] - in->v] = v[j - 1];
+        i = j;
     }
-    if (replaced) *replaced = rep;
+    for (size_t i = 0; st == KB_OK && i < n; i++) {
+        if (!winner[i]) continue;
+        st = kb_results_push(out, winner[i], e);
+        if (st == KB_OK) fill_gbps(&out->v[out->n - 1]);
+    }
+    free(v);
+    free(winner);
+    if (st != KB_OK) {
+        kb_results_free(out);
+        return st;
+    }
+    if (replaced) *replaced = n - out->n;
     return KB_OK;
 }
 
@@ -290,12 +315,14 @@ kb_status kb_report_model_build(kb_report_model *m, const kb_results *r,
         snprintf(m->gpu + n, sizeof m->gpu - n, "%s%s", i ? ", " : "", m->gpus.v[i]);
     }
     if (st == KB_OK) st = kb_report_orders(&m->rows, &m->benches, &m->series, &m->dtypes, e);
+    if (st == KB_OK) st = kb_report_index_build(&m->ix, m->rows.v, m->rows.n, e);
     if (st != KB_OK) kb_report_model_free(m);
     return st;
 }
 
 void kb_report_model_free(kb_report_model *m)
 {
+    kb_report_index_free(&m->ix);
     kb_results_free(&m->rows);
     kb_report_names_free(&m->benches);
     kb_report_names_free(&m->series);
@@ -304,19 +331,43 @@ void kb_report_model_free(kb_report_model *m)
     kb_report_names_free(&m->versions);
 }
 
+static int shape_pos_cmp(const void *pa, const void *pb)
+{
+    const kb_result *a = *(const kb_result *const *)pa, *b = *(const kb_result *const *)pb;
+    int c = (a->M > b->M) - (a->M < b->M);
+    if (!c) c = (a->N > b->N) - (a->N < b->N);
+    if (!c) c = (a->K > b->K) - (a->K < b->K);
+    return c ? c : (a > b) - (a < b);
+}
+
+static int pos_cmp(const void *pa, const void *pb)
+{
+    const kb_result *a = *(const kb_result *const *)pa, *b = *(const kb_result *const *)pb;
+    return (a > b) - (a < b);
+}
+
+/* The (benchmark, dtype)'s rows sorted by shape, then position: each
+ * shape's first row; those in input order are the shapes in input order. */
 kb_status kb_report_shapes(const kb_report_model *m, const char *bench, const char *dtype,
                            kb_mn **out, size_t *n, kb_err *e)
 {
-    kb_mn *v = malloc((m->rows.n ? m->rows.n : 1) * sizeof *v);
-    if (!v) return KB_FAIL(e, KB_ERR_NOMEM, "out of host memory listing shapes of %s", bench);
-    size_t k = 0;
-    for (size_t i = 0; i < m->rows.n; i++) {
-        const kb_result *x = &m->rows.v[i];
-        if (strcmp(x->benchmark, bench) != 0 || strcmp(x->dtype, dtype) != 0) continue;
-        size_t j = 0;
-        while (j < k && !(v[j].M == x->M && v[j].N == x->N && v[j].K == x->K)) j++;
-        if (j == k) v[k++] = (kb_mn){x->M, x->N, x->K};
+    size_t c, k = 0;
+    const kb_result *const *cell = kb_report_index_cell(&m->ix, bench, dtype, NULL, &c);
+    const kb_result **r = malloc((c ? c : 1) * sizeof *r);
+    kb_mn *v = malloc((c ? c : 1) * sizeof *v);
+    if (!r || !v) {
+        free(r);
+        free(v);
+        return KB_FAIL(e, KB_ERR_NOMEM, "out of host memory listing shapes of %s", bench);
     }
+    memcpy(r, cell, c * sizeof *r);
+    qsort(r, c, sizeof *r, shape_pos_cmp);
+    for (size_t i = 0; i < c; i++)
+        if (!k || r[k - 1]->M != r[i]->M || r[k - 1]->N != r[i]->N || r[k - 1]->K != r[i]->K)
+            r[k++] = r[i];
+    qsort(r, k, sizeof *r, pos_cmp);
+    for (size_t i = 0; i < k; i++) v[i] = (kb_mn){r[i]->M, r[i]->N, r[i]->K};
+    free(r);
     *out = v;
     *n = k;
     return KB_OK;
@@ -326,19 +377,15 @@ const kb_result *kb_report_find(const kb_report_model *m, const char *bench,
                                 const char *backend, const char *dtype, int64_t M, int64_t N,
                                 int64_t K)
 {
-    return kb_report_find_row(m->rows.v, m->rows.n, bench, backend, dtype, M, N, K);
+    return kb_report_index_find(&m->ix, bench, backend, dtype, M, N, K);
 }
 
 int kb_report_has(const kb_report_model *m, const char *bench, const char *dtype,
                   const char *backend)
 {
-    for (size_t i = 0; i < m->rows.n; i++) {
-        const kb_result *x = &m->rows.v[i];
-        if (strcmp(x->benchmark, bench) == 0 && strcmp(x->dtype, dtype) == 0 &&
-            (!backend || strcmp(x->backend, backend) == 0))
-            return 1;
-    }
-    return 0;
+    size_t n;
+    kb_report_index_cell(&m->ix, bench, dtype, backend, &n);
+    return n > 0;
 }
 
 int kb_report_is_peer(const char *backend)

@@ -36,14 +36,20 @@ static int has_gbps(const kb_result *x)
     return x && kb_report_timed(x) && isfinite(x->gbps) && x->gbps > 0;
 }
 
+/* Does the (benchmark, dtype[, backend]) cell have a row to draw? */
+static int cell_has_gbps(const kb_report_model *m, const char *bench, const char *dtype,
+                         const char *backend)
+{
+    size_t n;
+    const kb_result *const *cell = kb_report_index_cell(&m->ix, bench, dtype, backend, &n);
+    for (size_t i = 0; i < n; i++)
+        if (has_gbps(cell[i])) return 1;
+    return 0;
+}
+
 int kb_report_plottable(const kb_report_model *m, const char *bench, const char *dtype)
 {
-    for (size_t i = 0; i < m->rows.n; i++) {
-        const kb_result *x = &m->rows.v[i];
-        if (has_gbps(x) && strcmp(x->benchmark, bench) == 0 && strcmp(x->dtype, dtype) == 0)
-            return 1;
-    }
-    return 0;
+    return cell_has_gbps(m, bench, dtype, NULL);
 }
 
 /* Fixed colours for the series people compare most, so eager is the same
@@ -97,14 +103,17 @@ static int in_odd_list(const char *bench, int64_t M, int64_t N, int64_t K)
     return 0;
 }
 
-static int on_sweep(const char *bench, const kb_mn *shapes, size_t ns, size_t k)
+/* sweep[k]: is shapes[k] on a sweep? shapes are sorted by M (cmp_mn), so
+ * the shapes of one M are a run, counted once. */
+static void mark_sweeps(const char *bench, const kb_mn *shapes, size_t ns, unsigned char *sweep)
 {
-    if (in_odd_list(bench, shapes[k].M, shapes[k].N, shapes[k].K)) return 0;
-    size_t same_m = 0;
-    for (size_t i = 0; i < ns; i++)
-        if (shapes[i].M == shapes[k].M && !in_odd_list(bench, shapes[i].M, shapes[i].N, shapes[i].K))
-            same_m++;
-    return same_m >= 3;
+    for (size_t k = 0; k < ns; k++)
+        sweep[k] = !in_odd_list(bench, shapes[k].M, shapes[k].N, shapes[k].K);
+    for (size_t lo = 0, hi; lo < ns; lo = hi) {
+        size_t same_m = 0;
+        for (hi = lo; hi < ns && shapes[hi].M == shapes[lo].M; hi++) same_m += sweep[hi];
+        for (size_t k = lo; k < hi; k++) sweep[k] = sweep[k] && same_m >= 3;
+    }
 }
 
 static int cmp_mn(const void *a, const void *b)
@@ -124,9 +133,15 @@ static kb_status write_dat(const char *path, const kb_report_model *m, const cha
                            const char *dt, kb_mn *shapes, size_t ns, plot_series *ps,
                            double *ymax, size_t *nline, size_t *npoint, kb_err *e)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return KB_FAIL(e, KB_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     qsort(shapes, ns, sizeof *shapes, cmp_mn);
+    unsigned char *sweep = malloc(ns ? ns : 1);
+    if (!sweep) return KB_FAIL(e, KB_ERR_NOMEM, "out of host memory writing %s", path);
+    mark_sweeps(bench, shapes, ns, sweep);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        free(sweep);
+        return KB_FAIL(e, KB_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    }
     fprintf(f, "# %s %s: GB/s by shape, written by kbench-report; NaN = not measured\n"
                "# block 0: fixed-M sweeps (one per M), block 1: single shapes\n# N shape top",
             bench, dt);
@@ -139,7 +154,7 @@ static kb_status write_dat(const char *path, const kb_report_model *m, const cha
          * points are block 0 (gnuplot skips an empty leading block). */
         if (block == 1 && *nline) fputs("\n\n", f);
         for (size_t k = 0; k < ns; k++) {
-            if (on_sweep(bench, shapes, ns, k) != (block == 0)) continue;
+            if (sweep[k] != (block == 0)) continue;
             if (block == 0 && last_m >= 0 && shapes[k].M != last_m) fputc('\n', f);
             last_m = shapes[k].M;
             double top = 0;
@@ -160,6 +175,7 @@ static kb_status write_dat(const char *path, const kb_report_model *m, const cha
             ++*(block == 0 ? nline : npoint);
         }
     }
+    free(sweep);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) return KB_FAIL(e, KB_ERR_IO, "write error on %s", path);
     return KB_OK;
@@ -320,14 +336,7 @@ kb_status kb_report_plots(const kb_report_model *m, const char *dir, const char 
             plot_series ps;
             memset(&ps, 0, sizeof ps);
             for (size_t s = 0; s < m->series.n && ps.n < 64; s++)
-                for (size_t i = 0; i < m->rows.n; i++) {
-                    const kb_result *x = &m->rows.v[i];
-                    if (has_gbps(x) && strcmp(x->benchmark, bench) == 0 &&
-                        strcmp(x->dtype, dt) == 0 && strcmp(x->backend, m->series.v[s]) == 0) {
-                        ps.names[ps.n++] = m->series.v[s];
-                        break;
-                    }
-                }
+                if (cell_has_gbps(m, bench, dt, m->series.v[s])) ps.names[ps.n++] = m->series.v[s];
             kb_mn *shapes;
             size_t ns;
             KB_TRY(kb_report_shapes(m, bench, dt, &shapes, &ns, e));

@@ -26,22 +26,26 @@ static int recorded_verdict(const kb_result *x)
 }
 
 /* The baseline row the report judges x by, or NULL (x keeps its own verdict,
- * is not timed, or bl has no row for it). */
-static const kb_baseline_row *judged_by(const kb_result *x, const kb_baseline *bl)
+ * is not timed, or the baseline bix indexes has no row for it). */
+static const kb_baseline_row *judged_by(const kb_result *x, const kb_report_base_index *bix)
 {
-    if (!bl || recorded_verdict(x) || !kb_report_timed(x)) return NULL;
-    return kb_baseline_find(bl, x->benchmark, x->backend, x->dtype, x->M, x->N, x->K);
+    if (recorded_verdict(x) || !kb_report_timed(x)) return NULL;
+    return kb_report_base_find(bix, x);
 }
 
 kb_status kb_report_judge_all(const kb_report_model *m, const kb_baseline *bl,
                               kb_report_judged **out, kb_err *e)
 {
+    kb_report_base_index bix; /* kb_baseline_find per row, in O(log n) */
+    KB_TRY(kb_report_base_index_build(&bix, bl, e));
     kb_report_judged *j = calloc(m->rows.n ? m->rows.n : 1, sizeof *j);
-    if (!j) return KB_FAIL(e, KB_ERR_NOMEM, "out of host memory judging regressions");
+    if (!j) {
+        kb_report_base_index_free(&bix);
+        return KB_FAIL(e, KB_ERR_NOMEM, "out of host memory judging regressions");
+    }
     for (size_t i = 0; i < m->rows.n; i++) {
         const kb_result *x = &m->rows.v[i];
-        const kb_baseline_row *b =
-            bl ? kb_baseline_find(bl, x->benchmark, x->backend, x->dtype, x->M, x->N, x->K) : NULL;
+        const kb_baseline_row *b = kb_report_base_find(&bix, x);
         /* The run's own baseline figure first: it is what its verdict saw. */
         double base = isfinite(x->baseline_gbps) ? x->baseline_gbps : b ? b->gbps : NAN;
         j[i].row = x;
@@ -54,6 +58,7 @@ kb_status kb_report_judge_all(const kb_report_model *m, const kb_baseline *bl,
             j[i].change = NAN;
         j[i].verdict = recorded_verdict(x) ? x->verdict : v ? v : x->verdict[0] ? x->verdict : NULL;
     }
+    kb_report_base_index_free(&bix);
     *out = j;
     return KB_OK;
 }
@@ -103,7 +108,7 @@ static int same_gpu_file(const char *stem, const char *rgpu)
  * regression" without a word. Refused when the file's name says another
  * GPU; when it says none, or judged rows name none, bl_info->gpu_note says
  * what was not checked (stderr and report.md). */
-static kb_status check_baseline_gpu(const kb_report_model *m, const kb_baseline *bl,
+static kb_status check_baseline_gpu(const kb_report_model *m, const kb_report_base_index *bix,
                                     const char *path, kb_report_baseline_info *info, kb_err *e)
 {
     char bgpu[256], rgpu[256], name[256];
@@ -113,7 +118,7 @@ static kb_status check_baseline_gpu(const kb_report_model *m, const kb_baseline 
     int several = 0;
     for (size_t i = 0; i < m->rows.n; i++) {
         const kb_result *x = &m->rows.v[i];
-        if (!judged_by(x, bl)) continue;
+        if (!judged_by(x, bix)) continue;
         judged++;
         if (!x->gpu[0]) {
             unnamed++;
@@ -195,6 +200,7 @@ kb_status kb_report_generate(const kb_results *r, const kb_report_opts *o, kb_er
     KB_TRY(kb_report_model_build(&m, r, o, e));
     kb_baseline bl;
     kb_baseline_init(&bl);
+    kb_report_base_index bix = {NULL, 0}; /* of bl, for its lookups per row */
     kb_report_judged *j = NULL;
     kb_plot_result plots = {KB_PLOTS_OFF, ""};
     kb_report_baseline_info info;
@@ -212,8 +218,9 @@ kb_status kb_report_generate(const kb_results *r, const kb_report_opts *o, kb_er
         oc.baseline_given = 1;
     }
     if (o->baseline_path && !info.missing) st = kb_baseline_read(o->baseline_path, &bl, e);
+    if (st == KB_OK) st = kb_report_base_index_build(&bix, &bl, e);
     if (st == KB_OK && o->baseline_path)
-        st = check_baseline_gpu(&m, &bl, o->baseline_path, &info, e);
+        st = check_baseline_gpu(&m, &bix, o->baseline_path, &info, e);
     if (st == KB_OK && info.gpu_note[0]) fprintf(stderr, "kbench-report: warning: %s\n", info.gpu_note);
     if (st == KB_OK && m.gpus.n > 1) {
         char list[1024];
@@ -233,8 +240,7 @@ kb_status kb_report_generate(const kb_results *r, const kb_report_opts *o, kb_er
         if (x->accuracy == KB_ACC_PASS || x->accuracy == KB_ACC_FAIL || compared(j[i].verdict))
             oc.checked++;
         if (kb_report_is_peer(x->backend)) continue;
-        if (kb_baseline_find(&bl, x->benchmark, x->backend, x->dtype, x->M, x->N, x->K))
-            oc.baseline_matched++;
+        if (kb_report_base_find(&bix, x)) oc.baseline_matched++;
         char kind[32];
         const char *k;
         const size_t kn = kb_report_inputs_of(x, &k);
@@ -264,6 +270,7 @@ kb_status kb_report_generate(const kb_results *r, const kb_report_opts *o, kb_er
         st = kb_report_write_summary_csv(path, &m, e);
     }
     free(j);
+    kb_report_base_index_free(&bix);
     kb_baseline_free(&bl);
     kb_report_model_free(&m);
     return st;

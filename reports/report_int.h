@@ -20,8 +20,45 @@ typedef struct {
     int64_t M, N, K; /* K = 0: a 2-D op */
 } kb_mn;
 
+/* rows[0..n) sorted twice, for O(log n) lookups (index.c): by_cell by
+ * (benchmark, dtype, backend, position), so a cell's rows are a run in
+ * input order; by_key by (benchmark, dtype, backend, M, N, K, position). */
+typedef struct {
+    const kb_result *rows;
+    size_t n;
+    const kb_result **by_cell, **by_key;
+} kb_report_index;
+
+kb_status kb_report_index_build(kb_report_index *ix, const kb_result *rows, size_t n, kb_err *e);
+void kb_report_index_free(kb_report_index *ix);
+/* The rows of (benchmark, dtype, backend) in input order (backend NULL: of
+ * any backend, grouped by backend), *count of them. */
+const kb_result *const *kb_report_index_cell(const kb_report_index *ix, const char *bench,
+                                             const char *dtype, const char *backend,
+                                             size_t *count);
+/* kb_report_find_row's answer (the first row with this key, any input
+ * kind) in O(log n). */
+const kb_result *kb_report_index_find(const kb_report_index *ix, const char *bench,
+                                      const char *backend, const char *dtype, int64_t M,
+                                      int64_t N, int64_t K);
+/* kb_report_speedup over the indexed rows. */
+double kb_report_index_speedup(const kb_report_index *ix, const char *bench, const char *dtype,
+                               const char *ref, const char *backend, size_t *points);
+
+/* A baseline's rows sorted by kb_baseline_find's key: kb_report_base_find
+ * is kb_baseline_find(bl, x's key) in O(log n). bl may be NULL (empty). */
+typedef struct {
+    const kb_baseline_row **v;
+    size_t n;
+} kb_report_base_index;
+
+kb_status kb_report_base_index_build(kb_report_base_index *ix, const kb_baseline *bl, kb_err *e);
+void kb_report_base_index_free(kb_report_base_index *ix);
+const kb_baseline_row *kb_report_base_find(const kb_report_base_index *ix, const kb_result *x);
+
 typedef struct {
     kb_results rows;  /* deduplicated; gbps filled; sol_pct = % of SOL or NaN     */
+    kb_report_index ix; /* of rows: kb_report_find, _has, _shapes, cells          */
     kb_names benches; /* registry order first, then as met in the input           */
     kb_names dtypes;  /* bf16 fp16 fp32, then others                               */
     kb_names series;  /* eager fused tuned cudnn, then as met (tuned:x, peers)     */
@@ -71,7 +108,8 @@ void kb_report_names_free(kb_names *s);
 /* The input kind of a row: *kind points at it in x->config ("" for
  * randn), its length returned. Part of a row's key and its case name. */
 size_t kb_report_inputs_of(const kb_result *x, const char **kind);
-/* The first of rows[0..n) with this key, or NULL (any input kind). */
+/* The first of rows[0..n) with this key, or NULL (any input kind): a scan;
+ * kb_report_find and kb_report_index_find answer the same in O(log n). */
 const kb_result *kb_report_find_row(const kb_result *rows, size_t n, const char *bench,
                                    const char *backend, const char *dtype, int64_t M,
                                    int64_t N, int64_t K);
@@ -79,7 +117,8 @@ const kb_result *kb_report_find_row(const kb_result *rows, size_t n, const char 
 /* Shapes of one (benchmark, dtype) in input order; caller frees *out. */
 kb_status kb_report_shapes(const kb_report_model *m, const char *bench, const char *dtype,
                            kb_mn **out, size_t *n, kb_err *e);
-/* The row for a key or NULL. */
+/* The row for a key or NULL (of equal keys, the first: kb_report_find_row's
+ * answer); through m->ix. */
 const kb_result *kb_report_find(const kb_report_model *m, const char *bench,
                                 const char *backend, const char *dtype, int64_t M,
                                 int64_t N, int64_t K);
