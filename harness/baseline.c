@@ -210,22 +210,60 @@ static kb_status on_row(void *ctx, size_t row, char *const *f, size_t n, long li
     char why_buf[256];
     const char *why = row_problem(&r, why_buf, sizeof why_buf);
     if (why) return BAD("%s:%ld: %s", c->path, line, why);
-    ptrdiff_t dup = find_index(&c->b, &r);
-    char shape[72];
-    kb_shape_format(shape, sizeof shape, r.M, r.N, r.K); /* MxN for the 2-D ops */
-    if (dup >= 0)
-        return BAD("%s:%ld: duplicate row for %s %s %s %s (first on line %ld)", c->path, line,
-                   r.benchmark, r.backend, r.dtype, shape, c->lines[dup]);
+    /* Duplicate keys: found once all rows are read (find_duplicate). */
 
     size_t cap = c->b.cap;
     KB_TRY(push(&c->b, &r, e));
     if (c->b.cap != cap) {
         long *l = realloc(c->lines, c->b.cap * sizeof *l);
-        if (!l) return KB_FAIL(e, KB_ERR_NOMEM, "%s: out of host memory", c->path);
+        if (!l) {
+            c->b.n--; /* every row kept has its line (find_duplicate) */
+            return KB_FAIL(e, KB_ERR_NOMEM, "%s: out of host memory", c->path);
+        }
         c->lines = l;
     }
     c->lines[c->b.n - 1] = line;
     return KB_OK;
+}
+
+/* Keys, then position in the file: equal keys in file order. */
+static int key_pos_cmp(const void *pa, const void *pb)
+{
+    const kb_baseline_row *a = *(const kb_baseline_row *const *)pa,
+                          *b = *(const kb_baseline_row *const *)pb;
+    const int c = key_cmp(a, b);
+    return c ? c : (a > b) - (a < b);
+}
+
+/* The rows read: the duplicate a row-by-row check meets first, i.e. the
+ * earliest row whose key an earlier row has, named with that earlier row's
+ * line. O(n log n): the rows sorted by key, then position; of each run of
+ * equal keys, the second is its earliest repeat and the first the row it
+ * repeats; the earliest repeat of all runs is reported. KB_OK: none. */
+static kb_status find_duplicate(const read_ctx *c, kb_err *e)
+{
+    const size_t n = c->b.n;
+    if (n < 2) return KB_OK;
+    const kb_baseline_row **v = malloc(n * sizeof *v);
+    if (!v) return KB_FAIL(e, KB_ERR_NOMEM, "%s: out of host memory", c->path);
+    for (size_t i = 0; i < n; i++) v[i] = &c->b.v[i];
+    qsort(v, n, sizeof *v, key_pos_cmp);
+    size_t first = n, dup = n; /* dup == n: none */
+    for (size_t i = 1; i < n; i++) {
+        if (key_cmp(v[i - 1], v[i]) != 0) continue;
+        const size_t j = (size_t)(v[i] - c->b.v);
+        if (j < dup) { /* v[i - 1]: a run's first only when v[i] is its second, the least j */
+            dup = j;
+            first = (size_t)(v[i - 1] - c->b.v);
+        }
+    }
+    free(v);
+    if (dup == n) return KB_OK;
+    const kb_baseline_row *r = &c->b.v[dup];
+    char shape[72];
+    kb_shape_format(shape, sizeof shape, r->M, r->N, r->K); /* MxN for the 2-D ops */
+    return BAD("%s:%ld: duplicate row for %s %s %s %s (first on line %ld)", c->path,
+               c->lines[dup], r->benchmark, r->backend, r->dtype, shape, c->lines[first]);
 }
 
 kb_status kb_baseline_read(const char *path, kb_baseline *b, kb_err *e)
@@ -234,6 +272,17 @@ kb_status kb_baseline_read(const char *path, kb_baseline *b, kb_err *e)
     kb_baseline_init(&c.b);
     int missing = 0;
     kb_status st = kb_csv_read(path, on_row, &c, &missing, e);
+    if (!missing) {
+        /* A duplicate among the rows read comes before any error the read
+         * stopped at (that error is on a later line): it is the one
+         * reported, as when each row was checked as it was read. */
+        kb_err de = {{0}};
+        const kb_status d = find_duplicate(&c, &de);
+        if (d == KB_ERR_PARSE || (d != KB_OK && st == KB_OK)) {
+            st = d;
+            if (e) *e = de;
+        }
+    }
     free(c.lines);
     if (st != KB_OK) {
         kb_baseline_free(&c.b);

@@ -152,6 +152,67 @@ START_TEST(read_duplicate_key)
 }
 END_TEST
 
+/* Several duplicates: the error names the pair the row-by-row check met
+ * first, the earliest line that repeats an earlier row's key, with that
+ * earlier row's line; not the first key in sort order, nor the key first
+ * seen. A bad row or malformed CSV after the duplicate does not hide it;
+ * one before it is reported instead. (The messages are those of the
+ * quadratic check, kept when it became a sort.) */
+static const struct {
+    const char *rows, *error;
+} dup_files[] = {
+    {"softmax_forward,eager,bf16,1,2,0.5,10,0.01,\n"  /* 2: X */
+     "softmax_forward,eager,bf16,3,4,0.5,10,0.01,\n"  /* 3: Y */
+     "softmax_forward,tuned,bf16,5,6,0.5,10,0.01,\n"  /* 4: Z */
+     "softmax_forward,tuned,bf16,5,6,0.5,10,0.01,\n"  /* 5: Z again */
+     "softmax_forward,eager,bf16,1,2,0.5,10,0.01,\n"  /* 6: X again */
+     "softmax_forward,eager,bf16,3,4,0.5,10,0.01,\n", /* 7: Y again */
+     "dup.csv:5: duplicate row for softmax_forward tuned bf16 5x6 (first on line 4)"},
+    {"softmax_forward,fused,bf16,9,9,0.5,10,0.01,\n"  /* 2: X */
+     "softmax_forward,eager,fp16,8,8,0.5,10,0.01,\n"  /* 3: Y */
+     "softmax_forward,fused,bf16,9,9,0.5,10,0.01,\n"  /* 4: X again */
+     "softmax_forward,eager,fp16,8,8,0.5,10,0.01,\n"  /* 5: Y again */
+     "softmax_forward,fused,bf16,9,9,0.5,10,0.01,\n", /* 6: X a third time */
+     "dup.csv:4: duplicate row for softmax_forward fused bf16 9x9 (first on line 2)"},
+    {"mlp_forward,eager,bf16,8,16,0.5,10,0.01,32\n"  /* 2: 3-D */
+     "mlp_forward,eager,bf16,8,16,0.5,10,0.01,64\n"  /* 3: another K */
+     "mlp_forward,eager,bf16,8,16,0.5,10,0.01,64\n", /* 4 */
+     "dup.csv:4: duplicate row for mlp_forward eager bf16 8x16x64 (first on line 3)"},
+    {"softmax_forward,eager,bf16,1,2,0.5,10,0.01,\n"
+     "softmax_forward,eager,bf16,1,2,0.5,10,0.01,\n"  /* 3: duplicate */
+     "softmax_forward,eager,bf16,12x,2,0.5,10,0.01,\n", /* 4: bad value after it */
+     "dup.csv:3: duplicate row for softmax_forward eager bf16 1x2 (first on line 2)"},
+    {"softmax_forward,eager,bf16,1,2,0.5,10,0.01,\n"
+     "softmax_forward,eager,bf16,1,2,0.5,10,0.01,\n"  /* 3: duplicate */
+     "softmax_forward,eager,\"bf16,1,2,0.5,10,0.01,\n", /* 4: unterminated quote */
+     "dup.csv:3: duplicate row for softmax_forward eager bf16 1x2 (first on line 2)"},
+    {"softmax_forward,eager,bf16,1,2,0.5,10,0.01,\n"
+     "softmax_forward,eager,bf16,1,2,0,10,0.01,\n"    /* 3: bad value first */
+     "softmax_forward,eager,bf16,1,2,0.5,10,0.01,\n", /* 4: duplicate */
+     "dup.csv:3: median_ms must be finite and > 0, got 0"},
+};
+
+START_TEST(read_duplicate_pair)
+{
+    char dir[4096], path[4200], text[1024];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/dup.csv", dir);
+    snprintf(text, sizeof text, "benchmark,backend,dtype,M,N,median_ms,gbps,noise,K\n%s",
+             dup_files[_i].rows);
+    kbt_write(path, text);
+    kb_baseline b;
+    kb_baseline_init(&b);
+    kb_err e = {{0}};
+    ck_assert_int_eq(kb_baseline_read(path, &b, &e), KB_ERR_PARSE);
+    char want[4400];
+    snprintf(want, sizeof want, "%s/%s", dir, dup_files[_i].error);
+    ck_assert_str_eq(e.msg, want);
+    ck_assert_uint_eq(b.n, 0);
+    kb_baseline_free(&b);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 /* Bad values in a one-row file written on the fly: each is line 2, and the
  * message holds what, where given (the value named). */
 static const struct {
@@ -513,6 +574,7 @@ Suite *kb_suite_baseline(void)
     tcase_add_test(t, read_missing_file_is_empty);
     tcase_add_loop_test(t, read_malformed_file, 0, (int)(sizeof bad_files / sizeof bad_files[0]));
     tcase_add_test(t, read_duplicate_key);
+    tcase_add_loop_test(t, read_duplicate_pair, 0, (int)(sizeof dup_files / sizeof dup_files[0]));
     tcase_add_test(t, read_results_file_is_refused);
     tcase_add_loop_test(t, read_bad_values, 0, (int)(sizeof bad_rows / sizeof bad_rows[0]));
     suite_add_tcase(s, t);
