@@ -62,6 +62,18 @@ static cudaError_t kb_launch(void (*fn)(KArgs...), dim3 grid, dim3 block, size_t
 {
     cudaError_t rc = kb_launch_prepare(reinterpret_cast<const void *>(fn), cs, smem);
     if (rc != cudaSuccess) return rc;
+    if (pdl) {
+        /* Programmatic dependent launch exists from compute capability 9.0
+         * on. Below it (a build for other GPUs) the launch is an ordinary
+         * one: stream order then holds the kernel back as the wait it
+         * compiles without (griddepcontrol) would have. */
+        int dev = 0, major = 0;
+        rc = cudaGetDevice(&dev);
+        if (rc == cudaSuccess)
+            rc = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+        if (rc != cudaSuccess) return rc;
+        pdl = major >= 9;
+    }
     cudaLaunchConfig_t lc = {};
     lc.gridDim = grid;
     lc.blockDim = block;
