@@ -21,9 +21,7 @@ static kb_status dump_one(const char *dir, const char *name, const void *dev, ch
     const size_t es = kind == 'd' ? kb_dtype_size(dtype) : kind == 'f' ? 4 : 8;
     /* The messages name the file (it names the case and the tensor). */
     char path[1200];
-    if (snprintf(path, sizeof path, "%s/%s.npy", dir, name) >= (int)sizeof path)
-        return KB_FAIL(e, KB_ERR_ARG, "--dump '%.60s...': path longer than %zu characters", dir,
-                       sizeof path - 1);
+    KB_TRY(kb_path_print(path, sizeof path, "--dump", dir, e, "%s/%s.npy", dir, name));
     void *host = malloc(n * es);
     if (!host)
         return KB_FAIL(e, KB_ERR_NOMEM, "--dump %s: no host memory for %zu bytes", path, n * es);
@@ -42,10 +40,7 @@ static kb_status dump_one(const char *dir, const char *name, const void *dev, ch
 kb_status kb_dump_case(const char *dir, const char *case_name, const kb_buffers *b, kb_err *e)
 {
     char sub[1100];
-    /* Cut to fit, the folder would be another one (a parent, another case's). */
-    if (snprintf(sub, sizeof sub, "%s/%s", dir, case_name) >= (int)sizeof sub)
-        return KB_FAIL(e, KB_ERR_ARG, "--dump '%.60s...': path longer than %zu characters", dir,
-                       sizeof sub - 1);
+    KB_TRY(kb_path_print(sub, sizeof sub, "--dump", dir, e, "%s/%s", dir, case_name));
     KB_TRY(kb_mkdir_p(sub, e));
     const kb_problem *p = &b->p;
     const int64_t mn[2] = {p->M, p->N}, m[1] = {p->M}, n[1] = {p->N};

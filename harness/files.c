@@ -2,6 +2,7 @@
 #include "files.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -86,5 +87,18 @@ kb_status kb_input_file_check(const char *what, const char *path, int explicit_p
         return KB_FAIL(e, KB_ERR_ARG, "%s %s is a directory, not a file", what, path);
     if (access(path, R_OK) != 0)
         return KB_FAIL(e, KB_ERR_IO, "%s %s is not readable: %s", what, path, strerror(errno));
+    return KB_OK;
+}
+
+kb_status kb_path_print(char *path, size_t len, const char *what, const char *named, kb_err *e,
+                        const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(path, len, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= len)
+        return KB_FAIL(e, KB_ERR_ARG, "%s '%.60s...': path longer than %zu characters", what, named,
+                       len - 1);
     return KB_OK;
 }

@@ -31,6 +31,14 @@ void kb_gpu_file_name(const char *gpu_name, char *buf, size_t len);
 kb_status kb_input_file_check(const char *what, const char *path, int explicit_path,
                               int will_write, const char *missing_hint, int *missing, kb_err *e);
 
+/* printf(fmt, ...) into path[len], a file or folder name. Cut to fit it
+ * would name another file (a parent, another case's, one read or written
+ * in place of the one meant), so a name that does not fit is KB_ERR_ARG:
+ * "<what> '<named, first 60 characters>...': path longer than <len-1>
+ * characters", what being the option or variable the user named it by. */
+kb_status kb_path_print(char *path, size_t len, const char *what, const char *named, kb_err *e,
+                        const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
 /* Seconds on the monotonic clock, for wall-time phases and waits. */
 double kb_mono_s(void);
 

@@ -29,12 +29,9 @@
 kb_status kb_session_baseline_path(const kb_options *o, const char *gpu_name, char *path,
                                    size_t len, int *missing, kb_err *e)
 {
-    /* Cut to fit, the path would name another file: one read, or with
-     * --update-baseline written, in place of the one the user named. */
-    if (o->baseline && snprintf(path, len, "%s", o->baseline) >= (int)len)
-        return KB_FAIL(e, KB_ERR_ARG, "--baseline '%.60s...': path longer than %zu characters",
-                       o->baseline, len - 1);
-    if (!o->baseline)
+    if (o->baseline)
+        KB_TRY(kb_path_print(path, len, "--baseline", o->baseline, e, "%s", o->baseline));
+    else
         kb_baseline_path(KBENCH_BASELINE_DIR, gpu_name, path, len);
     return kb_baseline_check_path(path, o->baseline != NULL, o->update_baseline,
                                   "--baseline names the file to gate against; add "
@@ -51,9 +48,8 @@ kb_status kb_session_tune_cache_path(const kb_options *o, const char *env, const
         snprintf(path, len, "%s/%s.txt", KBENCH_TUNE_DIR, gpu_file ? gpu_file : "unknown_gpu");
         return KB_OK;
     }
-    if (snprintf(path, len, "%s", named) >= (int)len) /* cut, it would name another file */
-        return KB_FAIL(e, KB_ERR_ARG, "%s '%.60s...': path longer than %zu characters",
-                       o->tune_cache ? "--tune-cache" : "KBENCH_TUNE_CACHE", named, len - 1);
+    KB_TRY(kb_path_print(path, len, o->tune_cache ? "--tune-cache" : "KBENCH_TUNE_CACHE", named, e,
+                         "%s", named));
     return kb_input_file_check("tuning cache", path, 1, o->tune,
                                o->tune_cache ? "--tune-cache names the cache the tuned backend "
                                                "reads; --tune starts a new one"
