@@ -57,7 +57,7 @@ kb_verdict kb_verdict_decide(const kb_gate_opts *o, const kb_perf *base, const k
     /* Below the floor the GB/s change is launch jitter, whatever its size.
      * The medians come from fp32 event times and the floor from a decimal
      * text, so a change of exactly the floor can read a few ulp above it
-     * (session 20's gate: 8.832 - 7.808 us against a 2 x 0.512 us floor
+     * (H200, ci/gate: 8.832 - 7.808 us against a 2 x 0.512 us floor
      * read SLOWER): the floor holds within kFloorSlackMs, far below any
      * time a timer resolves. */
     const double kFloorSlackMs = 1e-6; /* 1 ns */
@@ -74,7 +74,8 @@ kb_verdict kb_verdict_decide(const kb_gate_opts *o, const kb_perf *base, const k
 
 int kb_policy_remeasure(kb_verdict first, int throttled)
 {
-    return first == KB_VERDICT_NOISY || (throttled && first != KB_VERDICT_NO_BASELINE);
+    return first == KB_VERDICT_NOISY || first == KB_VERDICT_SLOWER ||
+           (throttled && first != KB_VERDICT_NO_BASELINE);
 }
 
 kb_verdict kb_policy_final(kb_verdict v, int throttled)
