@@ -31,8 +31,9 @@ torch.autograd.grad(..., retain_graph=True) is timed.
 Timing: CUDA events around each call, the L2 flushed before every call by
 reading a buffer twice the L2 size that was written once (kbench's flush: a
 zeroing flush leaves an L2 of dirty lines whose write-back the timed call
-would pay, ~5 us on an H200), a short spin kernel (torch.cuda._sleep)
-holding the stream so Python's launch overhead is not timed, repetitions
+would pay, ~5 us on an H200), a spin kernel (torch.cuda._sleep) holding
+the stream for twice the slowest host time of one call (read per case, at
+least 0.1 ms) so Python's launch overhead is never timed, repetitions
 until a GPU-time budget is spent; median reported, with min, max and noise
 (1.4826*MAD/median). Accuracy: every output against an fp32 reference made
 from the same (dtype-rounded) inputs and rounded to the output dtype, as
@@ -187,6 +188,8 @@ class Timer:
         self.budget_ms, self.min_reps, self.max_reps = budget_ms, min_reps, max_reps
         self.flush = None
         self.sleep = None
+        self.cycles_per_ms = None
+        self.hold_ms = self.host_ms = None  # the last measure()'s hold and host time of a call
         if self.cuda:
             l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0) or (64 << 20)
             # Written once: its lines in L2 are clean. Read before each call.
@@ -199,6 +202,37 @@ class Timer:
         and leaves only clean lines, so the call pays no write-back of the
         flush (a zeroing flush costs a 35 us call ~5 us on an H200)."""
         self.flush.max()
+
+    def calibrate_sleep(self):
+        """GPU cycles per millisecond of torch.cuda._sleep, measured once:
+        the SM clock the spin runs at is the card's, not a constant."""
+        torch = self.torch
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        self.sleep(100000)
+        s.record()
+        self.sleep(4000000)
+        e.record()
+        torch.cuda.synchronize()
+        self.cycles_per_ms = 4000000 / max(s.elapsed_time(e), 1e-3)
+
+    def hold_for(self, fn):
+        """How long the spin must hold the stream so that the GPU is still
+        waiting when fn's last kernel is queued: every Python, autograd and
+        guard step of one call (a compiled backward through autograd is the
+        slowest peer) must sit inside the spin, never between the timed
+        events. fn's host time is read with the GPU held busy, so queueing
+        never waits on it; the hold is twice the slowest of three calls, at
+        least 0.1 ms."""
+        torch = self.torch
+        host = []
+        for _ in range(3):
+            self.sleep(int(5 * self.cycles_per_ms))  # the queue does not wait on the GPU
+            t0 = time.perf_counter()
+            fn()
+            host.append(1e3 * (time.perf_counter() - t0))
+            torch.cuda.synchronize()
+        self.host_ms = max(host)
+        return max(0.1, 2 * self.host_ms)
 
     def measure(self, fn):
         torch = self.torch
@@ -222,10 +256,16 @@ class Timer:
         reps = int(min(self.max_reps, max(self.min_reps, self.budget_ms / est)))
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+        cycles = 0
+        if self.sleep is not None:
+            if self.cycles_per_ms is None:
+                self.calibrate_sleep()
+            self.hold_ms = self.hold_for(fn)
+            cycles = int(self.hold_ms * self.cycles_per_ms)
         for i in range(reps):
             self.flush_l2()
-            if self.sleep is not None:
-                self.sleep(200000)  # ~0.1 ms: the GPU waits here, not on Python
+            if cycles:
+                self.sleep(cycles)  # the GPU waits here, not on Python (hold_for)
             starts[i].record()
             fn()
             ends[i].record()
@@ -496,6 +536,9 @@ def main(argv=None):
                                    sol_pct=fmt(100 * gbps / sol if sol else None),
                                    accuracy="FAIL" if mism else "PASS", mismatches=mism,
                                    max_err=fmt(worst))
+                        if timer.hold_ms is not None:
+                            row["message"] = ("stream held %.3f ms before each call; one call's "
+                                              "host time %.3f ms" % (timer.hold_ms, timer.host_ms))
                         msg = "%.4f ms %.0f GB/s %s" % (med, gbps, row["accuracy"])
                     except Exception as ex:  # the library refused or failed: SKIP, say why
                         text = (str(ex).strip().splitlines() or [type(ex).__name__])[0]
