@@ -1,5 +1,4 @@
-# The step runner the GPU check scripts share (sourced, not run):
-# ci/device-check, ci/mlp-check, ci/glu-tune-check, ci/cluster-ab, ci/closing-check.
+# The step runner of tools/device-check (sourced, not run).
 #
 # The script sets: name (for messages), steps (--steps), known (every step it
 # has), out (log folder), step_timeout (default seconds per step) and
@@ -20,7 +19,7 @@ status=0
 step() { # name, command...
   local sname=$1; shift
   local t0=$(date +%s)
-  # A hung kernel must not eat the whole session: each step has a limit.
+  # A hung kernel must not eat the whole run: each step has a limit.
   timeout "${STEP_TIMEOUT:-$step_timeout}" "$@" > "$out/$sname.log" 2>&1
   local rc=$?
   echo "== $sname: exit $rc, $(( $(date +%s) - t0 )) s"
