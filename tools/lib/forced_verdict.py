@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """forced_verdict.py CSV: the verdict on one forced-configuration accuracy run
-(ci/device-check --steps forced). kbench marks a case its forced
+(tools/device-check --steps forced). kbench marks a case its forced
 configuration cannot run as an accuracy FAIL whose message says "cannot run";
 that is a fact about the configuration, not a wrong result. Every other FAIL
 is one. Prints the counts; exit 0 when no case failed and at least one passed
