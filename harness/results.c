@@ -343,7 +343,7 @@ static kb_status parse_value(const read_ctx *c, const col *k, int key, const cha
 }
 
 /* A baseline file (baselines/<gpu>.csv, baseline.h) has the columns a
- * results file needs, so without this check one given as results was read
+ * results file needs, so without this check one given as results would be read
  * as rows without accuracy or verdict: a report of nothing checked, or
  * worse, of a baseline's figures as if they were a run's. Its header has the
  * quartiles (results files do not) and no accuracy or verdict column. */

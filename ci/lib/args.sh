@@ -9,7 +9,7 @@ kb_help() {
 }
 
 # kb_need "$@" inside a tool's option loop, before it reads "$2": under
-# `set -u` a missing value was "$2: unbound variable" and exit 1; a usage
+# `set -u` a missing value would stop at "$2: unbound variable", exit 1; a usage
 # error is exit 2, named.
 kb_need() {
   [ $# -ge 2 ] || { echo "${0##*/}: $1 needs a value (see --help)" >&2; exit 2; }
