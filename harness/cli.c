@@ -117,12 +117,18 @@ static kb_status each_item(const char *flag, const char *list,
     return KB_OK;
 }
 
+/* An unknown name is refused after the benchmarks are read (kb_cli_parse),
+ * so that the message lists the backends the selected ones have. */
 static kb_status add_backend(const char *s, kb_options *o, kb_err *e)
 {
+    (void)e;
     int b = kb_backend_index(s);
-    if (b < 0)
-        return KB_FAIL(e, KB_ERR_ARG, "Unknown backend '%s' (expected eager, fused, tuned or cudnn)",
-                       s);
+    if (b < 0) {
+        if (!o->unknown_backend[0])
+            snprintf(o->unknown_backend, sizeof o->unknown_backend, "%.*s",
+                     (int)sizeof o->unknown_backend - 1, s);
+        return KB_OK;
+    }
     o->backend[b] = 1;
     return KB_OK;
 }
@@ -453,6 +459,11 @@ kb_status kb_cli_parse(int argc, char **argv, kb_options *o, kb_err *e)
     if (o->tune) o->compile_mode = KB_COMPILE_AUTOTUNE;
     if (all)
         for (int b = 0; b < KB_NUM_BENCH; b++) o->bench[b] = 1;
+    if (o->unknown_backend[0]) {
+        char have[256];
+        kb_selection_backends(o, have, sizeof have);
+        return KB_FAIL(e, KB_ERR_ARG, "Unknown backend '%s': %s", o->unknown_backend, have);
+    }
     if (o->mode == KB_MODE_RUN && !all && !any_bench)
         return KB_FAIL(e, KB_ERR_ARG, "no benchmark given: name one, or use --all (see --list)");
     if (o->ncustom && !o->backend[kb_backend_index("tuned")]) {

@@ -53,6 +53,9 @@ typedef struct {
     kb_custom_config custom[KB_MAX_CUSTOM];
     int ncustom;
     int device;                       /* -1 = CTest allocation or 0       */
+    char unknown_backend[32];         /* the first --backend name no
+                                         benchmark has: refused once the
+                                         benchmarks are known, naming theirs */
 } kb_options;
 
 /* getopt_long conventions: "--opt value" and "--opt=value", "--" ends the
@@ -107,6 +110,11 @@ int kb_selection_foreach(const kb_options *o, kb_selection_fn fn, void *arg);
  * --inputs kinds that apply, and at least one case. KB_ERR_ARG saying which
  * and why (selection.c). */
 kb_status kb_cli_check_selection(const kb_options *o, kb_err *e);
+/* The backends the selected benchmarks have, for messages about --backend:
+ * "mlp_forward has eager, fused, tuned, cublaslt_epilogue" for one benchmark,
+ * "the selected benchmarks have ..." for several, "the backends are ..." (every
+ * registered one) when none is selected. */
+void kb_selection_backends(const kb_options *o, char *buf, size_t len);
 /* The exit status of cases that ran without an error of kbench's own: 1 when
  * one failed; 77 (KB_EXIT_SKIP) when a --case skipped, or when no case of a
  * run passed (all skipped: nothing was measured); else 0. */

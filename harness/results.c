@@ -342,10 +342,31 @@ static kb_status parse_value(const read_ctx *c, const col *k, int key, const cha
     return KB_OK;
 }
 
+/* A baseline file (baselines/<gpu>.csv, baseline.h) has the columns a
+ * results file needs, so without this check one given as results would be read
+ * as rows without accuracy or verdict: a report of nothing checked, or
+ * worse, of a baseline's figures as if they were a run's. Its header has the
+ * quartiles (results files do not) and no accuracy or verdict column. */
+static kb_status refuse_baseline(const char *path, char *const *f, size_t n, kb_err *e)
+{
+    int q1 = 0, q3 = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(f[i], "accuracy") || !strcmp(f[i], "verdict")) return KB_OK;
+        q1 |= !strcmp(f[i], "q1_ms");
+        q3 |= !strcmp(f[i], "q3_ms");
+    }
+    if (!q1 || !q3) return KB_OK;
+    return KB_FAIL(e, KB_ERR_PARSE,
+                   "%s is a baseline file (its header has q1_ms and q3_ms and no accuracy or "
+                   "verdict column), not kbench results: pass it with --baseline",
+                   path);
+}
+
 static kb_status on_row(void *ctx, size_t row, char *const *f, size_t n, long line, kb_err *e)
 {
     read_ctx *c = ctx;
     if (row == 0) {
+        KB_TRY(refuse_baseline(c->path, f, n, e));
         const char *names[NCOLS];
         for (size_t j = 0; j < NCOLS; j++) names[j] = cols[j].name;
         c->nheader = n;

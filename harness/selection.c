@@ -171,6 +171,27 @@ static kb_status check_inputs(const kb_options *o, kb_err *e)
     return KB_OK;
 }
 
+void kb_selection_backends(const kb_options *o, char *buf, size_t len)
+{
+    int nsel = 0, one = -1;
+    for (int b = 0; b < KB_NUM_BENCH; b++)
+        if (o->bench[b] && nsel++ == 0) one = b;
+    size_t at = (size_t)snprintf(buf, len, "%s%s ",
+                                 nsel == 1 ? kb_bench_info_get((kb_bench_id)one)->name
+                                 : nsel    ? "the selected benchmarks"
+                                           : "the backends",
+                                 nsel == 1 ? " has" : nsel ? " have" : " are");
+    const char *sep = "";
+    for (int be = 0; be < KB_NUM_BACKENDS && at < len; be++) {
+        int has = 0;
+        for (int b = 0; b < KB_NUM_BENCH && !has; b++)
+            has = (!nsel || o->bench[b]) && kb_impl_get((kb_bench_id)b, kb_backend_name(be));
+        if (!has) continue;
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", sep, kb_backend_name(be));
+        sep = ", ";
+    }
+}
+
 kb_status kb_cli_check_selection(const kb_options *o, kb_err *e)
 {
     /* A --backend that no selected benchmark has (softmax_forward --backend
@@ -181,14 +202,14 @@ kb_status kb_cli_check_selection(const kb_options *o, kb_err *e)
     for (int b = 0; b < KB_NUM_BENCH && !runnable; b++)
         runnable = o->bench[b] && has_backend(o, any_backend, b);
     if (any_backend && !runnable) {
-        char names[128] = "";
+        char names[128] = "", have[256];
         for (int be = 0; be < KB_NUM_BACKENDS; be++)
             if (o->backend[be])
                 snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
                          names[0] ? "," : "", kb_backend_name(be));
-        return KB_FAIL(e, KB_ERR_ARG,
-                       "--backend %s: no selected benchmark has it (--list shows each one's backends)",
-                       names);
+        kb_selection_backends(o, have, sizeof have);
+        return KB_FAIL(e, KB_ERR_ARG, "--backend %s: no selected benchmark has it (%s)", names,
+                       have);
     }
     /* A --shape no selected benchmark takes (MxN for mlp_forward alone) would
      * be passed over by every benchmark: a run of nothing, found only after

@@ -209,7 +209,6 @@ kb_status kb_report_generate(const kb_results *r, const kb_report_opts *o, kb_er
     memset(&oc, 0, sizeof oc);
     kb_status st = KB_OK;
 
-    if (o->formats & KB_REPORT_STDOUT) kb_report_print_speedups(o->out ? o->out : stdout, &m.rows, m.ref);
     /* A missing baseline is an empty one (as kb_baseline_read has it: a GPU
      * without baselines yet); report.md says so. */
     if (o->baseline_path) {
@@ -221,6 +220,10 @@ kb_status kb_report_generate(const kb_results *r, const kb_report_opts *o, kb_er
     if (st == KB_OK) st = kb_report_base_index_build(&bix, &bl, e);
     if (st == KB_OK && o->baseline_path)
         st = check_baseline_gpu(&m, &bix, o->baseline_path, &info, e);
+    /* After the baseline is read and found to be the rows' GPU's: a bad one
+     * is refused before any line is printed. */
+    if (st == KB_OK && (o->formats & KB_REPORT_STDOUT))
+        kb_report_print_speedups(o->out ? o->out : stdout, &m.rows, m.ref);
     if (st == KB_OK && info.gpu_note[0]) fprintf(stderr, "kbench-report: warning: %s\n", info.gpu_note);
     if (st == KB_OK && m.gpus.n > 1) {
         char list[1024];

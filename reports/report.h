@@ -120,6 +120,13 @@ kb_status kb_report_check_inputs(const kb_report_opts *o, const char *const *pat
  * not an error: stderr and report.md say so. */
 kb_status kb_report_generate(const kb_results *r, const kb_report_opts *o, kb_err *e);
 
+/* kbench-report's command line (its --help says what it takes): speedup
+ * lines and --help on out, messages on err; returns the exit status. Every
+ * input (results, --baseline, the --out folder's place) is checked before
+ * anything is printed or written: a bad one prints no speedup line and
+ * leaves no report folder behind. */
+int kb_report_main(int argc, char **argv, FILE *out, FILE *err);
+
 /* ---- the maths, pure and unit tested ------------------------------------ */
 
 /* Geometric mean of n values; NaN when n == 0 or any value is not a finite

@@ -1,10 +1,18 @@
-# Argument and host checks the ci/ shell tools share (sourced, not run).
+# Argument and host checks the shell tools of ci/ and tools/ share (sourced,
+# not run).
+
+# kb_help: --help prints the script's header comment (usage, options, exit
+# codes), without the '#', and exits 0.
+kb_help() {
+  awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"
+  exit 0
+}
 
 # kb_need "$@" inside a tool's option loop, before it reads "$2": under
-# `set -u` a missing value was "$2: unbound variable" and exit 1; a usage
+# `set -u` a missing value would stop at "$2: unbound variable", exit 1; a usage
 # error is exit 2, named.
 kb_need() {
-  [ $# -ge 2 ] || { echo "${0##*/}: $1 needs a value (see the header of $0)" >&2; exit 2; }
+  [ $# -ge 2 ] || { echo "${0##*/}: $1 needs a value (see --help)" >&2; exit 2; }
 }
 
 # kb_require_gpu: exit 77 (nothing measured) with one line when nvidia-smi

@@ -17,8 +17,9 @@ d, allow, max_noisy, names = sys.argv[1], sys.argv[2] == "1", float(sys.argv[3])
 missing, ungated, skipped, noisy = [], [], [], []
 timed = checked = 0
 # The share of NOISY leaves out the MLP block: compute-bound GEMMs whose SM
-# clock the H200's power cap lowers, NOISY on every run (ci/GATE.md) whatever
-# the machine's state; a selection of only them would always read as noisy.
+# clock the H200's power cap lowers, NOISY on every run whatever the machine's
+# state (6-11 of them in a whole-suite ci/gate, H200, 2026-12-02 to
+# 2026-12-04); a selection of only them would always read as noisy.
 noisy_counted = 0
 for n in names:
     p = os.path.join(d, n + ".csv")

@@ -18,6 +18,7 @@ static const struct {
     {"results", kb_suite_results}, {"npy", kb_suite_npy},
     {"report", kb_suite_report}, {"report_regressions", kb_suite_report_regressions},
     {"report_output", kb_suite_report_output}, {"report_index", kb_suite_report_index},
+    {"report_cli", kb_suite_report_cli},
     {"gate", kb_suite_gate},
     {"gate_knobs", kb_suite_gate_knobs},
     {"tuner", kb_suite_tuner}, {"tuner_cache", kb_suite_tuner_cache},

@@ -95,18 +95,40 @@ END_TEST
 
 /* A --backend that no selected benchmark has is a usage error, not a run of
  * nothing; one that some selected benchmark has runs those. */
+/* An unknown --backend name lists the backends the selected benchmarks
+ * have, wherever the benchmarks stand on the command line; all of them
+ * with --all. */
+START_TEST(unknown_backend_lists_the_selected_benchmarks_backends)
+{
+    kb_options o;
+    kb_err e;
+    ck_assert_int_eq(PARSE(&o, &e, "mlp_forward", "--backend", "nope"), KB_ERR_ARG);
+    ck_assert_str_eq(e.msg, "Unknown backend 'nope': mlp_forward has eager, fused, tuned, "
+                            "cublaslt_epilogue");
+    ck_assert_int_eq(PARSE(&o, &e, "--backend", "eager,nope", "mlp_swiglu_forward"), KB_ERR_ARG);
+    ck_assert_str_eq(e.msg, "Unknown backend 'nope': mlp_swiglu_forward has eager, fused, tuned");
+    ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "mlp_forward", "--backend", "nope"),
+                     KB_ERR_ARG);
+    ck_assert_str_eq(e.msg, "Unknown backend 'nope': the selected benchmarks have eager, fused, "
+                            "tuned, cudnn, cublaslt_epilogue");
+    ck_assert_int_eq(PARSE(&o, &e, "--all", "--backend", "nope"), KB_ERR_ARG);
+    ck_assert_str_eq(e.msg, "Unknown backend 'nope': the selected benchmarks have eager, fused, "
+                            "tuned, cudnn, cublaslt_epilogue");
+}
+END_TEST
+
 START_TEST(backend_checked_against_selection)
 {
     kb_options o;
     kb_err e;
     ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "--backend", "cublaslt_epilogue"), KB_ERR_ARG);
-    ck_assert_str_eq(e.msg, "--backend cublaslt_epilogue: no selected benchmark has it (--list "
-                            "shows each one's backends)");
+    ck_assert_str_eq(e.msg, "--backend cublaslt_epilogue: no selected benchmark has it "
+                            "(softmax_forward has eager, fused, tuned, cudnn)");
     ck_assert_int_eq(PARSE(&o, &e, "cross_entropy_forward", "geglu_forward", "--backend",
                            "cudnn,cublaslt_epilogue"),
                      KB_ERR_ARG);
     ck_assert_str_eq(e.msg, "--backend cudnn,cublaslt_epilogue: no selected benchmark has it "
-                            "(--list shows each one's backends)");
+                            "(the selected benchmarks have eager, fused, tuned)");
     ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "mlp_forward", "--backend", "cublaslt_epilogue"),
                      KB_OK);
     ck_assert_int_eq(PARSE(&o, &e, "--all", "--backend", "cudnn"), KB_OK);
@@ -569,6 +591,7 @@ Suite *kb_suite_cli(void)
     tcase_add_test(t, json_config);
     tcase_add_test(t, shape_dims_checked_against_selection);
     tcase_add_test(t, backend_checked_against_selection);
+    tcase_add_test(t, unknown_backend_lists_the_selected_benchmarks_backends);
     tcase_add_test(t, prepare_takes_nothing_that_records);
     tcase_add_test(t, inputs_checked_against_selection);
     tcase_add_test(t, empty_selection_is_an_error);
