@@ -427,6 +427,7 @@ static kb_status write_report(FILE *f, const kb_report_model *m, const kb_report
     md_text(f, m->gpu);
     fprintf(f, "\n\n");
     write_overview(f, m, &c, bl, plots);
+    kb_report_write_gpu_cmp(f, &m->gpu_cmp);
     write_summary(f, m);
     for (size_t b = 0; b < m->benches.n; b++)
         KB_TRY(write_benchmark(f, m, m->benches.v[b], plots, e));

@@ -316,12 +316,14 @@ kb_status kb_report_model_build(kb_report_model *m, const kb_results *r,
     }
     if (st == KB_OK) st = kb_report_orders(&m->rows, &m->benches, &m->series, &m->dtypes, e);
     if (st == KB_OK) st = kb_report_index_build(&m->ix, m->rows.v, m->rows.n, e);
+    if (st == KB_OK) st = kb_report_gpu_cmp_build(r, &m->gpu_cmp, e);
     if (st != KB_OK) kb_report_model_free(m);
     return st;
 }
 
 void kb_report_model_free(kb_report_model *m)
 {
+    kb_report_gpu_cmp_free(&m->gpu_cmp);
     kb_report_index_free(&m->ix);
     kb_results_free(&m->rows);
     kb_report_names_free(&m->benches);

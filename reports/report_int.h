@@ -20,6 +20,32 @@ typedef struct {
     int64_t M, N, K; /* K = 0: a 2-D op */
 } kb_mn;
 
+/* GPU models side by side (gpus.c): per (benchmark, dtype, backend), sums
+ * of logs over the timed cases every GPU of the input ran. */
+#define KB_REPORT_GPUS_MAX 4
+typedef struct {
+    const kb_result *x; /* a row of the cell: its benchmark, dtype, backend */
+    size_t cases, first; /* cases compared; input position of the cell's first */
+    double log_sol[KB_REPORT_GPUS_MAX], log_gbps[KB_REPORT_GPUS_MAX];
+} kb_report_gpu_row;
+
+typedef struct {
+    char gpu[KB_REPORT_GPUS_MAX][64]; /* in input order */
+    size_t ngpu;
+    int more; /* the input names more GPUs than are compared */
+    kb_report_gpu_row *v;
+    size_t n;
+} kb_report_gpu_cmp;
+
+/* From the input rows before deduplication (r: they must outlive c);
+ * c->n = 0 when fewer than two GPUs. */
+kb_status kb_report_gpu_cmp_build(const kb_results *r, kb_report_gpu_cmp *c, kb_err *e);
+void kb_report_gpu_cmp_free(kb_report_gpu_cmp *c);
+double kb_report_gpu_cmp_sol(const kb_report_gpu_row *row, size_t g);
+double kb_report_gpu_cmp_gbps(const kb_report_gpu_row *row, size_t g);
+/* The section of report.md; nothing for fewer than two GPUs. */
+void kb_report_write_gpu_cmp(FILE *f, const kb_report_gpu_cmp *c);
+
 /* rows[0..n) sorted twice, for O(log n) lookups (index.c): by_cell by
  * (benchmark, dtype, backend, position), so a cell's rows are a run in
  * input order; by_key by (benchmark, dtype, backend, M, N, K, position). */
@@ -72,6 +98,7 @@ typedef struct {
     double tol;
     const char *ref;  /* speedup denominator: opts->reference or "eager"          */
     const char *image_base; /* opts->image_base: plot links' prefix (NULL: none)   */
+    kb_report_gpu_cmp gpu_cmp; /* GPU models side by side (points into the input)  */
 } kb_report_model;
 
 /* One (benchmark, dtype, backend) cell of the summary. */

@@ -270,6 +270,66 @@ START_TEST(test_mixed_gpus_and_versions)
 }
 END_TEST
 
+/* Two GPU models side by side: per (benchmark, dtype, backend), over the
+ * cases both timed, the geomean % of each GPU's own SOL and GB/s and their
+ * ratio; a case only one GPU ran, an input-kind case and an untimed one are
+ * left out; a GPU's later row of a case is the one compared. */
+static kb_result on_gpu(const char *gpu, const char *backend, int64_t N, double gbps, double sol)
+{
+    kb_result x = mk("softmax_forward", backend, "bf16", 32768, N, 0.1);
+    snprintf(x.gpu, sizeof x.gpu, "%s", gpu);
+    x.gbps = gbps;
+    x.sol_gbps = sol;
+    return x;
+}
+
+START_TEST(test_gpus_side_by_side)
+{
+    char dir[4096];
+    kbt_tmpdir(dir);
+    kb_results r;
+    kb_results_init(&r);
+    const char *h200 = "NVIDIA H200", *h100 = "NVIDIA H100 80GB HBM3";
+    push(&r, on_gpu(h200, "tuned", 1024, 4000, 4000));  /* 100 % */
+    push(&r, on_gpu(h200, "tuned", 2048, 1000, 4000));  /* replaced by the next row */
+    push(&r, on_gpu(h200, "tuned", 2048, 2000, 4000));  /* 50 % */
+    push(&r, on_gpu(h200, "tuned", 4096, 3000, 4000));  /* the H100 lacks it */
+    kb_result kind = on_gpu(h200, "tuned", 8192, 10, 4000);
+    snprintf(kind.config, sizeof kind.config, "inputs=wide");
+    push(&r, kind);
+    push(&r, on_gpu(h200, "eager", 1024, 1000, 4000)); /* untimed on the H100 */
+    push(&r, on_gpu(h100, "tuned", 1024, 3000, 3000));  /* 100 % */
+    push(&r, on_gpu(h100, "tuned", 2048, 750, 3000));   /* 25 % */
+    kind.gbps = 1;
+    snprintf(kind.gpu, sizeof kind.gpu, "%s", h100);
+    push(&r, kind);
+    push(&r, on_gpu(h100, "eager", 1024, NAN, 3000));
+    kb_report_outcome oc;
+    char *md = md_of(&r, dir, NULL, &oc);
+    /* geomeans: % SOL sqrt(100*50) = 70.7 and sqrt(100*25) = 50.0; GB/s
+     * sqrt(4000*2000) = 2828 and sqrt(3000*750) = 1500; ratio 0.53 */
+    ASSERT_CONTAINS(md, "## GPU models side by side\n",
+                    "| benchmark | dtype | backend | cases | % SOL NVIDIA H200 | % SOL NVIDIA H100 "
+                    "80GB HBM3 | GB/s NVIDIA H200 | GB/s NVIDIA H100 80GB HBM3 | NVIDIA H100 80GB "
+                    "HBM3 / NVIDIA H200 |\n|---|---|---|--:|--:|--:|--:|--:|--:|\n",
+                    "| softmax_forward | bf16 | tuned | 2 | 70.7% | 50.0% | 2828 | 1500 | 0.53x |\n");
+    const char *sec = strstr(md, "## GPU models side by side"), *end = strstr(md, "## Summary");
+    ck_assert(sec && end && sec < end);
+    const char *eager = strstr(sec, "| softmax_forward | bf16 | eager |");
+    ck_assert_msg(!eager || eager > end, "%s", md);
+    free(md);
+    /* one GPU: no section */
+    kb_results_free(&r);
+    kb_results_init(&r);
+    push(&r, on_gpu(h200, "tuned", 1024, 4000, 4000));
+    md = md_of(&r, dir, NULL, &oc);
+    ck_assert_msg(!strstr(md, "side by side"), "%s", md);
+    free(md);
+    kb_results_free(&r);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 /* Whether s[0..n) is well-formed UTF-8. */
 static int valid_utf8(const char *s, size_t n)
 {
@@ -326,6 +386,7 @@ Suite *kb_suite_report_output(void)
     tcase_add_test(t, test_fold_and_image_base);
     tcase_add_test(t, test_html_self_contained);
     tcase_add_test(t, test_mixed_gpus_and_versions);
+    tcase_add_test(t, test_gpus_side_by_side);
     tcase_add_test(t, test_report_is_utf8);
     suite_add_tcase(s, t);
     return s;
