@@ -22,7 +22,7 @@
 /* Candidates timed per search (~20-60 ms each): the one-step descent and
  * end probes converge in 20-40, the all-directions check takes the rest.
  * With seven parameters (softmax backward, the norms then; the norm
- * backward has eight since session 16) 43 of 122 searches on the H200
+ * backward has eight since 2026-12-03) 43 of 122 searches on the H200
  * needed more than 96 and a median of 77 (kernels/README.md, "How the tuned
  * backend picks"). KBENCH_TUNE_EVALS overrides it (ci/tune
  * --evals). */

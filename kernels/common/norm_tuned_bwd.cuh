@@ -107,7 +107,7 @@ __device__ __forceinline__ float bwd_dx(const row_stats &m, float x, float d, fl
 /* v[VEC] = pack i's dw accumulators summed over the R row slots, su(r, i, q)
  * indexing their Q = VEC / 4 float4 planes in acc: in slot order, fixed so
  * that dw has the same bits on every run. A macro rather than a function:
- * every function form tried (session 25) made ptxas reorder 168 of bwd_reg's
+ * every function form tried (2026-12-04) made ptxas reorder 168 of bwd_reg's
  * kernels, whose SASS the GPU runs verified; the macro expands to the code
  * they were built from. */
 #define NT_SUM_SLOTS(acc, su, R, i, v)                                                         \

@@ -276,7 +276,7 @@ template <typename T, bool LN, int NV, bool AL, bool DB, int H> constexpr fwd_fn
  * every pass); U > 1 reads as the streaming softmax does: passes before
  * the last under an L2 evict-last policy (the last pass re-reads the row
  * from L2), the last pass evict-first. Unrolling the U = 1 loop by 4 without
- * holding the loads raw measured -5 to -16 % on shifted rows (session 8:
+ * holding the loads raw measured -5 to -16 % on shifted rows (H200, 2026-12-02:
  * the unpacked fp32 copies cost the occupancy the extra loads were for);
  * here the U slots are held raw (one uint4 each) until used. */
 
@@ -554,7 +554,7 @@ __device__ __forceinline__ void fwd_loop_body(const fwd_args &a)
  * 48 registers (40 in fwd_loop), the shifted 16-bit U = 4 ones 79 (64-72).
  * That is a loss where the third pass is cheap: rows of few steps, and
  * short rows, whose re-reads L1 serves. Measured on the H200 (kernels/
- * README.md, session 20), the two-pass loop gained 12-36 % on 32-300 KB
+ * README.md, 2026-12-03), the two-pass loop gained 12-36 % on 32-300 KB
  * rows at 8-74 steps, lost 2-45 % at 2-3 steps and 24 % on 8 KB rows at 8
  * steps (32768x4095, 64 threads); at 6 steps -4 to +11 %. */
 constexpr int kFwdLoopPlainElems = 128;

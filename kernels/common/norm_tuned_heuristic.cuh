@@ -62,13 +62,13 @@ inline int nt_bwd_am(kb_dtype d, int64_t N, bool ptr16);
 inline int nt_bwd_nv(const kb_problem *p, int am, int tpr, int cl, int db);
 
 /* Backward, a row split over a cluster: the next row group staged in shared
- * memory (db=2) while this one is reduced, dw in registers first. Measured
- * on the H200 beside db=0 entries: +3 to +21 % on aligned long rows (session
- * 16), +4 to +14 % on odd-N 16-bit rows (session 22). Only where db=2 holds
- * as many packs per thread as db=0 (NV 1, 2, 4, 8): rounded up to 8 it lost
- * 15-25 % at 1024x151936 (session 17). Shifted rows of kBwdXcRows rows or
+ * memory (db=2) while this one is reduced, dw in registers first. Measured on
+ * the H200 beside db=0 entries: +3 to +21 % on aligned long rows (2026-12-03),
+ * +4 to +14 % on odd-N 16-bit rows (2026-12-04). Only where db=2 holds as
+ * many packs per thread as db=0 (NV 1, 2, 4, 8): rounded up to 8 it lost
+ * 15-25 % at 1024x151936 (2026-12-03). Shifted rows of kBwdXcRows rows or
  * more take db=3 (class-crossing slots): it won at 4096 rows and lost at
- * 512 (session 23), where each slot runs few groups and a class crossing
+ * 512 (2026-12-04), where each slot runs few groups and a class crossing
  * (a second pass: its w slice, partial row and an empty pipeline) costs
  * more than the idle clusters it saves. c stays as it is when no variant
  * is valid. */
@@ -111,7 +111,7 @@ void nt_heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out
      * where the row fits the shared memory, the row staged there (reload=8,
      * 512 threads, fp32 1024: at 4096x50257, on the heuristic alone, +9 to
      * +36 % over the cache entries it replaced, in all three dtypes, both
-     * norms; session 21). */
+     * norms; H200, 2026-12-03). */
     const int sms = ctx && ctx->sm_count > 0 ? ctx->sm_count : 132;
     if (!BWD && p->N % nt_vec(p->dtype) != 0 && p->N >= 1024 && p->N <= 65536 &&
         p->M >= 2 * sms) {

@@ -299,7 +299,7 @@ int nt_bwd_valid(const kb_problem *p, const kb_setup_ctx *ctx, const kb_tune_cfg
  * upper bound of what the launch asks for, which it clamps to the
  * workspace. occ caps it only without a cluster: a cluster's grid is every
  * cluster that fits (nt_persistent_slots), and a bound cut by occ would
- * clamp that grid through the workspace (session 22: occ=1 at 16-CTA
+ * clamp that grid through the workspace (H200, 2026-12-04: occ=1 at 16-CTA
  * clusters halved the slots of 1024x151936 in a real run, while the
  * search, timing it in the start's larger workspace, had not). Shifted rows
  * (cudaMalloc'd tensors) get at least one slot per shift class, which the

@@ -136,7 +136,7 @@ template <bool LN> fwd_fn fwd_reg_kernel(kb_dtype d, int nv, bool vec, bool db, 
 }
 /* db=3, class-crossing slots (norm_tuned_bwd.cuh): shifted rows split over
  * a cluster, where whole classes round the grid down (30 clusters that fit
- * over 8 classes run 24: session 22's ncu). Elsewhere there is one class, or
+ * over 8 classes run 24: ncu on the H200, 2026-12-04). Elsewhere there is one class, or
  * one CTA per slot and the grid a multiple of P, so db=3 is not valid. */
 inline bool nt_bwd_xc_ok(int am, int cl) { return am == AM_SHIFT && cl > 1; }
 

@@ -121,10 +121,10 @@ START_TEST(time_floor_for_launch_bound_cases)
     now.median_ms = base.median_ms + o.floor_ms;
     ck_assert_int_eq(kb_verdict_decide(&o, &base, &now, &c, &b), KB_VERDICT_SAME);
     {
-        /* A gate run on the H200, LayerNorm backward bf16 4096x1: two
-         * kernels under a 2 x 0.512 us floor, medians from fp32 event times
-         * 1.024 us apart; their difference reads a few ulp above the floor
-         * in double. Exactly at the floor: SAME, not SLOWER. */
+        /* A whole-suite ci/gate on the H200 (2026-12-03), LayerNorm backward
+         * bf16 4096x1: two kernels under a 2 x 0.512 us floor, medians from
+         * fp32 event times 1.024 us apart; their difference reads a few ulp
+         * above the floor in double. Exactly at the floor: SAME, not SLOWER. */
         kb_gate_opts f = opts_at(0.05); /* ci/gate's */
         f.floor_ms = 2 * 0.000512;
         const double lb = 24584; /* bytes: 3.15 GB/s at 7.808 us */

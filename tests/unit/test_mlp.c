@@ -1,4 +1,4 @@
-/* mlp_forward and the third size it brought (issue 16 item 2): MxNxK shapes
+/* mlp_forward and the third size it brought: MxNxK shapes
  * (parse, check, format, case names), the K column of baselines and results
  * (round trip, old files, unique keys), the byte/flop model, the CPU
  * reference's closed forms, the HBM bytes each backend avoids, the GEMM SOL

@@ -166,11 +166,11 @@ START_TEST(cache_text_old_and_new)
 }
 END_TEST
 
-/* The cache the session-5 closing run found on the H200, written by a kbench
- * under compute-sanitizer: its one-way streams were 6 % of the copy and its
- * floor 9.15 us (9x). Streams, floor and overhead count as missing (measured
- * again) even with the clean-flush mark; the copy stays. Just below half the copy is implausible, half is
- * kept. */
+/* The cache a whole-suite ci/gate found on the H200 (2026-12-02), written
+ * by a kbench under compute-sanitizer: its one-way streams were 6 % of the
+ * copy and its floor 9.15 us (9x). Streams, floor and overhead count as
+ * missing (measured again) even with the clean-flush mark; the copy stays.
+ * Just below half the copy is implausible, half is kept. */
 START_TEST(cache_text_implausible_streams)
 {
     kb_gpu_limits l;

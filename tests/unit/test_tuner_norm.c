@@ -63,7 +63,7 @@ static void standin_tensors(kb_tensors *t)
  * upper bound of the grid the launch asks for. A cluster's grid is every
  * cluster that fits, whatever occ says, so occ must not cut the bound there:
  * a bound cut by occ clamped the grid through the workspace (occ=1 at
- * 16-CTA clusters halved 1024x151936's slots on the H200, session 22).
+ * 16-CTA clusters halved 1024x151936's slots on the H200, 2026-12-04).
  * Without a cluster occ still caps the grid, and the bound with it. canon
  * folds occ at clusters (one launch, one evaluation). Class-crossing slots
  * (odd N, db=3 at a cluster) write P - 1 partial rows more than slots.
@@ -254,7 +254,8 @@ START_TEST(norm_forward_reload_is_slots_per_step)
         expect_canon(sp, "threads=512,rows=1,cluster=1,occ=0,db=1,reload=0,hint=2",
                      "threads=512,rows=1,cluster=1,occ=0,db=1,reload=0,hint=2");
         /* The heuristic's odd-N loop: two slots in flight from 16K columns,
-         * one below (session 18's variants); it decides without the GPU.
+         * one below (variants timed on the H200, 2026-12-03); it decides
+         * without the GPU.
          * With the GPU's shared memory known (H200: 227 KB a CTA), rows
          * beyond 16K columns that fit it are staged there (reload=8, 512
          * threads; fp32 1024); 4095 stays on the loop, and a row that does
