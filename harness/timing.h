@@ -39,7 +39,7 @@ void kb_timing_defaults(kb_timing_opts *o);
  * once, at init, so the L2 it leaves holds only clean lines of no tensor.
  * Not a memset: a memset leaves up to an L2's worth of dirty lines, and the
  * timed kernel, evicting them, pays their write-back to HBM (1.9-5.7 us a
- * call on an H200, 10-15 % of a 30-40 us call: docs/SPEC.md, "Timing"). The
+ * call on an H200, 10-15 % of a 30-40 us call: docs/reference/timing.md). The
  * pass's own evictions (the previous sample's outputs) are written back
  * before the timed region starts. */
 typedef struct {

@@ -46,7 +46,7 @@ the Python standard library and torch; kbench itself never needs Python.
 
 Without a GPU, --from-csv turns a table of peers' GB/s measured elsewhere
 (reports/peers/h200.csv: eager, torch.compile and Liger-Kernel on an H200, see
-docs/SPEC.md) into the same schema, accuracy not checked.
+docs/reference/spec.md) into the same schema, accuracy not checked.
 
 Examples:
   python3 ci/peers/torch_peers.py --list
