@@ -47,7 +47,7 @@ void kb_buffers_layout(const kb_problem *p, size_t ws, kb_layout *out)
  * which virtual and physical address bits agree, so the DRAM channel
  * interleave sees the same offsets): cuDNN's RMSNorm backward lost time once
  * guard bands shifted the outputs by 4 KiB, and the same build with the bands
- * compiled out did not (kernels/README.md, "Where a case's tensors sit", has
+ * compiled out did not (docs/dev/architecture.md, "Where a case's tensors sit", has
  * the measurement). So every tensor sits at its offset in the band-free layout
  * (tensors back to back, 256-byte aligned) modulo 2 MiB: a band costs padding
  * (under 2 MiB per tensor after it), never a shift within the page. Without

@@ -116,7 +116,7 @@ int kb_under_cuda_tool(void)
         return 1;
     /* The tools' launcher may remove its variables from the environment once
      * its library is in (compute-sanitizer's did, and a run under it cached
-     * its floor: ci/GATE.md); the library stays mapped. */
+     * its floor: docs/reference/timing.md); the library stays mapped. */
     FILE *f = fopen("/proc/self/maps", "r");
     if (!f) return 0;
     char line[4608];

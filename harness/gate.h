@@ -112,14 +112,14 @@ int kb_policy_fails(kb_verdict v);
  *     at the SM clock's speed, so for it a clock more than the tolerance
  *     below the peak is already throttled: a sustained GEMM is power-capped
  *     late in a whole-suite run, every sample slow, while the clock stays
- *     above 75 % (ci/GATE.md). When the baseline row recorded its clock
+ *     above 75 % (docs/reference/verdicts.md). When the baseline row recorded its clock
  *     (sm_mhz) and this round read one, a compute-bound case is instead
  *     compared at equal clocks: its time is scaled by clock now / clock then
  *     (GB/s by the inverse) before the verdict, and the 75 % rule applies;
  *     the message says so. Only a lower clock is credited, a higher one
  *     never counted against the case: the probe reads the clock after the
  *     samples, when a power-capped GPU has already begun to clock up, so the
- *     reading may excuse a slowdown but never accuse (ci/GATE.md has the
+ *     reading may excuse a slowdown but never accuse (docs/reference/verdicts.md has the
  *     case that showed it). Nor does the credit acquit: a case SLOWER at
  *     face value that only the credit brings inside the band is NOISY (not
  *     judged, measured again, its message naming both clocks), one NOISY at

@@ -5,7 +5,7 @@
  * and exit of other cases with a timed case (4 slots per GPU, GPU work
  * serialised by the lock) was measured on an H200 and rejected: 12 of 694
  * timed cases came out SLOWER, their samples uniformly 10-17 % slow
- * (ci/GATE.md). The ids are CUDA ordinals as kbench sees them (the
+ * (docs/user/gpus.md). The ids are CUDA ordinals as kbench sees them (the
  * same CUDA_VISIBLE_DEVICES), which kbench maps back from
  * CTEST_RESOURCE_GROUP_0_GPUS. Pure C, unit tested. */
 #ifndef KB_GPUSPEC_H

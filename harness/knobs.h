@@ -17,7 +17,7 @@
  *       measured GB/s change (ci/gate-quality prints it), not the knob.
  *       The hold is idle time: on a power-capped GPU under sustained load
  *       the SM clock rises during it, so a clock-bound backend (eager) can
- *       win back most of it (measured on the H200: ci/GATE.md).
+ *       win back most of it (measured on the H200: docs/dev/gate-trust.md).
  *   KBENCH_TEST_PERTURB=<backend>:<kind>
  *       after each run of <backend>, damage its output:
  *         skip_last   the last element of every row is left unwritten (NaN

@@ -2,7 +2,7 @@
  *
  * Why: building a cuDNN norm plan (engine heuristics, then the runtime
  * compilation of its generated kernels) was most of the whole suite's wall
- * time (ci/GATE.md), and cuDNN can serialise a finalized plan and rebuild it
+ * time (docs/user/gpus.md), and cuDNN can serialise a finalized plan and rebuild it
  * from that text without compiling again. kbench keeps each case's
  * serialised plan in the user's cache folder (kb_plan_cache_dir).
  *

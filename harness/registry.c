@@ -426,7 +426,7 @@ void kb_case_name(const kb_case *c, char *buf, size_t len)
  * kinds found. Their cases stay registered and must keep failing accuracy:
  * CTest expects it (label known_deviation, tests/discover_cases.cmake), so
  * the day the library changes the case fails and this table is revisited.
- * Measured on the H200: kernels/README.md. */
+ * Measured on the H200: docs/dev/kernels. */
 static const struct {
     kb_bench_id bench;
     const char *backend;

@@ -89,7 +89,7 @@ typedef struct {
 
 /* The op descriptor: everything the harness, the tuner, the accuracy check
  * and the references derive from a benchmark id. Adding an op is one entry
- * in registry.c's table (kernels/README.md, "Adding an op"). */
+ * in registry.c's table (docs/dev/adding-an-op.md, "Adding an op"). */
 typedef struct {
     kb_bench_id id;
     const char *name;    /* "softmax_forward"                      */

@@ -3,7 +3,7 @@
  * Each CTest case is its own `kbench --case NAME` process, and most of such a
  * process's ~450 ms on an H200 is CUDA context creation and teardown, not the
  * case. Cases of one GPU must not overlap (not even one's start-up with
- * another's timing: measured, ci/GATE.md), so that overhead is paid in series.
+ * another's timing: measured, docs/user/gpus.md), so that overhead is paid in series.
  * Instead a case process is a thin client: it hands its argv, environment,
  * working directory and its stdout/stderr descriptors (SCM_RIGHTS) to a
  * per-GPU server over a Unix socket and exits with the server's answer. The

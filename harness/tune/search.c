@@ -111,7 +111,7 @@ static int step_value(const kb_tune_space *sp, int i, int v, int dir, int *out)
  * further along the same directions: the norm backward's db=1 needs NV <= 2
  * packs per thread, so from (threads 128, acc 1, db 0) at a long row the
  * diagonal (256, 0, 1) is invalid while (256, 0, 2) is the best layout
- * (H200, 2026-12-04: kernels/README.md). Walk one moved parameter at a time
+ * (H200, 2026-12-04: docs/dev/tuning.md). Walk one moved parameter at a time
  * further in its own direction, the nearest extra distance first, parameter
  * order breaking ties; 1 and *c the first valid one, or 0. */
 static int skip_invalid(const kb_tune_space *sp, const kb_problem *p, const kb_setup_ctx *ctx,

@@ -23,7 +23,7 @@
  * end probes converge in 20-40, the all-directions check takes the rest.
  * With seven parameters (softmax backward, the norms then; the norm
  * backward has eight since 2026-12-03) 43 of 122 searches on the H200
- * needed more than 96 and a median of 77 (kernels/README.md, "How the tuned
+ * needed more than 96 and a median of 77 (docs/dev/kernels/README.md, "How the tuned
  * backend picks"). KBENCH_TUNE_EVALS overrides it (ci/tune
  * --evals). */
 #define SEARCH_MAX_EVALS 200
@@ -237,7 +237,7 @@ static kb_status from_cache(const kb_tune_space *sp, const kb_problem *p, const 
     }
     /* Every key known, but one left out: `kbench --tune` writes every
      * parameter, so this is a hand edit or an entry not migrated when its
-     * kernel gained a parameter (kernels/README.md). Filled from the
+     * kernel gained a parameter (docs/dev/tuning.md). Filled from the
      * heuristic it would be reported as the cache's choice while being
      * neither: refused, naming the line. A search (--tune) replaces it, so
      * there it only starts from the heuristic. */

@@ -43,7 +43,7 @@
  * slots, same rank-order fold, same bits. It stays because neither wins
  * everywhere: softmax backward's streaming kernel on a grid of few clusters
  * (few long rows) runs faster with it, every other measured case with the
- * push (kernels/README.md, "One cluster reduction, two protocols"); softmax
+ * push (docs/dev/device-layer.md, "One cluster reduction, two protocols"); softmax
  * backward exposes the choice to the tuner (xchg). */
 #ifndef KB_CLUSTER_CUH
 #define KB_CLUSTER_CUH

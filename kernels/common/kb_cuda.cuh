@@ -212,7 +212,7 @@ __device__ __forceinline__ void kb_cp_async_wait_all()
 /* Written once. STREAM: evict-first (.cs), which keeps the L2 for rows a
  * kernel re-reads (softmax's two-pass loop, the norms' reload kernels);
  * otherwise a plain write-back store, cheaper in a single-pass kernel
- * (kernels/README.md, "Store cache operators": both measured on the H200). */
+ * (docs/dev/device-layer.md, "Cache treatments": both measured on the H200). */
 template <bool STREAM, typename W> __device__ __forceinline__ void kb_st_op(W *p, W v)
 {
     if constexpr (STREAM)

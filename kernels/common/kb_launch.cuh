@@ -11,7 +11,7 @@
  * shared memory needs set first: non-portable cluster sizes (> 8) allowed,
  * and the dynamic shared memory limit raised whenever dynamic memory is
  * used: static + dynamic above 48 KB needs it even when the dynamic part
- * alone is below (kernels/README.md, H200 measurements). */
+ * alone is below (docs/dev/device-layer.md, H200 measurements). */
 static inline cudaError_t kb_launch_prepare(const void *fn, int cs, size_t dyn_smem)
 {
     cudaError_t rc = cudaSuccess;

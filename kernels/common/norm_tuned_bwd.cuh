@@ -55,7 +55,7 @@
  * together touch rows ngroups * P / nslots apart. Limit: a second pass
  * costs its w slice, its partial row and an empty pipeline at the
  * crossing, which short shares (few rows per slot) do not earn back
- * (kernels/README.md has the H200 figures), so it is the tuner's choice.
+ * (docs/dev/kernels/norm-backward.md has the H200 figures), so it is the tuner's choice.
  *
  * The loop kernels (bwd_loop, the tuner's reload 2-8) and the fallback
  * (bwd_dx_loop and dw_cols, reload 1) are in norm_tuned_bwd_loop.cuh; they

@@ -69,7 +69,7 @@ template <typename T, bool LN, bool AL> __global__ void bwd_dx_loop(const bwd_ar
  *           (evict-first stores with H = 0, plain with H = 1).
  * Why: softmax backward's loop, with the same 2:1 read:write traffic, runs
  * at copy speed where the register kernel (row held through the reduction,
- * one or two CTAs per SM) stops near 90 % (kernels/README.md): with few
+ * one or two CTAs per SM) stops near 90 % (docs/dev/kernels/norm-backward.md): with few
  * registers, several CTAs per SM sit in different passes and keep loads in
  * flight. dw needs the thread to own the same columns on every row, hence
  * the persistent grid; its accumulators live in shared memory, float4
@@ -175,7 +175,7 @@ __global__ void __maxnreg__((bwd_loop_cap<LN, U, SH>())) bwd_loop(const bwd_args
      * lp issued before use: use(k, i, x, dy). SH: the row's first and last
      * slots go through ld_edge one by one after the others, so the U-wide
      * loop holds whole 16-byte slots only (masks and the tensor's end in it
-     * took 72-120 registers plus spills, kernels/README.md). */
+     * took 72-120 registers plus spills, docs/dev/kernels/norm-backward.md). */
     auto each = [&](auto lp, int64_t base, int cnt, auto use) {
         constexpr kb_cache C = decltype(lp)::value;
         const int kb = SH ? 1 : 0, ke = SH ? cnt - 1 : cnt; /* the U-wide loop's slots */

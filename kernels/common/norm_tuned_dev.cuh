@@ -60,7 +60,7 @@ enum { AM_ELEM = 0, AM_AL, AM_SHIFT };
  * 16-byte aligned (one 128-bit access); otherwise element accesses, of
  * which only the first `valid` exist (the row's last pack may be partial).
  * STREAM: evict-first (.cs) accesses, else read-only-path loads and plain
- * write-back stores (the kernels' `hint`, kernels/README.md). */
+ * write-back stores (the kernels' `hint`, docs/dev/kernels/norm-forward.md). */
 template <typename T>
 using bits_t = typename std::conditional<sizeof(T) == 2, uint16_t, uint32_t>::type;
 

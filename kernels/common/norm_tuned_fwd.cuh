@@ -58,7 +58,7 @@
  * (at most VEC 16-bit values in fp32) into a double; warps (beyond that)
  * and cluster ranks add doubles (row_reducer::sum_d), and
  * mean = (float)(sum * (1/N)) is then the value itself; the centred sum is
- * exactly 0. Measured cost on the H200 (kernels/README.md): none on
+ * exactly 0. Measured cost on the H200 (docs/dev/kernels/norm-forward.md): none on
  * single-CTA rows, 1-3 % on rows split over a cluster (the double cluster
  * round sits on their serial path), 6-7 % on the fp16 loop at 4096x50257.
  * Cheaper-looking cures cost more: an extra round only for rows that look

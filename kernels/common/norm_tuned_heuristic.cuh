@@ -56,7 +56,7 @@ template <bool LN> int nt_bwd_valid(const kb_problem *, const kb_setup_ctx *, co
  * shared memory first; where 4 packs would need more than 16 such CTAs, about
  * 6 before 512-thread CTAs (bf16 1024x151936: 16 x 256 threads, NV=6, the
  * H200 cache's entry, where 16 x 512 threads at NV=3 ran far slower,
- * kernels/README.md); a row split over a cluster then takes db=2 where it
+ * docs/dev/kernels/norm-forward.md); a row split over a cluster then takes db=2 where it
  * holds as many packs (nt_bwd_heuristic_db). */
 inline int nt_bwd_am(kb_dtype d, int64_t N, bool ptr16);
 inline int nt_bwd_nv(const kb_problem *p, int am, int tpr, int cl, int db);
@@ -104,7 +104,7 @@ void nt_heuristic(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_cfg *out
     kb_tune_cfg c = {};
     /* Forward, N % VEC != 0, enough rows to fill the GPU with one CTA per
      * row: the re-reading loop, whose few registers give full occupancy,
-     * beat the shifted-slot register kernel (kernels/README.md, H200
+     * beat the shifted-slot register kernel (docs/dev/kernels/norm-forward.md, H200
      * measurements). About 8 slots per thread; from 16K columns two of them
      * in flight per step (reload=2: at 4096x50257 bf16, 512 threads, RMSNorm
      * +7 %, LayerNorm equal; at 4095 one slot per step stays ahead), or,

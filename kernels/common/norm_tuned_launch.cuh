@@ -170,7 +170,7 @@ kb_status nt_fwd_launch(const kb_problem *p, const kb_tensors *t, const kb_tune_
  * (any N), both on 16-byte aligned tensors; element accesses otherwise. fp32
  * keeps element accesses on odd N: an fp32 element is a whole word, and at
  * 4096x50257 the shifted slots, re-tuned, ran 2409-2550 GB/s against 2868-3122
- * (H200, kernels/README.md "Odd N, backward"). */
+ * (H200, docs/dev/kernels/norm-backward.md, "Tried, not kept"). */
 inline int nt_bwd_am(kb_dtype d, int64_t N, bool ptr16)
 {
     if (!ptr16) return AM_ELEM;

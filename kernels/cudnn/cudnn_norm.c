@@ -25,7 +25,7 @@
  * execution plan; the reported workspace is the plan's plus the statistics
  * the forward emits (mean/rstd, [M] fp32 each) or the backward's dbias.
  * The heuristics and the runtime compilation of cuDNN's generated norm
- * kernels are the slow part of a case (ci/GATE.md), so a finalized plan is serialised (cuDNN's
+ * kernels are the slow part of a case (docs/user/gpus.md), so a finalized plan is serialised (cuDNN's
  * JSON representation) into the plan cache (harness/plancache.h) and later
  * runs of the case rebuild it from there: same engine, no heuristics, no
  * compilation. A cached plan that cuDNN refuses is rebuilt and rewritten;

@@ -488,7 +488,7 @@ extern "C" kb_glu_cfg kb_glu_tuned_heuristic(kb_dtype dt, int backward, int64_t 
      * three streams to keep busy), one pass, plain write-back loads and
      * stores (hint 2). Evict-first (.cs) stores cost ~10 % of bandwidth on
      * the H200 against plain ones at every large shape the tuner timed
-     * (kernels/README.md); larger CTAs and deeper unrolling gained nothing. */
+     * (docs/dev/kernels/glu.md); larger CTAs and deeper unrolling gained nothing. */
     kb_glu_cfg c = {128, backward ? 2 : 1, 0, 2, 0};
     return c;
 }

@@ -15,7 +15,7 @@ kb_status kb_mlp_mul(kb_dtype dt, const void *a, const void *b, void *out, int64
 /* Bytes of [T,H] intermediates and inputs one call writes and reads back
  * through HBM besides x, the weights and y (the block's minimum), by
  * backend: what fusing saves is eager's figure minus the backend's
- * (kernels/README.md, "mlp_forward"). Pure; unit tested. */
+ * (docs/dev/kernels/mlp.md, "mlp_forward"). Pure; unit tested. */
 double kb_mlp_intermediate_bytes(const char *backend, kb_dtype dt, int64_t T, int64_t D,
                                  int64_t H);
 

@@ -2,7 +2,7 @@
  * and one write of the output, at the memory bandwidth of the GPU.
  *
  * What decides the speed here is the bytes of loads in flight per SM (see
- * kernels/README.md, H200 measurements): a CTA loads its share of a row in one burst, and the
+ * docs/dev/kernels/softmax.md, H200 measurements): a CTA loads its share of a row in one burst, and the
  * SM has to keep enough such bursts going while others reduce and store.
  * So the row lives in registers as raw storage words (kernels/common/
  * kb_rows.cuh), converted to fp32 where used, every kernel's registers are
@@ -255,7 +255,7 @@ static int stream_occupancy(const kb_problem *p, int block, int unroll, bool bwd
  * <= 64 registers, i.e. ~1024 resident threads and ~128 KB in flight per SM.
  * A sub-warp per short row in 128-thread CTAs; up to 512 threads per row
  * forward (two CTAs per SM) and 1024 backward (Liger's one CTA of 1024
- * threads per row: kernels/README.md, H200 measurements). fp32 forward keeps
+ * threads per row: docs/dev/kernels/softmax.md, H200 measurements). fp32 forward keeps
  * the exps (hold=1: its raw words are fp32 already).
  * Longer rows stream: 256 threads per row, 8 slots (forward) or 4 slots of
  * each tensor (backward) per step, and a cluster splitting the row so that
@@ -304,7 +304,7 @@ static void heuristic_dir(const kb_problem *p, const kb_setup_ctx *ctx, kb_tune_
     cand[n++] = make_cfg(32, 32, 1, HOLD_STREAM, U);
     /* Backward streaming on a grid of few clusters exchanges through the
      * cluster barrier: measured faster there, slower on larger grids
-     * (kernels/README.md, "One cluster reduction, two protocols"). */
+     * (docs/dev/device-layer.md, "One cluster reduction, two protocols"). */
     for (int i = 0; bwd && i < n; i++) {
         const int ccs = cand[i].v[P_CLUSTER];
         if (xchg_applies(ccs, cand[i].v[P_HOLD]) &&
