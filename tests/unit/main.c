@@ -25,7 +25,7 @@ static const struct {
     {"accuracy", kb_suite_accuracy}, {"inputs", kb_suite_inputs},
     {"gpulock", kb_suite_gpulock}, {"gpuspec", kb_suite_gpuspec},
     {"plancache", kb_suite_plancache},
-    {"server", kb_suite_server},
+    {"server", kb_suite_server}, {"baseline_writers", kb_suite_baseline_writers},
     {"kernels", kb_suite_kernels}, {"descriptor", kb_suite_descriptor},
     {"describe", kb_suite_describe}, {"sol", kb_suite_sol},
     {"glu", kb_suite_glu},
