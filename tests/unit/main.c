@@ -26,7 +26,7 @@ static const struct {
     {"gpulock", kb_suite_gpulock}, {"gpuspec", kb_suite_gpuspec},
     {"plancache", kb_suite_plancache},
     {"server", kb_suite_server}, {"server_peer", kb_suite_server_peer},
-    {"baseline_writers", kb_suite_baseline_writers},
+    {"shared", kb_suite_shared}, {"baseline_writers", kb_suite_baseline_writers},
     {"kernels", kb_suite_kernels}, {"descriptor", kb_suite_descriptor},
     {"describe", kb_suite_describe}, {"sol", kb_suite_sol},
     {"glu", kb_suite_glu},
