@@ -128,6 +128,8 @@ START_TEST(unusable_settings_run_in_process_at_once)
     expect_in_process("KBENCH_LOCK_DIR", file);
     expect_in_process("KBENCH_SERVER", "nope");
     expect_in_process("KBENCH_SERVER", "OFF");
+    *strrchr(file, '/') = '\0';
+    kbt_rm_rf(file);
 }
 END_TEST
 
