@@ -428,6 +428,27 @@ kb_status kb_baseline_write(const char *path, const kb_baseline *b, kb_err *e)
     return st;
 }
 
+kb_status kb_baseline_update(const char *path, kb_baseline_merge_fn merge, void *ctx,
+                             size_t *rows, kb_err *e)
+{
+    const int lock = kb_lock_parent(path, e);
+    if (lock < 0) return KB_ERR_IO;
+    kb_baseline b;
+    kb_baseline_init(&b);
+    kb_status st = kb_baseline_read(path, &b, e);
+    if (st == KB_OK) st = merge(&b, ctx, e);
+    if (st == KB_OK) st = kb_baseline_write(path, &b, e);
+    kb_unlock(lock);
+    if (rows) *rows = b.n;
+    kb_baseline_free(&b);
+    if (st == KB_ERR_IO && e) { /* a write that failed: say what became of the file */
+        char msg[sizeof e->msg - KB_ERR_WHERE];
+        snprintf(msg, sizeof msg, "%s", e->msg);
+        KB_FAIL(e, st, "%s (baseline %s not updated: it is as it was)", msg, path);
+    }
+    return st;
+}
+
 void kb_baseline_path(const char *dir, const char *gpu_name, char *buf, size_t len)
 {
     if (!len) return;

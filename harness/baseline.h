@@ -69,6 +69,16 @@ kb_status kb_baseline_upsert(kb_baseline *b, const kb_baseline_row *row, kb_err 
 /* Sorted by key, written to <path>.<pid>.tmp then renamed: a crash never leaves a
  * half-written file. */
 kb_status kb_baseline_write(const char *path, const kb_baseline *b, kb_err *e);
+/* A read-modify-write of the baseline file at path, safe against other
+ * writers of it (processes on two GPUs of one model write one file): under
+ * kb_lock_parent's lock on its folder, the file is re-read (absent:
+ * empty), merge(b, ctx, e) changes the rows, and kb_baseline_write puts the
+ * result in place (temp, fsync, rename). An error from any step leaves the
+ * file as it was (a failed write's message says so). *rows (may be NULL): the rows in the
+ * file written. */
+typedef kb_status (*kb_baseline_merge_fn)(kb_baseline *b, void *ctx, kb_err *e);
+kb_status kb_baseline_update(const char *path, kb_baseline_merge_fn merge, void *ctx,
+                             size_t *rows, kb_err *e);
 /* "NVIDIA H200" -> "<dir>/NVIDIA_H200.csv" */
 void kb_baseline_path(const char *dir, const char *gpu_name, char *buf, size_t len);
 

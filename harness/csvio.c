@@ -1,8 +1,10 @@
 /* Atomic writes and a line-aware libcsv reader (see csvio.h). */
 #include "csvio.h"
+#include "files.h"
 
 #include <csv.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,8 +22,22 @@ kb_status kb_atomic_write(const char *path, kb_write_fn write, void *ctx, kb_err
     if (n < 0 || (size_t)n >= sizeof tmp)
         return KB_FAIL(e, KB_ERR_ARG, "path too long: %s", path);
 
-    FILE *f = fopen(tmp, "wb");
-    if (!f) return KB_FAIL(e, KB_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
+    /* Made new (O_EXCL), never through a symbolic link (files.h): a caches
+     * folder may be shared. One already there is a writer's of an earlier
+     * process with this pid that died before its rename, or was planted:
+     * its name is removed (unlink never follows a link), once. */
+    kb_err why = {{0}};
+    int fd = kb_open_shared(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666, NULL, &why);
+    if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
+        fd = kb_open_shared(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666, NULL, &why);
+    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!f) {
+        if (fd >= 0) {
+            close(fd);
+            remove(tmp);
+        }
+        return KB_FAIL(e, KB_ERR_IO, "cannot create %s", fd >= 0 ? tmp : kb_err_text(&why));
+    }
 
     kb_status st = write(f, ctx, e);
     if (st == KB_OK && (fflush(f) != 0 || ferror(f)))

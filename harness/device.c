@@ -236,13 +236,7 @@ int kb_gpu_limits_parse(const char *text, kb_gpu_limits *l)
 static int read_cache(const char *path, kb_gpu_limits *l)
 {
     char text[4096];
-    size_t n = 0;
-    FILE *f = fopen(path, "r");
-    if (f) {
-        n = fread(text, 1, sizeof text - 1, f);
-        fclose(f);
-    }
-    text[n] = '\0';
+    kb_read_small(path, text, sizeof text);
     return kb_gpu_limits_parse(text, l);
 }
 

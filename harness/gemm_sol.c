@@ -38,14 +38,8 @@ kb_status kb_gemm_sol(const kb_device *d, const char *cache_dir, cudaStream_t s,
     char name[256], path[1024];
     kb_gpu_file_name(d->name, name, sizeof name);
     snprintf(path, sizeof path, "%s/gemm-sol-%s.txt", cache_dir, name);
-    char text[256] = "";
-    FILE *f = fopen(path, "r");
-    if (f) {
-        const size_t n = fread(text, 1, sizeof text - 1, f);
-        text[n] = '\0';
-        fclose(f);
-        if (kb_gemm_sol_parse(text, tflops)) return KB_OK;
-    }
+    char text[256];
+    if (kb_read_small(path, text, sizeof text) > 0 && kb_gemm_sol_parse(text, tflops)) return KB_OK;
     char algo[128];
     KB_TRY(kb_gemm_peak_measure(s, tflops, algo, sizeof algo, e));
     if (kb_under_cuda_tool()) return KB_OK; /* not cached: see device.h */

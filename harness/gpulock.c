@@ -4,9 +4,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,24 +37,93 @@ void kb_gpu_lock_path(const char *dir, const char *pci, char *buf, size_t len)
     snprintf(buf, len, "%s/kbench-gpu-%s.lock", dir, id);
 }
 
-static struct flock whole_file(short type)
+/* The pid holding an flock on fd's file, as the kernel lists it in
+ * /proc/locks ("1: FLOCK  ADVISORY  WRITE <pid> <maj>:<min>:<inode> 0 EOF";
+ * waiters' lines have "->" in place of FLOCK); 0 when not found. The inode
+ * decides; the device too where it matches (some file systems list another
+ * device number than stat gives). */
+static long flock_holder(int fd)
 {
-    struct flock fl;
-    memset(&fl, 0, sizeof fl);
-    fl.l_type = type;
-    fl.l_whence = SEEK_SET;
-    return fl; /* l_start = l_len = 0: the whole file */
+    struct stat st;
+    FILE *f = fstat(fd, &st) == 0 ? fopen("/proc/locks", "re") : NULL;
+    if (!f) return 0;
+    char line[256];
+    long pid = 0;
+    while (fgets(line, sizeof line, f)) {
+        char kind[16];
+        long p;
+        unsigned maj, min;
+        unsigned long ino;
+        if (sscanf(line, "%*d: %15s %*s %*s %ld %x:%x:%lu", kind, &p, &maj, &min, &ino) != 5 ||
+            strcmp(kind, "FLOCK") != 0 || ino != (unsigned long)st.st_ino)
+            continue;
+        pid = p;
+        if (maj == major(st.st_dev) && min == minor(st.st_dev)) break;
+    }
+    fclose(f);
+    return pid;
 }
 
-/* What the holder wrote ("pid <n> <case>"), for the waiting message. */
-static void read_holder(int fd, char *buf, size_t len)
+/* Who holds the lock, for the waiting message: "pid <n> <case>" (the note
+ * the holder wrote, when it is that pid's), else "pid <n>", else the note,
+ * else "unknown holder". Bytes outside printable ASCII become '?': the note
+ * is text from a file another user may own. */
+static void describe_holder(int fd, char *buf, size_t len)
 {
-    ssize_t n = pread(fd, buf, len - 1, 0);
-    if (n < 0) n = 0;
-    buf[n] = '\0';
-    char *nl = strchr(buf, '\n');
-    if (nl) *nl = '\0';
-    if (!buf[0]) snprintf(buf, len, "unknown holder");
+    char note[256];
+    ssize_t n = pread(fd, note, sizeof note - 1, 0);
+    note[n > 0 ? n : 0] = '\0';
+    note[strcspn(note, "\n")] = '\0';
+    for (char *c = note; *c; c++)
+        if (*c < 0x20 || *c > 0x7e) *c = '?';
+    const long pid = flock_holder(fd);
+    char mine[32];
+    snprintf(mine, sizeof mine, "pid %ld ", pid);
+    if (pid > 0 && strncmp(note, mine, strlen(mine)) != 0)
+        snprintf(buf, len, "pid %ld", pid);
+    else
+        snprintf(buf, len, "%s", note[0] ? note : "unknown holder");
+}
+
+/* The lock file, opened as gpulock.h says; *writable: the holder note may
+ * be written into it (a file of ours). */
+static int open_lock(const char *path, int *writable, kb_err *e)
+{
+    kb_err why = {{0}};
+    int fd = -1;
+    *writable = 0;
+    for (int turn = 0; fd < 0 && turn < 8; turn++) {
+        fd = kb_open_shared(path, O_RDWR | O_CREAT | O_EXCL, 0644, NULL, &why);
+        if (fd >= 0) { /* ours, just made: readable by all whatever the umask */
+            if (fchmod(fd, 0644) != 0) {
+                const int err = errno;
+                close(fd);
+                KB_FAIL(e, KB_ERR_IO, "cannot chmod the GPU lock file %s: %s", path,
+                        strerror(err));
+                return -1;
+            }
+            *writable = 1;
+            return fd;
+        }
+        if (errno != EEXIST) break;
+        fd = kb_open_shared(path, O_RDWR, 0, NULL, &why); /* ours, one link */
+        if (fd >= 0) *writable = 1;
+        else if (errno == EPERM || errno == EACCES || errno == EROFS)
+            fd = kb_open_shared(path, O_RDONLY, 0, NULL, &why); /* to lock only */
+        if (fd < 0 && errno != ENOENT) break; /* ENOENT: removed since; make it */
+    }
+    if (fd < 0)
+        KB_FAIL(e, KB_ERR_IO, "cannot use the GPU lock file %s (set KBENCH_LOCK_DIR to a "
+                "directory of your own, or remove the file)", kb_err_text(&why));
+    return fd;
+}
+
+static int take(int fd, int how)
+{
+    int rc;
+    while ((rc = flock(fd, how)) != 0 && errno == EINTR) {
+    }
+    return rc;
 }
 
 kb_status kb_gpu_lock_acquire(kb_gpu_lock *l, const char *path, const char *who, FILE *log,
@@ -59,37 +131,24 @@ kb_status kb_gpu_lock_acquire(kb_gpu_lock *l, const char *path, const char *who,
 {
     if (l->fd >= 0) return KB_OK;
     l->waited_s = 0;
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0)
-        return KB_FAIL(e, KB_ERR_IO, "cannot open GPU lock file %s: %s (set KBENCH_LOCK_DIR to a "
-                       "writable directory)", path, strerror(errno));
-    /* Another user's kbench must be able to lock it too: umask would drop
-     * the group/other write bits. Best effort (we may not own the file). */
-    (void)fchmod(fd, 0666);
-    struct flock fl = whole_file(F_WRLCK);
-    if (fcntl(fd, F_SETLK, &fl) != 0) {
-        if (errno != EACCES && errno != EAGAIN) {
-            int err = errno;
+    int writable = 0;
+    const int fd = open_lock(path, &writable, e);
+    if (fd < 0) return KB_ERR_IO;
+    if (take(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK) {
+            const int err = errno;
             close(fd);
             return KB_FAIL(e, KB_ERR_IO, "cannot lock %s: %s", path, strerror(err));
         }
         char holder[256];
-        read_holder(fd, holder, sizeof holder);
-        struct flock q = whole_file(F_WRLCK);
-        if (fcntl(fd, F_GETLK, &q) == 0 && q.l_type != F_UNLCK && !strstr(holder, "pid"))
-            snprintf(holder, sizeof holder, "pid %ld", (long)q.l_pid);
+        describe_holder(fd, holder, sizeof holder);
         if (log) {
             fprintf(log, "%s: waiting for the GPU lock %s (held by %s)\n", who, path, holder);
             fflush(log);
         }
         const double t0 = kb_mono_s();
-        int rc;
-        do {
-            fl = whole_file(F_WRLCK);
-            rc = fcntl(fd, F_SETLKW, &fl);
-        } while (rc != 0 && errno == EINTR);
-        if (rc != 0) {
-            int err = errno;
+        if (take(fd, LOCK_EX) != 0) {
+            const int err = errno;
             close(fd);
             return KB_FAIL(e, KB_ERR_IO, "cannot lock %s: %s", path, strerror(err));
         }
@@ -101,7 +160,7 @@ kb_status kb_gpu_lock_acquire(kb_gpu_lock *l, const char *path, const char *who,
     }
     char line[256];
     int n = snprintf(line, sizeof line, "pid %ld %s\n", (long)getpid(), who ? who : "");
-    if (n > 0 && ftruncate(fd, 0) == 0) {
+    if (writable && n > 0 && ftruncate(fd, 0) == 0) {
         ssize_t w = pwrite(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1, 0);
         (void)w; /* the note is for humans; the lock is what counts */
     }
@@ -113,8 +172,7 @@ kb_status kb_gpu_lock_acquire(kb_gpu_lock *l, const char *path, const char *who,
 void kb_gpu_lock_release(kb_gpu_lock *l)
 {
     if (l->fd < 0) return;
-    struct flock fl = whole_file(F_UNLCK);
-    (void)fcntl(l->fd, F_SETLK, &fl);
-    close(l->fd); /* closing drops a POSIX lock anyway */
+    (void)flock(l->fd, LOCK_UN);
+    close(l->fd); /* closing drops it anyway: this is its only descriptor */
     l->fd = -1;
 }

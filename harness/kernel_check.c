@@ -157,33 +157,41 @@ void kb_kernels_to_row(const kb_baseline *old, const kb_result *r, kb_baseline_r
     }
 }
 
-kb_status kb_baseline_record_kernels(const char *path, const kb_results *res, size_t *updated,
-                                     size_t *missing, kb_err *e)
+typedef struct {
+    const char *path;
+    const kb_results *res;
+    size_t updated, missing;
+} kernels_merge;
+
+static kb_status merge_kernels(kb_baseline *b, void *ctx, kb_err *e)
 {
-    kb_baseline b;
-    kb_baseline_init(&b);
-    size_t nu = 0, nm = 0;
-    kb_status st = kb_baseline_read(path, &b, e);
-    if (st == KB_OK && b.n == 0)
-        st = KB_FAIL(e, KB_ERR_ARG, "%s has no rows: record the timing columns first "
-                     "(--update-baseline)", path);
-    for (size_t i = 0; st == KB_OK && i < res->n; i++) {
-        const kb_result *r = &res->v[i];
+    kernels_merge *m = ctx;
+    if (b->n == 0)
+        return KB_FAIL(e, KB_ERR_ARG, "%s has no rows: record the timing columns first "
+                       "(--update-baseline)", m->path);
+    for (size_t i = 0; i < m->res->n; i++) {
+        const kb_result *r = &m->res->v[i];
         if (r->accuracy != KB_ACC_PASS || r->kernels <= 0) continue;
         const kb_baseline_row *was =
-            kb_baseline_find(&b, r->benchmark, r->backend, r->dtype, r->M, r->N, r->K);
+            kb_baseline_find(b, r->benchmark, r->backend, r->dtype, r->M, r->N, r->K);
         if (!was) {
-            nm++;
+            m->missing++;
             continue;
         }
         kb_baseline_row row = *was;
         kb_kernels_to_row(NULL, r, &row);
-        st = kb_baseline_upsert(&b, &row, e);
-        nu++;
+        KB_TRY(kb_baseline_upsert(b, &row, e));
+        m->updated++;
     }
-    if (st == KB_OK) st = kb_baseline_write(path, &b, e);
-    kb_baseline_free(&b);
-    if (updated) *updated = nu;
-    if (missing) *missing = nm;
+    return KB_OK;
+}
+
+kb_status kb_baseline_record_kernels(const char *path, const kb_results *res, size_t *updated,
+                                     size_t *missing, kb_err *e)
+{
+    kernels_merge m = {path, res, 0, 0};
+    const kb_status st = kb_baseline_update(path, merge_kernels, &m, NULL, e);
+    if (updated) *updated = m.updated;
+    if (missing) *missing = m.missing;
     return st;
 }

@@ -12,6 +12,7 @@ static kb_status knobbed_run(const kb_problem *p, const kb_tensors *t, void *sta
     kb_knobbed *w = state;
     KB_TRY(w->inner->run(p, t, w->inner_state, s, e));
     if (w->perturb) KB_TRY(kb_perturb_output(w->k, w->b, s, e));
+    if (w->fault) KB_TRY(kb_test_fault(w->k, s, e));
     if (w->split) KB_TRY(kb_test_split_noop(s, e));
     if (w->extra) KB_CUDA(e, cudaMemsetAsync(w->extra, 0, w->extra_bytes, s));
     return kb_spin_ns(w->spin_ns, s, e);
@@ -78,11 +79,13 @@ kb_status kb_knobbed_open(const kb_knobs *k, kb_impl_use use, const kb_impl *inn
         return KB_FAIL(e, KB_ERR_UNSUPPORTED, "KBENCH_TEST_PERTURB: %s does not apply to %s",
                        kb_perturb_name(k->perturb), kb_bench_info_get(b->p.bench)->name);
     w->split = use != KB_USE_CHECKED && kb_knob_applies(k->split_backend, series);
+    w->fault = use == KB_USE_CHECKED && k->fault && kb_knob_applies(k->fault_backend, series);
     const int slow = use == KB_USE_TIMED && k->slow_fraction > 0 &&
                      kb_knob_applies(k->slow_backend, series);
     const int extra = use == KB_USE_TIMED && k->extra_fraction > 0 &&
                       kb_knob_applies(k->extra_backend, series);
-    if (!w->perturb && !w->split && !slow && !extra) return KB_OK; /* the backend itself */
+    if (!w->perturb && !w->split && !w->fault && !slow && !extra)
+        return KB_OK; /* the backend itself */
 
     w->deco = *inner;
     w->deco.setup = NULL;

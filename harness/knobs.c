@@ -98,11 +98,28 @@ kb_status kb_knobs_parse_split(const char *split, kb_knobs *k, kb_err *e)
     return KB_OK;
 }
 
+kb_status kb_knobs_parse_fault(const char *fault, kb_knobs *k, kb_err *e)
+{
+    static const char *const names[KB_NUM_FAULTS] = {"none", "hang", "illegal_address"};
+    k->fault_backend[0] = '\0';
+    k->fault = KB_FAULT_NONE;
+    if (!fault || !*fault) return KB_OK;
+    const char *rest = NULL;
+    KB_TRY(split("KBENCH_TEST_FAULT", fault, k->fault_backend, sizeof k->fault_backend, &rest, e));
+    for (int i = 1; i < KB_NUM_FAULTS; i++)
+        if (strcmp(rest, names[i]) == 0) k->fault = (kb_fault)i;
+    if (!k->fault)
+        return KB_FAIL(e, KB_ERR_ARG, "KBENCH_TEST_FAULT: unknown kind '%s' (hang or "
+                       "illegal_address)", rest);
+    return KB_OK;
+}
+
 kb_status kb_knobs_from_env(kb_knobs *k, kb_err *e)
 {
     KB_TRY(kb_knobs_parse(getenv("KBENCH_TEST_EXTRA_BYTES"), getenv("KBENCH_TEST_EXTRA_TIME"),
                           getenv("KBENCH_TEST_PERTURB"), k, e));
-    return kb_knobs_parse_split(getenv("KBENCH_TEST_SPLIT"), k, e);
+    KB_TRY(kb_knobs_parse_split(getenv("KBENCH_TEST_SPLIT"), k, e));
+    return kb_knobs_parse_fault(getenv("KBENCH_TEST_FAULT"), k, e);
 }
 
 int kb_knob_applies(const char *knob_backend, const char *series)

@@ -43,6 +43,15 @@
  *       stream: a fusion come apart, in kernel count only (the empty kernel
  *       costs ~2 us), which the kernel check must flag FUSION_CHANGED
  *       (ci/fusion-check).
+ *   KBENCH_TEST_FAULT=<backend>:<kind>
+ *       after the run of <backend> whose output is checked, a fault of the
+ *       GPU's, for the fault tests (tests/faults_check, docs/shared-hosts.md):
+ *         hang             a one-thread kernel that spins for good: the
+ *                          case never ends (CTest's TIMEOUT ends it)
+ *         illegal_address  a kernel that stores to an address no allocation
+ *                          has: a sticky CUDA error (every later CUDA call of
+ *                          the process fails), as a kernel with a corrupt
+ *                          pointer leaves
  * A malformed value, or a <backend> kbench does not have (kb_backend_index),
  * is an error (the run stops), never silently ignored. */
 #ifndef KB_KNOBS_H
@@ -66,6 +75,8 @@ typedef enum {
     KB_NUM_PERTURB
 } kb_perturb;
 
+typedef enum { KB_FAULT_NONE = 0, KB_FAULT_HANG, KB_FAULT_ILLEGAL_ADDRESS, KB_NUM_FAULTS } kb_fault;
+
 typedef struct {
     char extra_backend[48];
     double extra_fraction;   /* 0: off */
@@ -75,6 +86,8 @@ typedef struct {
     kb_perturb perturb;
     double scale;            /* for KB_PERTURB_SCALE: the f in 1+f */
     char split_backend[48];  /* KBENCH_TEST_SPLIT; "": off */
+    char fault_backend[48];  /* KBENCH_TEST_FAULT */
+    kb_fault fault;          /* KB_FAULT_NONE: off */
 } kb_knobs;
 
 /* Pure parser (unit tested); NULL/empty values mean off. */
@@ -83,6 +96,9 @@ kb_status kb_knobs_parse(const char *extra_bytes, const char *extra_time, const 
 /* KBENCH_TEST_SPLIT's value (NULL/empty: off) into k->split_backend: a
  * backend name (kb_backend_index), else KB_ERR_ARG. */
 kb_status kb_knobs_parse_split(const char *split, kb_knobs *k, kb_err *e);
+/* KBENCH_TEST_FAULT's value (NULL/empty: off) into k->fault_backend and
+ * k->fault: <backend>:hang or <backend>:illegal_address, else KB_ERR_ARG. */
+kb_status kb_knobs_parse_fault(const char *fault, kb_knobs *k, kb_err *e);
 /* From the environment. */
 kb_status kb_knobs_from_env(kb_knobs *k, kb_err *e);
 
@@ -100,7 +116,8 @@ kb_status kb_perturb_output(const kb_knobs *k, kb_buffers *b, cudaStream_t s, kb
  * The harness runs a case's impl for three uses and asks, for each, which
  * impl to run; the knobs that apply to the case's series wrap the backend's
  * impl in one whose run calls the real run, then adds the knob's effect:
- *   KB_USE_CHECKED  the run whose output is checked: KBENCH_TEST_PERTURB
+ *   KB_USE_CHECKED  the run whose output is checked: KBENCH_TEST_PERTURB,
+ *                   KBENCH_TEST_FAULT
  *   KB_USE_TIMED    the timed runs: KBENCH_TEST_SPLIT, KBENCH_TEST_EXTRA_BYTES,
  *                   KBENCH_TEST_EXTRA_TIME (its pilot timed on open)
  *   KB_USE_TRACED   the kernel check's traced call: KBENCH_TEST_SPLIT
@@ -129,7 +146,7 @@ typedef struct {
     void *inner_state;
     const kb_knobs *k;
     kb_buffers *b;
-    int perturb, split;
+    int perturb, split, fault;
     void *extra; /* KBENCH_TEST_EXTRA_BYTES scratch, else NULL */
     size_t extra_bytes;
     uint64_t spin_ns; /* KBENCH_TEST_EXTRA_TIME hold, else 0 */
@@ -144,6 +161,9 @@ kb_status kb_knobbed_open(const kb_knobs *k, kb_impl_use use, const kb_impl *inn
                           void *inner_state, kb_buffers *b, const char *series,
                           const kb_knob_timer *timer, kb_knobbed *w, kb_err *e);
 void kb_knobbed_close(kb_knobbed *w);
+
+/* Enqueue on s the fault k->fault (KBENCH_TEST_FAULT). */
+kb_status kb_test_fault(const kb_knobs *k, cudaStream_t s, kb_err *e);
 
 /* Enqueue on s one empty kernel (KBENCH_TEST_SPLIT). */
 kb_status kb_test_split_noop(cudaStream_t s, kb_err *e);

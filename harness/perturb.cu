@@ -1,5 +1,6 @@
-/* The output damage and the mutants of KBENCH_TEST_PERTURB and the stream
- * hold of KBENCH_TEST_EXTRA_TIME (knobs.h). */
+/* The output damage and the mutants of KBENCH_TEST_PERTURB, the stream
+ * hold of KBENCH_TEST_EXTRA_TIME and the faults of KBENCH_TEST_FAULT
+ * (knobs.h). */
 #include "kb_cuda.cuh"
 #include "knobs.h"
 #include "registry.h"
@@ -223,4 +224,25 @@ extern "C" kb_status kb_spin_ns(uint64_t ns, cudaStream_t s, kb_err *e)
     spin_kernel<<<1, 1, 0, s>>>(ns);
     KB_LAUNCHED(e);
     return KB_OK;
+}
+
+/* KBENCH_TEST_FAULT=illegal_address: one store to addr, an address no
+ * allocation has (passed in, so that the compiler cannot see the store is
+ * bad and drop it or trap instead). */
+static __global__ void bad_store_kernel(unsigned long long addr)
+{
+    *reinterpret_cast<volatile int *>(addr) = 1;
+}
+
+extern "C" kb_status kb_test_fault(const kb_knobs *k, cudaStream_t s, kb_err *e)
+{
+    switch (k->fault) {
+    case KB_FAULT_HANG: return kb_spin_ns(UINT64_MAX, s, e); /* %globaltimer never gets there */
+    case KB_FAULT_ILLEGAL_ADDRESS:
+        /* The first page: CUDA never maps it (a null pointer's page). */
+        bad_store_kernel<<<1, 1, 0, s>>>(0x100ull);
+        KB_LAUNCHED(e);
+        return KB_OK;
+    default: return KB_OK;
+    }
 }

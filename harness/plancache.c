@@ -2,11 +2,13 @@
 #include "plancache.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "csvio.h"
@@ -67,9 +69,18 @@ kb_status kb_plan_cache_read(const char *path, char *meta, size_t meta_len, char
     *payload_len = 0;
     if (meta_len) meta[0] = '\0';
     if (why && why_len) why[0] = '\0';
-    FILE *f = fopen(path, "rb");
+    /* The cache folder may be shared (KBENCH_CACHE_DIR): never through a
+     * symbolic link, nothing but a regular file (files.h). */
+    kb_err oe = {{0}};
+    const int fd = kb_open_shared(path, O_RDONLY, 0, NULL, &oe);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
-        if (errno != ENOENT) say(why, why_len, path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            say(why, why_len, path, "out of host memory");
+        } else if (errno != ENOENT && why && why_len) {
+            snprintf(why, why_len, "%s", kb_err_text(&oe));
+        }
         return KB_OK;
     }
     char line[1024];
@@ -148,6 +159,12 @@ kb_status kb_plan_cache_write(const char *path, const char *meta, const char *pa
     if (!payload_len || payload_len > MAX_PAYLOAD)
         return KB_FAIL(e, KB_ERR_ARG, "plan cache %s: payload of %zu bytes", path, payload_len);
     KB_TRY(kb_mkdir_parent(path, e));
+    /* Under the folder's lock, as every update of a file of a cache folder
+     * that may be shared: concurrent writers replace a plan one at a time. */
+    const int lock = kb_lock_parent(path, e);
+    if (lock < 0) return KB_ERR_IO;
     plan_text t = {meta, payload, payload_len};
-    return kb_atomic_write(path, write_plan, &t, e);
+    const kb_status st = kb_atomic_write(path, write_plan, &t, e);
+    kb_unlock(lock);
+    return st;
 }

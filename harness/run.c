@@ -153,18 +153,19 @@ static void iso_now(char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* Re-read the file just before writing: another process may have updated
- * other rows since the session started. */
-static kb_status update_baseline(kb_session *s, kb_err *e)
+/* The passing results upserted into the baseline file; run under the
+ * file's lock by kb_baseline_update, which re-reads the file first: another
+ * process may have updated other rows since the session started. */
+typedef struct {
+    const kb_results *results;
+    size_t n; /* rows written */
+} baseline_merge;
+
+static kb_status merge_results(kb_baseline *b, void *ctx, kb_err *e)
 {
-    /* The baselines folder may not exist yet (a fresh checkout of a new GPU). */
-    KB_TRY(kb_mkdir_parent(s->baseline_path, e));
-    kb_baseline b;
-    kb_baseline_init(&b);
-    kb_status st = kb_baseline_read(s->baseline_path, &b, e);
-    size_t n = 0;
-    for (size_t i = 0; st == KB_OK && i < s->results.n; i++) {
-        const kb_result *r = &s->results.v[i];
+    baseline_merge *m = ctx;
+    for (size_t i = 0; i < m->results->n; i++) {
+        const kb_result *r = &m->results->v[i];
         if (r->accuracy != KB_ACC_PASS || !(r->gbps > 0)) continue;
         kb_baseline_row row;
         memset(&row, 0, sizeof row);
@@ -184,15 +185,22 @@ static kb_status update_baseline(kb_session *s, kb_err *e)
         row.sm_mhz = r->tflops > 0 && r->sm_mhz > 0 ? r->sm_mhz : NAN;
         snprintf(row.date, sizeof row.date, "%s", r->date);
         snprintf(row.version, sizeof row.version, "%s", KB_VERSION);
-        kb_kernels_to_row(&b, r, &row);
-        st = kb_baseline_upsert(&b, &row, e);
-        n++;
+        kb_kernels_to_row(b, r, &row);
+        KB_TRY(kb_baseline_upsert(b, &row, e));
+        m->n++;
     }
-    if (st == KB_OK) st = kb_baseline_write(s->baseline_path, &b, e);
-    if (st == KB_OK) printf("baseline: %zu rows written to %s (%zu rows in file)\n", n,
-                            s->baseline_path, b.n);
-    kb_baseline_free(&b);
-    return st;
+    return KB_OK;
+}
+
+static kb_status update_baseline(kb_session *s, kb_err *e)
+{
+    /* The baselines folder may not exist yet (a fresh checkout of a new GPU). */
+    KB_TRY(kb_mkdir_parent(s->baseline_path, e));
+    baseline_merge m = {&s->results, 0};
+    size_t rows = 0;
+    KB_TRY(kb_baseline_update(s->baseline_path, merge_results, &m, &rows, e));
+    printf("baseline: %zu rows written to %s (%zu rows in file)\n", m.n, s->baseline_path, rows);
+    return KB_OK;
 }
 
 /* Every output is attempted even when one fails: a baseline that cannot be

@@ -1,5 +1,5 @@
 /* Per-GPU case server and its thin client; see server.h for why. */
-#define _DEFAULT_SOURCE /* SCM_RIGHTS/CMSG_* helpers, setsid, readlink */
+#define _GNU_SOURCE /* SCM_RIGHTS/CMSG_*, struct ucred (SO_PEERCRED), POLLRDHUP, accept4, pipe2 */
 #include "server.h"
 
 #include <errno.h>
@@ -7,13 +7,16 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -57,7 +60,22 @@ static void sleep_ms(long ms)
 
 /* ---- client ---------------------------------------------------------------- */
 
-int kb_server_socket_path(const char *exe, int ordinal, char *buf, size_t len)
+kb_status kb_runtime_dir(char *buf, size_t len, kb_err *e)
+{
+    /* XDG_RUNTIME_DIR only when it is this user's private folder: sudo and
+     * su keep the invoking user's in the environment. */
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    struct stat st;
+    if (xdg && xdg[0] == '/' && lstat(xdg, &st) == 0 && S_ISDIR(st.st_mode) &&
+        st.st_uid == geteuid() && (st.st_mode & 07777) == 0700)
+        KB_TRY(kb_path_print(buf, len, "XDG_RUNTIME_DIR", xdg, e, "%s/kbench", xdg));
+    else
+        KB_TRY(kb_path_print(buf, len, "KBENCH_LOCK_DIR", kb_lock_dir(), e, "%s/kbench-%ld",
+                             kb_lock_dir(), (long)geteuid()));
+    return kb_private_dir(buf, e);
+}
+
+int kb_server_socket_path(const char *dir, const char *exe, int ordinal, char *buf, size_t len)
 {
     struct stat st;
     if (stat(exe, &st) != 0) return -1;
@@ -70,10 +88,21 @@ int kb_server_socket_path(const char *exe, int ordinal, char *buf, size_t len)
     h = kb_fnv1a(h, &st.st_size, sizeof st.st_size);
     const char *vis = getenv("CUDA_VISIBLE_DEVICES");
     if (vis) h = kb_fnv1a(h, vis, strlen(vis) + 1);
-    int n = snprintf(buf, len, "%s/kbench-srv-%ld-%016" PRIx64 "-%d.sock", kb_lock_dir(),
-                     (long)getuid(), h, ordinal);
+    int n = snprintf(buf, len, "%s/srv-%016" PRIx64 "-%d.sock", dir, h, ordinal);
     struct sockaddr_un a;
     return n > 0 && (size_t)n < len && (size_t)n < sizeof a.sun_path ? 0 : -1;
+}
+
+/* The uid of the process at the other end of a connected AF_UNIX socket:
+ * SO_PEERCRED, the kernel's record of who connected (or, seen from a
+ * client, who listened). No peer can forge it. 0, or -1. */
+static int peer_uid(int fd, uid_t *uid)
+{
+    struct ucred cr;
+    socklen_t n = sizeof cr;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &n) != 0 || n != sizeof cr) return -1;
+    *uid = cr.uid;
+    return 0;
 }
 
 static int connect_to(const char *path)
@@ -202,7 +231,58 @@ static int send_request(int fd, int argc, char **argv)
     return rc;
 }
 
+/* The case runs in this process, for the reason given: one line on stderr,
+ * so that a case that could not use its server never does so silently. */
+static int in_process(const char *why)
+{
+    fprintf(stderr, "kbench: not using the case server: %s; running the case in this process\n",
+            why);
+    fflush(stderr);
+    return 0;
+}
+
+/* A connection to the server at path, spawning one when none listens:
+ * the descriptor, or -1 with why said. */
+static int reach(const char *exe, const char *path, char *why, size_t len)
+{
+    int fd = connect_to(path);
+    if (fd >= 0) return fd;
+    int ready;
+    if (spawn(exe, path, &ready) != 0) {
+        snprintf(why, len, "cannot start a server: %s", strerror(errno));
+        return -1;
+    }
+    /* Until it answers, 30 s at most; but a server that exits without
+     * listening (its pipe at EOF, no byte) will not, and unless another
+     * server answers the case runs here at once. */
+    int heard = 0, gone = 0;
+    for (int waited = 0; fd < 0 && waited < 30000; waited += 10) {
+        if (!heard) {
+            struct pollfd rp = {ready, POLLIN, 0};
+            if (poll(&rp, 1, 10) > 0) {
+                char b;
+                heard = 1;
+                gone = read(ready, &b, 1) != 1;
+            }
+        } else {
+            sleep_ms(10);
+        }
+        fd = connect_to(path);
+        if (fd < 0 && gone) break;
+    }
+    close(ready);
+    if (fd < 0)
+        snprintf(why, len, "the server for %s %s", path,
+                 gone ? "exited without listening" : "did not listen within 30 s");
+    return fd;
+}
+
 int kb_server_client(int argc, char **argv, int ordinal, int *rc)
+{
+    return kb_server_client_as(argc, argv, ordinal, geteuid(), rc);
+}
+
+int kb_server_client_as(int argc, char **argv, int ordinal, uid_t server_uid, int *rc)
 {
     kb_err e;
     int use = 1;
@@ -216,39 +296,34 @@ int kb_server_client(int argc, char **argv, int ordinal, int *rc)
         return 0;
     if (kb_device_ordinal(ordinal, &ordinal, &e) != KB_OK)
         return 0; /* the in-process run reports the malformed allocation */
-    char exe[PATH_MAX], path[512];
+    char exe[PATH_MAX], dir[400], path[512], why[768];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return 0;
+    if (n <= 0) return in_process("cannot read /proc/self/exe");
     exe[n] = '\0';
-    if (kb_server_socket_path(exe, ordinal, path, sizeof path) != 0) return 0;
+    if (kb_runtime_dir(dir, sizeof dir, &e) != KB_OK) return in_process(kb_err_text(&e));
+    if (kb_server_socket_path(dir, exe, ordinal, path, sizeof path) != 0) {
+        snprintf(why, sizeof why, "no socket name under %s fits a Unix socket address", dir);
+        return in_process(why);
+    }
     signal(SIGPIPE, SIG_IGN);
     /* Twice at most: a server that closed before taking the request (its
      * idle exit) never ran the case, so asking the next one is safe. */
     for (int attempt = 0; attempt < 2; attempt++) {
-        int fd = connect_to(path);
-        if (fd < 0) {
-            int ready;
-            if (spawn(exe, path, &ready) != 0) return 0;
-            /* Until it answers, 30 s at most; but a server that exits without
-             * listening (its pipe at EOF, no byte) will not, and unless another
-             * server answers the case runs here at once. */
-            int heard = 0, gone = 0;
-            for (int waited = 0; fd < 0 && waited < 30000; waited += 10) {
-                if (!heard) {
-                    struct pollfd rp = {ready, POLLIN, 0};
-                    if (poll(&rp, 1, 10) > 0) {
-                        char b;
-                        heard = 1;
-                        gone = read(ready, &b, 1) != 1;
-                    }
-                } else {
-                    sleep_ms(10);
-                }
-                fd = connect_to(path);
-                if (fd < 0 && gone) break;
-            }
-            close(ready);
-            if (fd < 0) return 0;
+        const int fd = reach(exe, path, why, sizeof why);
+        if (fd < 0) return in_process(why);
+        /* Not a byte of argv, environment or descriptors before the server
+         * is known to be this user's (server.h). */
+        uid_t uid = 0;
+        const int known = peer_uid(fd, &uid) == 0, err = errno;
+        if (!known || uid != server_uid) {
+            close(fd);
+            if (!known)
+                snprintf(why, sizeof why, "cannot tell who serves %s (SO_PEERCRED: %s)", path,
+                         strerror(err));
+            else
+                snprintf(why, sizeof why, "%s is served by uid %ld, not by this user (uid %ld)",
+                         path, (long)uid, (long)server_uid);
+            return in_process(why);
         }
         char ack = 0;
         if (send_request(fd, argc, argv) != 0) {
@@ -284,7 +359,7 @@ int kb_server_client(int argc, char **argv, int ordinal, int *rc)
         *rc = answer;
         return 1;
     }
-    return 0;
+    return in_process("the server closed the connection twice without taking the case");
 }
 
 /* ---- server ---------------------------------------------------------------- */
@@ -374,21 +449,115 @@ static int serve(request *r, kb_server_main_fn fn)
     return rc;
 }
 
+/* While a case runs, a thread watches its client's connection. A client
+ * that is gone (ended by CTest's TIMEOUT, by SIGKILL, by Ctrl-C) can never
+ * be answered, and its case may never end: a kernel that hangs cannot be
+ * stopped from inside its process, and it would hold the GPU, the GPU lock
+ * and this server for good, every later case waiting behind it. So the
+ * server exits at once: the driver tears the context down (the kernel with
+ * it), the kernel drops the GPU lock and the server lock, and the client's
+ * stdout and stderr close (CTest waits for them). The next case starts a new
+ * server. A file the case was writing may leave its temporary
+ * ("<path>.<pid>.tmp") behind; the file itself is whole (kb_atomic_write). */
+typedef struct {
+    int conn, stop[2];
+    pthread_t t;
+    int armed;
+} watchdog;
+
+#define KB_SERVER_CLIENT_GONE 3 /* the exit code of a server whose client went */
+
+static void *watch(void *arg)
+{
+    watchdog *w = arg;
+    struct pollfd p[2] = {{w->conn, POLLRDHUP, 0}, {w->stop[0], POLLIN, 0}};
+    for (;;) {
+        if (poll(p, 2, -1) < 0) {
+            if (errno == EINTR) continue;
+            return NULL; /* cannot watch: the case runs on, as it would unwatched */
+        }
+        if (p[1].revents) return NULL;
+        if (p[0].revents) _exit(KB_SERVER_CLIENT_GONE); /* hang-up or error */
+    }
+}
+
+static void watch_start(watchdog *w, int conn)
+{
+    w->conn = conn;
+    w->armed = pipe2(w->stop, O_CLOEXEC) == 0;
+    if (w->armed && pthread_create(&w->t, NULL, watch, w) != 0) {
+        close(w->stop[0]);
+        close(w->stop[1]);
+        w->armed = 0;
+    }
+}
+
+/* Before the answer is written: once the client has it, it closes. */
+static void watch_stop(watchdog *w)
+{
+    if (!w->armed) return;
+    (void)!write(w->stop[1], "s", 1);
+    pthread_join(w->t, NULL);
+    close(w->stop[0]);
+    close(w->stop[1]);
+    w->armed = 0;
+}
+
+/* One accepted connection: the request read (10 s at most: a client that
+ * connects and sends nothing must not hold the server), the ACK, the case,
+ * the answer. A peer of another uid gets nothing and is not read from.
+ * Whether a case ran. */
+static int take(int c, uid_t client_uid, kb_server_main_fn fn)
+{
+    uid_t uid;
+    if (peer_uid(c, &uid) != 0 || uid != client_uid) return 0;
+    const struct timeval limit = {10, 0};
+    (void)setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    request r;
+    if (receive(c, &r) == 0) {
+        char ack = ACK;
+        if (write_all(c, &ack, 1) == 0) {
+            watchdog w;
+            watch_start(&w, c);
+            int32_t rc = serve(&r, fn);
+            watch_stop(&w);
+            (void)write_all(c, &rc, sizeof rc);
+            request_free(&r);
+            return 1;
+        }
+    }
+    request_free(&r);
+    return 0;
+}
+
 int kb_server_run(const char *sock_path, int ready_fd, kb_server_main_fn fn)
 {
+    return kb_server_run_as(sock_path, ready_fd, fn, geteuid());
+}
+
+int kb_server_run_as(const char *sock_path, int ready_fd, kb_server_main_fn fn, uid_t client_uid)
+{
     signal(SIGPIPE, SIG_IGN);
+    /* Only in a private folder (kb_private_dir): what the client checked
+     * before it spawned this server, checked again for `kbench --serve`
+     * started by hand. */
+    char dir[512], lock_path[600];
+    if (snprintf(dir, sizeof dir, "%s", sock_path) >= (int)sizeof dir) return 1;
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return 1;
+    *slash = '\0';
+    kb_err e;
+    if (kb_private_dir(dir, &e) != KB_OK) return 1;
     /* One server per socket, for its whole life: the lock is dropped by the
      * kernel when it exits, however it exits. A second one waits, then finds
      * the socket alive and leaves. */
-    char lock_path[600];
     snprintf(lock_path, sizeof lock_path, "%s.lock", sock_path);
-    int lk = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    const int lk = kb_open_shared(lock_path, O_RDWR | O_CREAT, 0600, NULL, &e);
     if (lk < 0) return 1;
-    struct flock fl;
-    memset(&fl, 0, sizeof fl);
-    fl.l_type = F_WRLCK;
-    fl.l_whence = SEEK_SET;
-    if (fcntl(lk, F_SETLKW, &fl) != 0) return 1;
+    int locked;
+    while ((locked = flock(lk, LOCK_EX)) != 0 && errno == EINTR) {
+    }
+    if (locked != 0) return 1;
     int alive = connect_to(sock_path);
     if (alive >= 0) { /* cannot happen while we hold the lock, but be sure */
         close(alive);
@@ -414,20 +583,12 @@ int kb_server_run(const char *sock_path, int ready_fd, kb_server_main_fn fn)
         int pr = poll(&p, 1, KB_SERVER_IDLE_S * 1000);
         if (pr < 0 && errno == EINTR) continue;
         if (pr <= 0) break; /* idle: leave */
-        int c = accept(ls, NULL, NULL);
+        int c = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
         if (c < 0) continue;
-        request r;
-        if (receive(c, &r) == 0) {
-            char ack = ACK;
-            if (write_all(c, &ack, 1) == 0) {
-                int32_t rc = serve(&r, fn);
-                (void)write_all(c, &rc, sizeof rc);
-            }
-        }
-        request_free(&r);
+        const int ran = take(c, client_uid, fn);
         close(c);
         /* A case that left a CUDA error behind poisons the context. */
-        if (cudaDeviceSynchronize() != cudaSuccess || cudaGetLastError() != cudaSuccess)
+        if (ran && (cudaDeviceSynchronize() != cudaSuccess || cudaGetLastError() != cudaSuccess))
             healthy = 0;
     }
     /* New clients must not find us any more; those already queued are told

@@ -360,30 +360,22 @@ kb_status kb_tune_cache_store(const char *path, const kb_tune_key *k, const char
 
     /* Serialise concurrent writers (parallel ctest runs of --tune) so that no
      * one's entry is lost between read and rename. */
-    char lock_path[4200];
-    snprintf(lock_path, sizeof lock_path, "%s.lock", path);
-    int lock_fd = open(lock_path, O_RDWR | O_CREAT, 0666);
-    if (lock_fd < 0)
-        return KB_FAIL(e, KB_ERR_IO, "cannot open %s: %s", lock_path, strerror(errno));
-    struct flock fl;
-    memset(&fl, 0, sizeof fl);
-    fl.l_type = F_WRLCK;
-    fl.l_whence = SEEK_SET;
-    while (fcntl(lock_fd, F_SETLKW, &fl) != 0) {
-        if (errno != EINTR) {
-            int err = errno;
-            close(lock_fd);
-            return KB_FAIL(e, KB_ERR_IO, "cannot lock %s: %s", lock_path, strerror(err));
-        }
-    }
-
+    const int lock = kb_lock_parent(path, e);
+    if (lock < 0) return KB_ERR_IO;
     kb_status st;
-    merge_ctx m = {fopen(path, "r"), path, k, new_line};
-    if (!m.src && errno != ENOENT)
-        st = KB_FAIL(e, KB_ERR_IO, "cannot read tuning cache %s: %s", path, strerror(errno));
+    kb_err why = {{0}};
+    const int fd = kb_open_shared(path, O_RDONLY, 0, NULL, &why);
+    const int absent = fd < 0 && errno == ENOENT;
+    merge_ctx m = {fd >= 0 ? fdopen(fd, "r") : NULL, path, k, new_line};
+    if (fd >= 0 && !m.src) {
+        close(fd);
+        KB_FAIL(&why, KB_ERR_NOMEM, "%s: out of host memory", path);
+    }
+    if (!m.src && !absent)
+        st = KB_FAIL(e, KB_ERR_IO, "cannot read tuning cache %s", kb_err_text(&why));
     else /* the merged file replaces the cache as the baselines do: temp, fsync, rename */
         st = kb_atomic_write(path, write_merged, &m, e);
     if (m.src) fclose(m.src);
-    close(lock_fd); /* releases the lock */
+    kb_unlock(lock);
     return st;
 }

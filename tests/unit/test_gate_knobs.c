@@ -135,6 +135,28 @@ START_TEST(knob_backends_checked)
 }
 END_TEST
 
+/* KBENCH_TEST_FAULT: <backend>:hang or <backend>:illegal_address; anything
+ * else refused, naming the variable. */
+START_TEST(knob_fault_parsed)
+{
+    kb_knobs k;
+    kb_err e;
+    memset(&k, 0, sizeof k);
+    ck_assert_int_eq(kb_knobs_parse_fault(NULL, &k, &e), KB_OK);
+    ck_assert_int_eq(k.fault, KB_FAULT_NONE);
+    ck_assert_int_eq(kb_knobs_parse_fault("fused:hang", &k, &e), KB_OK);
+    ck_assert_int_eq(k.fault, KB_FAULT_HANG);
+    ck_assert_str_eq(k.fault_backend, "fused");
+    ck_assert_int_eq(kb_knobs_parse_fault("eager:illegal_address", &k, &e), KB_OK);
+    ck_assert_int_eq(k.fault, KB_FAULT_ILLEGAL_ADDRESS);
+    ck_assert_int_eq(kb_knobs_parse_fault("fused:crash", &k, &e), KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "KBENCH_TEST_FAULT") && strstr(e.msg, "'crash'"), "%s", e.msg);
+    ck_assert_int_eq(kb_knobs_parse_fault("nosuch:hang", &k, &e), KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "unknown backend 'nosuch'"), "%s", e.msg);
+    ck_assert_int_eq(kb_knobs_parse_fault("hang", &k, &e), KB_ERR_ARG);
+}
+END_TEST
+
 /* ---- the knobs as a decorator of a kb_impl (knob_impl.c) ---- */
 typedef struct {
     int runs;
@@ -211,14 +233,17 @@ START_TEST(knobbed_off_is_the_backend)
     }
     /* Each knob only where its use is: perturbation on the checked run,
      * extra bytes and time on the timed runs, the split on timed and traced. */
-    const struct {
+    struct {
         kb_knobs k;
         int wraps[3];
     } where[] = {
         {knobs(NULL, NULL, "tuned:scale:0.1", NULL), {1, 0, 0}},
         {knobs("tuned:0.5", NULL, NULL, NULL), {0, 1, 0}},
         {knobs(NULL, NULL, NULL, "tuned"), {0, 1, 1}},
+        {knobs(NULL, NULL, NULL, NULL), {1, 0, 0}}, /* KBENCH_TEST_FAULT, set below */
     };
+    kb_err fe;
+    ck_assert_int_eq(kb_knobs_parse_fault("tuned:hang", &where[3].k, &fe), KB_OK);
     for (size_t j = 0; j < sizeof where / sizeof where[0]; j++)
         for (size_t i = 0; i < 3; i++) {
             if (i == 1 && where[j].k.extra_fraction > 0) continue; /* allocates: below */
@@ -336,6 +361,7 @@ Suite *kb_suite_gate_knobs(void)
     tcase_add_test(t, knobs_parse);
     tcase_add_test(t, knobs_parse_extra_time);
     tcase_add_test(t, knob_backends_checked);
+    tcase_add_test(t, knob_fault_parsed);
     suite_add_tcase(s, t);
     TCase *k = tcase_create("knobbed");
     tcase_add_test(k, knobbed_off_is_the_backend);

@@ -33,9 +33,14 @@ START_TEST(case_runs_in_the_server_with_the_clients_world)
     ck_assert_int_gt(n, 0);
     exe[n] = '\0';
     kbt_tmpdir(dir);
-    setenv("KBENCH_LOCK_DIR", dir, 1); /* a private socket folder */
-    ck_assert_int_eq(kb_server_socket_path(exe, 7, path, sizeof path), 0);
-    ck_assert_ptr_nonnull(strstr(path, dir));
+    setenv("KBENCH_LOCK_DIR", dir, 1); /* the socket folder is made in it */
+    unsetenv("XDG_RUNTIME_DIR");
+    char rundir[512];
+    kb_err ke = {{0}};
+    ck_assert_msg(kb_runtime_dir(rundir, sizeof rundir, &ke) == KB_OK, "%s", ke.msg);
+    ck_assert_ptr_nonnull(strstr(rundir, dir));
+    ck_assert_int_eq(kb_server_socket_path(rundir, exe, 7, path, sizeof path), 0);
+    ck_assert_ptr_nonnull(strstr(path, rundir));
 
     pid_t srv = fork();
     ck_assert_int_ge(srv, 0);
@@ -123,6 +128,8 @@ START_TEST(unusable_settings_run_in_process_at_once)
     expect_in_process("KBENCH_LOCK_DIR", file);
     expect_in_process("KBENCH_SERVER", "nope");
     expect_in_process("KBENCH_SERVER", "OFF");
+    *strrchr(file, '/') = '\0';
+    kbt_rm_rf(file);
 }
 END_TEST
 
@@ -133,14 +140,21 @@ START_TEST(socket_names_differ_by_gpu_and_visible_devices)
     ck_assert_int_gt(n, 0);
     exe[n] = '\0';
     unsetenv("CUDA_VISIBLE_DEVICES");
-    ck_assert_int_eq(kb_server_socket_path(exe, 0, a, sizeof a), 0);
-    ck_assert_int_eq(kb_server_socket_path(exe, 1, b, sizeof b), 0);
+    ck_assert_int_eq(kb_server_socket_path("/run/d", exe, 0, a, sizeof a), 0);
+    ck_assert_int_eq(kb_server_socket_path("/run/d", exe, 1, b, sizeof b), 0);
     setenv("CUDA_VISIBLE_DEVICES", "1,0", 1);
-    ck_assert_int_eq(kb_server_socket_path(exe, 0, c, sizeof c), 0);
+    ck_assert_int_eq(kb_server_socket_path("/run/d", exe, 0, c, sizeof c), 0);
     unsetenv("CUDA_VISIBLE_DEVICES");
     ck_assert_str_ne(a, b);
     ck_assert_str_ne(a, c);
-    ck_assert_int_eq(kb_server_socket_path("/nonexistent/kbench", 0, a, sizeof a), -1);
+    ck_assert_int_eq(strncmp(a, "/run/d/srv-", 11), 0);
+    ck_assert_int_eq(kb_server_socket_path("/run/d", "/nonexistent/kbench", 0, a, sizeof a), -1);
+    /* a folder whose socket names would not fit a Unix socket address */
+    char deep[200];
+    memset(deep, 'd', sizeof deep - 1);
+    deep[0] = '/';
+    deep[sizeof deep - 1] = '\0';
+    ck_assert_int_eq(kb_server_socket_path(deep, exe, 0, a, sizeof a), -1);
 }
 END_TEST
 
