@@ -276,6 +276,21 @@ START_TEST(setup_fails_when_heuristic_cannot_run)
 }
 END_TEST
 
+/* The search measures only through the measurer it is handed: none handed,
+ * a clear refusal before any GPU work. */
+START_TEST(setup_tune_needs_a_measurer)
+{
+    kb_setup_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.gpu_name = "NVIDIA H200";
+    ctx.tune = 1;
+    char buf[512];
+    kb_err e = {""};
+    describe_of(&ctx, &prob, KB_ERR_ARG, buf, sizeof buf, &e);
+    ck_assert_msg(strstr(e.msg, "softmax_forward: tuning without a measurer"), "%s", e.msg);
+}
+END_TEST
+
 START_TEST(setup_chooses_custom_cache_heuristic)
 {
     make_tmpdir();
@@ -433,6 +448,7 @@ Suite *kb_suite_tuner_cache(void)
     tcase_add_test(tc, setup_chooses_custom_cache_heuristic);
     tcase_add_test(tc, cache_bom_and_blanks_are_not_the_key);
     tcase_add_test(tc, setup_fails_when_heuristic_cannot_run);
+    tcase_add_test(tc, setup_tune_needs_a_measurer);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("committed");
