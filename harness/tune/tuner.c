@@ -32,13 +32,6 @@ typedef struct {
     char note[160];   /* why the heuristic replaced a cache entry, or "" */
 } tuned_state;
 
-static void sanitize_gpu(const char *name, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s", name && *name ? name : "unknown GPU");
-    for (char *c = buf; *c; c++)
-        if (*c == '|' || *c == '\n' || *c == '\r') *c = '_';
-}
-
 typedef struct {
     const kb_tune_space *sp;
     const kb_problem *p;
@@ -277,7 +270,7 @@ kb_status kb_tuned_setup(const kb_tune_space *sp, const kb_problem *p, const kb_
     }
 
     char gpu[256], bucket[64];
-    sanitize_gpu(ctx->gpu_name, gpu, sizeof gpu);
+    kb_tune_key_gpu(ctx->gpu_name, gpu, sizeof gpu);
     kb_tune_bucket(p->dtype, p->M, p->N, bucket, sizeof bucket);
     const kb_tune_key k = {gpu, sp->op, kb_dtype_name(p->dtype), bucket};
     if (ctx->tune) {

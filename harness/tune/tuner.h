@@ -60,10 +60,13 @@ void kb_tune_format(const kb_tune_space *sp, const kb_tune_cfg *c, char *buf, si
 /* kb_tune_bucket (the shape bucket of a cache key): tunekey.h. */
 
 /* One cache entry's key. Fields must not contain '|' or line breaks (the GPU
- * name is sanitised by kb_tuned_setup). */
+ * name passes through kb_tune_key_gpu). */
 typedef struct {
     const char *gpu, *op, *dtype, *bucket;
 } kb_tune_key;
+/* The key's GPU field for a device name (NULL or "": "unknown GPU"): '|'
+ * and line breaks become '_'. */
+void kb_tune_key_gpu(const char *name, char *buf, size_t len);
 
 /* Look k up in the cache file at path. A missing file is not an error
  * (*found = 0); a malformed line is KB_ERR_PARSE naming path:line. The last

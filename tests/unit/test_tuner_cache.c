@@ -291,6 +291,19 @@ START_TEST(setup_tune_needs_a_measurer)
 }
 END_TEST
 
+/* A cache key's GPU field: the device name, never a field separator. */
+START_TEST(key_gpu_field)
+{
+    char buf[64];
+    kb_tune_key_gpu("NVIDIA H200|x\ny\rz", buf, sizeof buf);
+    ck_assert_str_eq(buf, "NVIDIA H200_x_y_z");
+    kb_tune_key_gpu(NULL, buf, sizeof buf);
+    ck_assert_str_eq(buf, "unknown GPU");
+    kb_tune_key_gpu("", buf, sizeof buf);
+    ck_assert_str_eq(buf, "unknown GPU");
+}
+END_TEST
+
 START_TEST(setup_chooses_custom_cache_heuristic)
 {
     make_tmpdir();
@@ -449,6 +462,7 @@ Suite *kb_suite_tuner_cache(void)
     tcase_add_test(tc, cache_bom_and_blanks_are_not_the_key);
     tcase_add_test(tc, setup_fails_when_heuristic_cannot_run);
     tcase_add_test(tc, setup_tune_needs_a_measurer);
+    tcase_add_test(tc, key_gpu_field);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("committed");
