@@ -166,7 +166,7 @@ static void bench(FILE *f, const kb_bench_info *bi)
     fprintf(f, ", \"direction\": \"%s\",\n     \"backends\": ",
             bi->backward ? "backward" : "forward");
     for (int be = 0; be < KB_NUM_BACKENDS; be++)
-        if (bi->impls[be]) names[n++] = kb_backend_name(be);
+        if (kb_impl_at(bi->id, be)) names[n++] = kb_backend_name(be);
     string_list(f, names, n);
     fputs(",\n     ", f);
     tensors(f, bi);

@@ -164,6 +164,8 @@ typedef struct {
     size_t workspace_bytes;
 } kb_tensors;
 
+struct kb_tune_measurer; /* tuner.h */
+
 /* What setup may look at besides the problem. */
 typedef struct {
     int device;                 /* CUDA ordinal the case runs on            */
@@ -176,6 +178,8 @@ typedef struct {
     int tune;                   /* tuned backend: run the search now        */
     const char *plan_dir;       /* where a backend may keep built plans
                                  * (kb_plan_cache_dir), or NULL: none       */
+    const struct kb_tune_measurer *measurer; /* tuned backend with tune: how
+                                 * candidates are checked and timed (tuner.h) */
 } kb_setup_ctx;
 
 /* A backend's implementation of one benchmark.

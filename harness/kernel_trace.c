@@ -299,11 +299,21 @@ kb_status kb_trace_call(kb_tracer *t, kb_timed_fn fn, void *arg, cudaStream_t s,
 }
 
 /* ---- names ---------------------------------------------------------------------- */
-/* The C++ runtime's demangler, when the program links libstdc++ (kbench does,
- * for its CUDA objects); weak, so a program without it still links and gets
- * the plain parse below. */
-extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status)
-    __attribute__((weak));
+/* The C++ runtime's demangler, looked up in the running program (kbench
+ * links libstdc++ for its CUDA objects) rather than referenced: this file
+ * links no C++ library, and a program without one gets the plain parse
+ * below. NULL when absent. */
+typedef char *(*demangle_fn)(const char *mangled, char *out, size_t *len, int *status);
+static demangle_fn find_demangler(void)
+{
+    demangle_fn fn = NULL;
+    void *self = dlopen(NULL, RTLD_LAZY);
+    if (!self) return NULL;
+    void *sym = dlsym(self, "__cxa_demangle");
+    memcpy(&fn, &sym, sizeof sym);
+    dlclose(self);
+    return fn;
+}
 
 static void erase_all(char *s, const char *what)
 {
@@ -367,7 +377,8 @@ void kb_kernel_short_name(const char *mangled, char *buf, size_t len)
         snprintf(tmp, sizeof tmp, "%s", mangled);
     } else {
         int status = -1;
-        char *d = __cxa_demangle ? __cxa_demangle(mangled, NULL, NULL, &status) : NULL;
+        const demangle_fn demangle = find_demangler();
+        char *d = demangle ? demangle(mangled, NULL, NULL, &status) : NULL;
         if (d && status == 0) {
             snprintf(tmp, sizeof tmp, "%s", d);
             strip_signature(tmp);

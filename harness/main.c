@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backends.h"
 #include "cli.h"
 #include "describe.h"
 #include "envinfo.h"
@@ -290,6 +291,12 @@ static int kb_main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* Before anything reads the registry: option parsing checks backends. */
+    kb_err re = {{0}};
+    if (kb_kernels_register(&re) != KB_OK) {
+        fprintf(stderr, "kbench: %s\n", kb_err_text(&re));
+        return 1;
+    }
     if ((argc == 3 || argc == 4) && strcmp(argv[1], "--serve") == 0)
         return kb_server_run(argv[2], argc == 4 ? atoi(argv[3]) : -1, kb_main);
     /* A CTest case goes to the GPU's server when one can be used; options

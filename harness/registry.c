@@ -13,33 +13,17 @@
 #define SWEEP_NORM 15
 
 /* ---- backends ------------------------------------------------------------
- * Each kernels/<op>/<backend> file defines kb_<op>_<backend>_{fwd,bwd}. The
- * references are weak so that a build without a backend (cuDNN switched off
- * at configure time) links and simply does not register it. The kernel
- * objects are linked as objects, not from an archive, so weak references
- * still resolve to them when they are built. */
+ * The registry knows no backend by itself: the program registers those it
+ * links at start-up (kb_register; kernels/backends.c lists them), so a build
+ * without one (cuDNN switched off at configure time) simply never registers
+ * it. */
 /* cublaslt_epilogue: the activation fused into the GEMM by cuBLASLt's
  * epilogue (mlp; kernels/mlp/). */
 static const char *const backend_names[KB_NUM_BACKENDS] = {"eager", "fused", "tuned", "cudnn",
                                                            "cublaslt_epilogue"};
-#define KB_DECLARE(op, be)                                                    \
-    extern const kb_impl kb_##op##_##be##_fwd __attribute__((weak));         \
-    extern const kb_impl kb_##op##_##be##_bwd __attribute__((weak));
-#define KB_DECLARE_OP(op)                                                     \
-    KB_DECLARE(op, eager) KB_DECLARE(op, fused) KB_DECLARE(op, tuned) KB_DECLARE(op, cudnn) \
-    KB_DECLARE(op, cublaslt_epilogue)
-KB_DECLARE_OP(cross_entropy)
-KB_DECLARE_OP(softmax)
-KB_DECLARE_OP(rmsnorm)
-KB_DECLARE_OP(layernorm)
-KB_DECLARE_OP(geglu)
-KB_DECLARE_OP(swiglu)
-KB_DECLARE_OP(mlp)
-KB_DECLARE_OP(mlp_swiglu)
-/* One op direction's backends, in backend_names' order. */
-#define KB_IMPLS(op, dir)                                                     \
-    {&kb_##op##_eager_##dir, &kb_##op##_fused_##dir, &kb_##op##_tuned_##dir,  \
-     &kb_##op##_cudnn_##dir, &kb_##op##_cublaslt_epilogue_##dir}
+/* Each benchmark's implementation by each backend (NULL: not registered),
+ * in backend_names' order: filled once at start-up, then only read. */
+static const kb_impl *registered[KB_NUM_BENCH][KB_NUM_BACKENDS];
 
 #define IN(k) (1u << (k))
 /* Logits (cross entropy, softmax) and normalised activations take different
@@ -88,7 +72,7 @@ static const kb_shape_lists mlp_shapes = {{mlp_default, mlp_odd, NULL, NULL},
         .fam = FAM, .tensors = KB_T_X | KB_T_WTS, .ref_reads = KB_T_X | KB_T_WTS,         \
         .out_per_row = 0, .bytes = {.mn = 2, .nk = 3}, .inputs = 1u << KB_INPUTS_RANDN,   \
         .sweep = (int)COUNT(mlp_default), .shapes = &mlp_shapes, .scale = KB_SCALE_GEMM,  \
-        .mutant = KB_MUTANT_NONE, .impls = KB_IMPLS(OP, fwd), .dims = 3, .flops_mnk = 6}
+        .mutant = KB_MUTANT_NONE, .dims = 3, .flops_mnk = 6}
 
 /* The op descriptors, one per kb_bench_id. Byte models per SPEC: inputs read
  * and outputs written once, saved statistics, w and dw fp32. */
@@ -99,61 +83,60 @@ static const kb_bench_info benches[KB_NUM_BENCH] = {
         .tensors = KB_T_X | KB_T_TARGET,
         .ref_reads = KB_T_X | KB_T_TARGET,
         .out_per_row = 1, .bytes = {1, 2, 0, 0}, .inputs = LOGIT_KINDS, .sweep = SWEEP_COMMON,
-        .scale = KB_SCALE_LOSS, .mutant = KB_MUTANT_LOSS, .impls = KB_IMPLS(cross_entropy, fwd)},
+        .scale = KB_SCALE_LOSS, .mutant = KB_MUTANT_LOSS},
     /* dx[M,N]: 2MN s + 8M (target) + 4M (dloss) */
     [KB_CE_BWD] = {.id = KB_CE_BWD, .name = "cross_entropy_backward", .family = "cross_entropy",
         .backward = 1, .x_dist = KB_X_LOGITS, .fam = KB_FAM_CROSS_ENTROPY,
         .tensors = KB_T_X | KB_T_TARGET | KB_T_DLOSS | KB_T_LSE,
         .ref_reads = KB_T_X | KB_T_TARGET | KB_T_DLOSS | KB_T_LSE,
         .out_per_row = 0, .bytes = {2, 0, 12, 0}, .inputs = LOGIT_KINDS, .sweep = SWEEP_COMMON,
-        .scale = KB_SCALE_CE_GRAD, .mutant = KB_MUTANT_NONE, .impls = KB_IMPLS(cross_entropy, bwd)},
+        .scale = KB_SCALE_CE_GRAD, .mutant = KB_MUTANT_NONE},
     [KB_SOFTMAX_FWD] = {.id = KB_SOFTMAX_FWD, .name = "softmax_forward", .family = "softmax",
         .backward = 0, .x_dist = KB_X_LOGITS, .fam = KB_FAM_SOFTMAX,
         .tensors = KB_T_X,
         .ref_reads = KB_T_X,
         .out_per_row = 0, .bytes = {2, 0, 0, 0}, .inputs = LOGIT_KINDS, .sweep = SWEEP_COMMON,
-        .scale = KB_SCALE_ABS, .mutant = KB_MUTANT_SOFTMAX, .impls = KB_IMPLS(softmax, fwd)},
+        .scale = KB_SCALE_ABS, .mutant = KB_MUTANT_SOFTMAX},
     /* x is there only for the saved y = softmax(x); the backward reads y */
     [KB_SOFTMAX_BWD] = {.id = KB_SOFTMAX_BWD, .name = "softmax_backward", .family = "softmax",
         .backward = 1, .x_dist = KB_X_LOGITS, .fam = KB_FAM_SOFTMAX,
         .tensors = KB_T_X | KB_T_DY | KB_T_Y,
         .ref_reads = KB_T_DY | KB_T_Y,
         .out_per_row = 0, .bytes = {3, 0, 0, 0}, .inputs = LOGIT_KINDS, .sweep = SWEEP_COMMON,
-        .scale = KB_SCALE_SOFTMAX_GRAD, .mutant = KB_MUTANT_NONE, .impls = KB_IMPLS(softmax, bwd)},
+        .scale = KB_SCALE_SOFTMAX_GRAD, .mutant = KB_MUTANT_NONE},
     [KB_RMSNORM_FWD] = {.id = KB_RMSNORM_FWD, .name = "rmsnorm_forward", .family = "rmsnorm",
         .backward = 0, .x_dist = KB_X_NORM, .fam = KB_FAM_RMSNORM,
         .tensors = KB_T_X | KB_T_W,
         .ref_reads = KB_T_X | KB_T_W,
         .out_per_row = 0, .bytes = {2, 0, 0, 4}, .inputs = NORM_KINDS, .sweep = SWEEP_NORM,
-        .scale = KB_SCALE_ABS, .mutant = KB_MUTANT_RMSNORM, .impls = KB_IMPLS(rmsnorm, fwd)},
+        .scale = KB_SCALE_ABS, .mutant = KB_MUTANT_RMSNORM},
     [KB_RMSNORM_BWD] = {.id = KB_RMSNORM_BWD, .name = "rmsnorm_backward", .family = "rmsnorm",
         .backward = 1, .x_dist = KB_X_NORM, .fam = KB_FAM_RMSNORM,
         .tensors = KB_T_X | KB_T_W | KB_T_DY | KB_T_RSTD | KB_T_DW,
         .ref_reads = KB_T_X | KB_T_W | KB_T_DY | KB_T_RSTD | KB_T_DW,
         .out_per_row = 0, .bytes = {3, 0, 0, 8}, .inputs = NORM_KINDS, .sweep = SWEEP_NORM,
-        .scale = KB_SCALE_NORM_GRAD, .mutant = KB_MUTANT_NONE, .impls = KB_IMPLS(rmsnorm, bwd)},
+        .scale = KB_SCALE_NORM_GRAD, .mutant = KB_MUTANT_NONE},
     [KB_LAYERNORM_FWD] = {.id = KB_LAYERNORM_FWD,
         .name = "layernorm_forward", .family = "layernorm",
         .backward = 0, .x_dist = KB_X_NORM, .fam = KB_FAM_LAYERNORM,
         .tensors = KB_T_X | KB_T_W,
         .ref_reads = KB_T_X | KB_T_W,
         .out_per_row = 0, .bytes = {2, 0, 0, 4}, .inputs = NORM_KINDS, .sweep = SWEEP_NORM,
-        .scale = KB_SCALE_CENTERED, .mutant = KB_MUTANT_LAYERNORM, .impls = KB_IMPLS(layernorm, fwd)},
+        .scale = KB_SCALE_CENTERED, .mutant = KB_MUTANT_LAYERNORM},
     [KB_LAYERNORM_BWD] = {.id = KB_LAYERNORM_BWD,
         .name = "layernorm_backward", .family = "layernorm",
         .backward = 1, .x_dist = KB_X_NORM, .fam = KB_FAM_LAYERNORM,
         .tensors = KB_T_X | KB_T_W | KB_T_DY | KB_T_MEAN | KB_T_RSTD | KB_T_DW,
         .ref_reads = KB_T_X | KB_T_W | KB_T_DY | KB_T_MEAN | KB_T_RSTD | KB_T_DW,
         .out_per_row = 0, .bytes = {3, 0, 0, 8}, .inputs = NORM_KINDS, .sweep = SWEEP_NORM,
-        .scale = KB_SCALE_NORM_GRAD, .mutant = KB_MUTANT_NONE, .impls = KB_IMPLS(layernorm, bwd)},
+        .scale = KB_SCALE_NORM_GRAD, .mutant = KB_MUTANT_NONE},
     /* out = act(x) * up: 2 reads + 1 write of M*N elements */
 #define GLU_FWD(ID, NAME, FAM, OP, SCALE)                                     \
     [ID] = {.id = ID, .name = NAME, .family = "glu", .backward = 0, .x_dist = KB_X_ACT,   \
         .fam = FAM, .tensors = KB_T_X | KB_T_UP, .ref_reads = KB_T_X | KB_T_UP,             \
         .out_per_row = 0, .bytes = {3, 0, 0, 0}, .inputs = GLU_KINDS,                     \
         .sweep = (int)COUNT(glu_default),                                            \
-        .shapes = &glu_shapes, .scale = SCALE, .mutant = KB_MUTANT_NONE,                   \
-        .impls = KB_IMPLS(OP, fwd)}
+        .shapes = &glu_shapes, .scale = SCALE, .mutant = KB_MUTANT_NONE}
     /* dgate = dy * up * act'(x), dup = dy * act(x): 3 reads + 2 writes */
 #define GLU_BWD(ID, NAME, FAM, OP, SCALE)                                     \
     [ID] = {.id = ID, .name = NAME, .family = "glu", .backward = 1, .x_dist = KB_X_ACT,   \
@@ -161,7 +144,7 @@ static const kb_bench_info benches[KB_NUM_BENCH] = {
         .ref_reads = KB_T_X | KB_T_UP | KB_T_DY, .out_per_row = 0, .out_pair = 1,          \
         .bytes = {5, 0, 0, 0}, .inputs = GLU_KINDS, .sweep = (int)COUNT(glu_default),      \
         .shapes = &glu_shapes,                                                       \
-        .scale = SCALE, .mutant = KB_MUTANT_NONE, .impls = KB_IMPLS(OP, bwd)}
+        .scale = SCALE, .mutant = KB_MUTANT_NONE}
     GLU_FWD(KB_GEGLU_FWD, "geglu_forward", KB_FAM_GEGLU, geglu, KB_SCALE_GEGLU),
     GLU_BWD(KB_GEGLU_BWD, "geglu_backward", KB_FAM_GEGLU, geglu, KB_SCALE_GEGLU),
     GLU_FWD(KB_SWIGLU_FWD, "swiglu_forward", KB_FAM_SWIGLU, swiglu, KB_SCALE_SWIGLU),
@@ -320,7 +303,7 @@ int kb_inputs_apply(kb_inputs k, kb_bench_id b)
 
 static const kb_impl *impl_at(int backend, kb_bench_id bench)
 {
-    return benches[bench].impls[backend];
+    return registered[bench][backend];
 }
 
 const char *kb_backend_name(int i)
@@ -340,6 +323,29 @@ const kb_impl *kb_impl_get(kb_bench_id bench, const char *backend)
     int b = kb_backend_index(backend);
     if (b < 0 || (unsigned)bench >= KB_NUM_BENCH) return NULL;
     return impl_at(b, bench);
+}
+
+const kb_impl *kb_impl_at(kb_bench_id bench, int backend)
+{
+    if (backend < 0 || backend >= KB_NUM_BACKENDS || (unsigned)bench >= KB_NUM_BENCH) return NULL;
+    return impl_at(backend, bench);
+}
+
+kb_status kb_register(const kb_impl *impl, kb_err *e)
+{
+    const int be = impl && impl->backend ? kb_backend_index(impl->backend) : -1;
+    if (be < 0)
+        return KB_FAIL(e, KB_ERR_ARG, "registering a backend: unknown backend name '%s'",
+                       impl && impl->backend ? impl->backend : "(none)");
+    if ((unsigned)impl->bench >= KB_NUM_BENCH)
+        return KB_FAIL(e, KB_ERR_ARG, "registering backend %s: benchmark id %d out of range",
+                       impl->backend, (int)impl->bench);
+    const kb_impl **slot = &registered[impl->bench][be];
+    if (*slot && *slot != impl)
+        return KB_FAIL(e, KB_ERR_ARG, "backend %s of %s registered twice", impl->backend,
+                       benches[impl->bench].name);
+    *slot = impl;
+    return KB_OK;
 }
 
 /* ---- cases --------------------------------------------------------------- */

@@ -114,9 +114,6 @@ typedef struct {
     /* Compute-bound ops: flops = flops_mnk * M*N*K; results then carry
      * TFLOP/s and sol_pct is against the measured bf16 GEMM peak. 0: GB/s. */
     double flops_mnk;
-    /* Its implementation by each backend (NULL: not implemented or not
-     * built), in kb_backend_name's order. */
-    const kb_impl *impls[KB_NUM_BACKENDS];
 } kb_bench_info;
 
 /* Shape and element size of each tensor role (kb_tensor_bit, in bit order). */
@@ -183,6 +180,15 @@ int kb_backend_index(const char *name); /* -1 when unknown */
 /* The implementation of bench by backend, or NULL when that backend does
  * not implement it (or was not built). */
 const kb_impl *kb_impl_get(kb_bench_id bench, const char *backend);
+/* The same by backend index (kb_backend_name's order). */
+const kb_impl *kb_impl_at(kb_bench_id bench, int backend);
+/* Registers impl under its benchmark and backend (impl->bench,
+ * impl->backend). The program registers every backend it links at start-up
+ * (kb_kernels_register, kernels/backends.h), before it parses options or
+ * lists a case; the registry knows no backend by itself. Registering the
+ * same impl again is a no-op; KB_ERR_ARG for an unknown backend name or
+ * benchmark, or a slot another impl holds. */
+kb_status kb_register(const kb_impl *impl, kb_err *e);
 
 /* A case as CTest names it: <benchmark>.<backend>.<dtype>.<M>x<N>, and
  * .<inputs> after it for a kind other than randn. */

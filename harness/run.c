@@ -21,6 +21,7 @@
 #include "plancache.h"
 #include "reference.h"
 #include "sol.h"
+#include "tune_measure.h"
 
 #define KB_SEED 0x6b62656e6368ull /* "kbench" */
 
@@ -499,7 +500,8 @@ static void setup_ctx(const kb_session *s, const kb_custom_config *custom, kb_se
                           s->dev.name,
                           /* --compile-mode heuristic: no cache, the heuristic decides */
                           s->o->compile_mode == KB_COMPILE_HEURISTIC ? NULL : s->tune_cache,
-                          custom ? custom->text : NULL, s->o->tune, s->plan_dir};
+                          custom ? custom->text : NULL, s->o->tune, s->plan_dir,
+                          &kb_tune_measure};
 }
 
 /* --prepare: the backend's setup and teardown only, without the GPU lock

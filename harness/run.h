@@ -15,6 +15,8 @@
 #include "rowfile.h"
 #include "timing.h"
 
+#include <stdio.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -77,6 +79,11 @@ void kb_session_close(kb_session *s);
  * The result is appended to s->results and copied to *r. */
 kb_outcome kb_run_case(kb_session *s, const kb_case *c, const kb_custom_config *custom,
                        kb_result *r);
+
+/* GPU reference vs CPU reference on small shapes (every benchmark, dtype;
+ * kbench --self-test, selftest.c); prints one line per check to log.
+ * KB_ERR_ACCURACY on a mismatch. */
+kb_status kb_reference_selftest(FILE *log, kb_err *e);
 
 #ifdef __cplusplus
 }

@@ -55,7 +55,7 @@ void kb_flusher_free(kb_flusher *f);
 /* Enqueues the flush on s. */
 kb_status kb_flush(const kb_flusher *f, cudaStream_t s, kb_err *e);
 
-/* A read-only pass over n 16-byte words (sol_stream.cu): 128-bit loads
+/* A read-only pass over n 16-byte words (stream_read.cu): 128-bit loads
  * XOR-reduced into a value stored to *sink only if the data could never
  * produce it, so no load can be dropped and nothing but loads reach DRAM.
  * The L2 flush and the read-only SOL stream. *grid: blocks of `block`

@@ -38,8 +38,6 @@ double kb_geomean(const double *v, size_t n)
     return geo_value(&a);
 }
 
-int kb_report_timed(const kb_result *x) { return isfinite(x->median_ms) && x->median_ms > 0; }
-
 /* ---- speedups and verdicts ---------------------------------------------- */
 
 /* The reference row of x's shape, through ix (NULL: a scan of rows). */

@@ -15,6 +15,8 @@
 
 /* ---- keys --------------------------------------------------------------- */
 
+int kb_report_timed(const kb_result *x) { return isfinite(x->median_ms) && x->median_ms > 0; }
+
 /* The input kind of a row ("" for randn): kbench writes "inputs=<kind>" at
  * the start of the config column of an input-kind case. Part of the key, so
  * the kinds of one shape stay apart. */

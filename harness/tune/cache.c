@@ -24,6 +24,13 @@
 
 /* ---- keys ------------------------------------------------------------------- */
 
+void kb_tune_key_gpu(const char *name, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", name && *name ? name : "unknown GPU");
+    for (char *c = buf; *c; c++)
+        if (*c == '|' || *c == '\n' || *c == '\r') *c = '_';
+}
+
 static int field_ok(const char *s)
 {
     return s && *s && !strpbrk(s, "|\r\n");
@@ -97,7 +104,8 @@ static const char *bucket_why(const char *bucket, char *why, size_t len)
     return why;
 }
 
-/* NULL when the key can match what kb_tuned_setup looks up; else why not,
+/* NULL when the key can match a key the tuner builds (kb_tune_key_gpu,
+ * kb_tune_bucket); else why not,
  * naming the field, in why. A key that can never match would leave its
  * bucket on the heuristic without a word. */
 static const char *key_why(const kb_tune_key *k, char *why, size_t len)

@@ -1,7 +1,8 @@
 /* The kb_impl glue every tuned kernel file uses: kb_tuned_setup picks a
  * launch configuration (--tuned-config, else the tuning cache, else the
  * kernel's heuristic; with --tune a search whose candidates are checked for
- * accuracy and timed here) and kb_tuned_run launches it. The configuration
+ * accuracy and timed through the measurer it is handed, kb_setup_ctx.measurer)
+ * and kb_tuned_run launches it. The configuration
  * texts are in config.c, the cache file in cache.c, the search in search.c. */
 #include "tune_int.h"
 #include "cli.h"
@@ -13,11 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "accuracy.h"
-#include "buffers.h"
-#include "reference.h"
 #include "registry.h"
-#include "timing.h"
 
 /* Candidates timed per search (~20-60 ms each): the one-step descent and
  * end probes converge in 20-40, the all-directions check takes the rest.
@@ -35,22 +32,15 @@ typedef struct {
     char note[160];   /* why the heuristic replaced a cache entry, or "" */
 } tuned_state;
 
-static void sanitize_gpu(const char *name, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s", name && *name ? name : "unknown GPU");
-    for (char *c = buf; *c; c++)
-        if (*c == '|' || *c == '\n' || *c == '\r') *c = '_';
-}
-
 typedef struct {
     const kb_tune_space *sp;
     const kb_problem *p;
     const kb_setup_ctx *ctx;
-    kb_buffers *b;
-    void *extra_ws; /* grown when a candidate needs more than b's workspace */
+    const kb_tune_measurer *m;
+    kb_tune_bench *b;
+    kb_tensors t;   /* the measurer's tensors, as a case run would see them */
+    void *extra_ws; /* grown when a candidate needs more than t's workspace */
     size_t extra_bytes;
-    kb_flusher *fl;
-    kb_timing_opts opts;
     cudaStream_t s;
 } timing_arg;
 
@@ -69,18 +59,11 @@ static kb_status launch_once(void *arg, cudaStream_t s, kb_err *e)
 static kb_status check_candidate(const timing_arg *ta, const kb_tune_cfg *c, kb_err *e)
 {
     const kb_problem *p = ta->p;
-    const kb_tol tol = kb_tol_default(p->dtype);
-    kb_accuracy acc;
     char what[160], cfg[256];
-    const char *label = "output";
-    KB_TRY(kb_check_output(ta->b, tol, ta->s, &acc, e));
-    if (!acc.mismatches && ta->b->t.dw) {
-        label = "dw";
-        KB_TRY(kb_check_dw(ta->b, tol, ta->s, &acc, e));
-    }
-    if (!acc.mismatches) return KB_OK;
+    int bad = 0;
+    KB_TRY(ta->m->check(ta->b, ta->s, &bad, what, sizeof what, e));
+    if (!bad) return KB_OK;
     kb_tune_format(ta->sp, c, cfg, sizeof cfg);
-    kb_accuracy_describe(&acc, kb_out_cols(p), label, what, sizeof what);
     return KB_FAIL(e, KB_ERR_ACCURACY, "tuning %s %s %lldx%lld: candidate %s is wrong: %s",
                    ta->sp->op, kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, cfg,
                    what);
@@ -89,14 +72,14 @@ static kb_status check_candidate(const timing_arg *ta, const kb_tune_cfg *c, kb_
 static kb_status time_candidate(void *arg, const kb_tune_cfg *c, double *cost, kb_err *e)
 {
     timing_arg *ta = (timing_arg *)arg;
-    launch_arg la = {ta, ta->b->t, c};
+    launch_arg la = {ta, ta->t, c};
     size_t ws = ta->sp->workspace ? ta->sp->workspace(ta->p, ta->ctx, c) : 0;
     /* The candidate sees the workspace a case run with it would have, not
      * the start's: a launch may size its grid by the workspace (the norm
      * backward's slots), and a larger one here would time a launch no real
      * run makes. */
-    if (ws <= ta->b->t.workspace_bytes) la.t.workspace_bytes = ws;
-    if (ws > ta->b->t.workspace_bytes) {
+    if (ws <= ta->t.workspace_bytes) la.t.workspace_bytes = ws;
+    if (ws > ta->t.workspace_bytes) {
         if (ws > ta->extra_bytes) {
             if (ta->extra_ws) KB_CUDA(e, cudaFree(ta->extra_ws));
             ta->extra_ws = NULL;
@@ -113,7 +96,7 @@ static kb_status time_candidate(void *arg, const kb_tune_cfg *c, double *cost, k
     }
     /* A launch the hardware refuses (too many registers for the block, an
      * unschedulable cluster) is a bad candidate, not a failed search. */
-    KB_TRY(kb_buffers_poison(ta->b, ta->s, e));
+    KB_TRY(ta->m->poison(ta->b, ta->s, e));
     kb_err le;
     kb_status st = ta->sp->launch(ta->p, &la.t, c, ta->s, &le);
     if (st != KB_OK) {
@@ -128,39 +111,22 @@ static kb_status time_candidate(void *arg, const kb_tune_cfg *c, double *cost, k
     /* A configuration that computes wrong results is a kernel bug: stop and
      * say which one, rather than time it (or silently skip it). */
     KB_TRY(check_candidate(ta, c, e));
-    kb_timing tm;
-    KB_TRY(kb_time_fn(launch_once, &la, &ta->opts, ta->fl, ta->s, &tm, e));
-    *cost = tm.median_ms;
-    return KB_OK;
+    return ta->m->time(ta->b, launch_once, &la, ta->s, cost, e);
 }
 
 static kb_status run_search(const kb_tune_space *sp, const kb_problem *p,
                             const kb_setup_ctx *ctx, const kb_tune_cfg *start, kb_tune_cfg *best,
                             double *gbps, kb_err *e)
 {
-    size_t ws = sp->workspace ? sp->workspace(p, ctx, start) : 0;
-    kb_buffers b;
-    memset(&b, 0, sizeof b);
-    kb_status rc = kb_buffers_alloc(p, ws, &b, e);
-    if (rc == KB_ERR_DEVMEM) return KB_ERR_UNSUPPORTED; /* the case itself will not fit */
-    if (rc != KB_OK) return rc;
+    if (!ctx->measurer)
+        return KB_FAIL(e, KB_ERR_ARG, "%s: tuning without a measurer (kb_setup_ctx.measurer)",
+                       sp->op);
     timing_arg ta;
     memset(&ta, 0, sizeof ta);
     ta.sp = sp;
     ta.p = p;
     ta.ctx = ctx;
-    ta.b = &b;
-    kb_flusher fl = {0};
-    ta.fl = &fl;
-    kb_timing_defaults(&ta.opts);
-    /* Ranking candidates needs less precision than a reported result, and a
-     * whole sweep has to tune in minutes: ~0.1 s per candidate at most. */
-    ta.opts.warmup = 2;
-    ta.opts.min_samples = 10;
-    ta.opts.max_samples = 200;
-    ta.opts.min_ms = 2;
-    ta.opts.max_ms = 100;
-    ta.opts.target_rel_err = 0.01;
+    ta.m = ctx->measurer;
 
     kb_status st = KB_OK;
     double ms = INFINITY;
@@ -179,8 +145,11 @@ static kb_status run_search(const kb_tune_space *sp, const kb_problem *p,
         st = KB_FAIL(e, KB_ERR_CUDA, "%s: cudaStreamCreate: %s", sp->op, cudaGetErrorString(crc));
         ta.s = NULL;
     }
-    if (st == KB_OK) st = kb_flusher_init(&fl, e);
-    if (st == KB_OK) st = kb_buffers_prepare(&b, 1234, ta.s, e);
+    if (st == KB_OK) {
+        const size_t ws = sp->workspace ? sp->workspace(p, ctx, start) : 0;
+        st = ta.m->open(ta.m->arg, p, ws, ta.s, &ta.b, &ta.t, e);
+        if (st == KB_ERR_DEVMEM) st = KB_ERR_UNSUPPORTED; /* the case itself will not fit */
+    }
     int evals = 0;
     const double t0 = kb_mono_s();
     if (st == KB_OK)
@@ -213,8 +182,7 @@ static kb_status run_search(const kb_tune_space *sp, const kb_problem *p,
     }
     if (st == KB_OK) *gbps = kb_bytes_moved(p) / (ms * 1e-3) / 1e9;
     if (ta.extra_ws) cudaFree(ta.extra_ws);
-    kb_flusher_free(&fl);
-    kb_buffers_free(&b);
+    if (ta.b) ta.m->close(ta.b);
     if (ta.s) cudaStreamDestroy(ta.s);
     return st;
 }
@@ -302,7 +270,7 @@ kb_status kb_tuned_setup(const kb_tune_space *sp, const kb_problem *p, const kb_
     }
 
     char gpu[256], bucket[64];
-    sanitize_gpu(ctx->gpu_name, gpu, sizeof gpu);
+    kb_tune_key_gpu(ctx->gpu_name, gpu, sizeof gpu);
     kb_tune_bucket(p->dtype, p->M, p->N, bucket, sizeof bucket);
     const kb_tune_key k = {gpu, sp->op, kb_dtype_name(p->dtype), bucket};
     if (ctx->tune) {

@@ -60,10 +60,13 @@ void kb_tune_format(const kb_tune_space *sp, const kb_tune_cfg *c, char *buf, si
 /* kb_tune_bucket (the shape bucket of a cache key): tunekey.h. */
 
 /* One cache entry's key. Fields must not contain '|' or line breaks (the GPU
- * name is sanitised by kb_tuned_setup). */
+ * name passes through kb_tune_key_gpu). */
 typedef struct {
     const char *gpu, *op, *dtype, *bucket;
 } kb_tune_key;
+/* The key's GPU field for a device name (NULL or "": "unknown GPU"): '|'
+ * and line breaks become '_'. */
+void kb_tune_key_gpu(const char *name, char *buf, size_t len);
 
 /* Look k up in the cache file at path. A missing file is not an error
  * (*found = 0); a malformed line is KB_ERR_PARSE naming path:line. The last
@@ -92,6 +95,32 @@ kb_status kb_tune_cache_store(const char *path, const kb_tune_key *k, const char
  * Set *cost to INFINITY for a candidate that cannot run; a status other than
  * KB_OK aborts the search. */
 typedef kb_status (*kb_tune_cost_fn)(void *arg, const kb_tune_cfg *c, double *cost, kb_err *e);
+
+/* How the search checks and times a candidate. The tuner is handed one
+ * (kb_setup_ctx.measurer) by the layer that runs cases, which owns the case
+ * buffers, the reference and the timer (harness/tune_measure.c): the tuner
+ * calls down only, never into the harness. */
+typedef struct kb_tune_bench kb_tune_bench; /* one problem's buffers, the measurer's */
+typedef kb_status (*kb_tune_launch_fn)(void *arg, cudaStream_t s, kb_err *e);
+typedef struct kb_tune_measurer {
+    void *arg; /* handed to open */
+    /* p's tensors with workspace_bytes of workspace, its inputs filled and
+     * its reference computed on s: *b, and in *t the tensors a launch takes.
+     * KB_ERR_DEVMEM when p does not fit (nothing is left allocated). */
+    kb_status (*open)(void *arg, const kb_problem *p, size_t workspace_bytes, cudaStream_t s,
+                      kb_tune_bench **b, kb_tensors *t, kb_err *e);
+    /* Fills b's outputs so that an element a launch does not write fails the check. */
+    kb_status (*poison)(kb_tune_bench *b, cudaStream_t s, kb_err *e);
+    /* The outputs against the reference at p's default tolerance: *bad 0
+     * when they pass, else 1 and what says what is wrong. */
+    kb_status (*check)(kb_tune_bench *b, cudaStream_t s, int *bad, char *what, size_t len,
+                       kb_err *e);
+    /* Median milliseconds of fn(arg) on s, timed as cases are (L2 flushed
+     * before each sample) to the precision ranking candidates needs. */
+    kb_status (*time)(kb_tune_bench *b, kb_tune_launch_fn fn, void *arg, cudaStream_t s,
+                      double *median_ms, kb_err *e);
+    void (*close)(kb_tune_bench *b);
+} kb_tune_measurer;
 
 /* Configurations that move two or more parameters of c at once, each by
  * one step (to its nearest choice below or above): the 3^n - 1 neighbours
@@ -125,7 +154,8 @@ kb_status kb_tune_search(const kb_tune_space *sp, const kb_problem *p, const kb_
  * ctx->custom_config if given, else the cache entry for (GPU, op, dtype,
  * bucket: N and M classes, tunekey.h) in ctx->tune_cache, else the
  * heuristic; with ctx->tune it first runs the search and stores the winner
- * in the cache. An entry naming a key or value this build does not have
+ * in the cache (the search measures through ctx->measurer: KB_ERR_ARG
+ * without one). An entry naming a key or value this build does not have
  * runs the heuristic, the note saying so; one whose keys are all known but
  * incomplete is KB_ERR_PARSE naming path:line (with ctx->tune: the search
  * starts from the heuristic and replaces it). */

@@ -85,10 +85,6 @@ kb_status kb_ref_gpu_gold(kb_buffers *b, cudaStream_t s, kb_err *e);
  * poison, guards) do not depend on the reference that fills them. */
 kb_status kb_buffers_prepare(kb_buffers *b, uint64_t seed, cudaStream_t s, kb_err *e);
 
-/* GPU reference vs CPU reference on small shapes (every benchmark, dtype);
- * prints one line per check to log. KB_ERR_ACCURACY on a mismatch. */
-kb_status kb_reference_selftest(FILE *log, kb_err *e);
-
 #ifdef __cplusplus
 }
 #endif

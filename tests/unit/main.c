@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "unit.h"
+#ifdef KB_UNIT_CORE
+#include "backends.h"
+#endif
 
 static const struct {
     const char *name;
@@ -37,6 +40,14 @@ static const struct {
 int main(int argc, char **argv)
 {
     const char *want = argc > 1 ? argv[1] : NULL;
+#ifdef KB_UNIT_CORE
+    /* The suites of kbench_unit_core see the registry kbench sees. */
+    kb_err re = {{0}};
+    if (kb_kernels_register(&re) != KB_OK) {
+        fprintf(stderr, "kbench_unit_core: %s\n", kb_err_text(&re));
+        return 1;
+    }
+#endif
     SRunner *sr = NULL;
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) {
         if (want && strcmp(want, suites[i].name) != 0) continue;

@@ -237,7 +237,7 @@ START_TEST(test_table)
         ck_assert_int_eq(!!(bi->tensors & KB_T_DW), bi->scale == KB_SCALE_NORM_GRAD);
         /* Each backend slot holds that op direction's implementation. */
         for (int be = 0; be < KB_NUM_BACKENDS; be++) {
-            const kb_impl *impl = bi->impls[be];
+            const kb_impl *impl = kb_impl_at((kb_bench_id)b, be);
             ck_assert_ptr_eq(kb_impl_get((kb_bench_id)b, kb_backend_name(be)), impl);
             if (impl) {
                 ck_assert_int_eq(impl->bench, b);

@@ -40,6 +40,29 @@ START_TEST(impls_match_their_slot)
 }
 END_TEST
 
+/* kb_register: the same impl again changes nothing; another one in a held
+ * slot, an unknown backend name or benchmark id is refused, naming it. */
+START_TEST(register_refuses_conflicts)
+{
+    const kb_impl *held = kb_impl_get(KB_SOFTMAX_FWD, "eager");
+    ck_assert_ptr_nonnull(held);
+    kb_err e = {{0}};
+    ck_assert_int_eq(kb_register(held, &e), KB_OK);
+    ck_assert_ptr_eq(kb_impl_get(KB_SOFTMAX_FWD, "eager"), held);
+    kb_impl other = *held;
+    ck_assert_int_eq(kb_register(&other, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "eager of softmax_forward registered twice"));
+    ck_assert_ptr_eq(kb_impl_get(KB_SOFTMAX_FWD, "eager"), held);
+    other.backend = "nosuch";
+    ck_assert_int_eq(kb_register(&other, &e), KB_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "'nosuch'"));
+    other.backend = "eager";
+    other.bench = KB_NUM_BENCH;
+    ck_assert_int_eq(kb_register(&other, &e), KB_ERR_ARG);
+    ck_assert_int_eq(kb_register(NULL, &e), KB_ERR_ARG);
+}
+END_TEST
+
 /* SPEC's byte table, written out again independently. */
 static double spec_bytes(kb_bench_id b, double M, double N, double s)
 {
@@ -426,6 +449,7 @@ Suite *kb_suite_registry(void)
     TCase *t = tcase_create("registry");
     tcase_add_test(t, every_benchmark_has_eager);
     tcase_add_test(t, impls_match_their_slot);
+    tcase_add_test(t, register_refuses_conflicts);
     tcase_add_test(t, byte_models_follow_spec);
     tcase_add_test(t, sweeps_follow_spec);
     tcase_add_test(t, case_names_round_trip);

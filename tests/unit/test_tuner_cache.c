@@ -276,6 +276,34 @@ START_TEST(setup_fails_when_heuristic_cannot_run)
 }
 END_TEST
 
+/* The search measures only through the measurer it is handed: none handed,
+ * a clear refusal before any GPU work. */
+START_TEST(setup_tune_needs_a_measurer)
+{
+    kb_setup_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.gpu_name = "NVIDIA H200";
+    ctx.tune = 1;
+    char buf[512];
+    kb_err e = {""};
+    describe_of(&ctx, &prob, KB_ERR_ARG, buf, sizeof buf, &e);
+    ck_assert_msg(strstr(e.msg, "softmax_forward: tuning without a measurer"), "%s", e.msg);
+}
+END_TEST
+
+/* A cache key's GPU field: the device name, never a field separator. */
+START_TEST(key_gpu_field)
+{
+    char buf[64];
+    kb_tune_key_gpu("NVIDIA H200|x\ny\rz", buf, sizeof buf);
+    ck_assert_str_eq(buf, "NVIDIA H200_x_y_z");
+    kb_tune_key_gpu(NULL, buf, sizeof buf);
+    ck_assert_str_eq(buf, "unknown GPU");
+    kb_tune_key_gpu("", buf, sizeof buf);
+    ck_assert_str_eq(buf, "unknown GPU");
+}
+END_TEST
+
 START_TEST(setup_chooses_custom_cache_heuristic)
 {
     make_tmpdir();
@@ -433,6 +461,8 @@ Suite *kb_suite_tuner_cache(void)
     tcase_add_test(tc, setup_chooses_custom_cache_heuristic);
     tcase_add_test(tc, cache_bom_and_blanks_are_not_the_key);
     tcase_add_test(tc, setup_fails_when_heuristic_cannot_run);
+    tcase_add_test(tc, setup_tune_needs_a_measurer);
+    tcase_add_test(tc, key_gpu_field);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("committed");

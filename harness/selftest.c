@@ -26,6 +26,7 @@
 #include "mlp_math.h"
 #include "reference.h"
 #include "registry.h"
+#include "run.h"
 
 static const uint64_t SELFTEST_SEED = 0x6b62656e6368ull; /* "kbench" */
 
