@@ -34,7 +34,7 @@ static const struct {
     {"kernels", kb_suite_kernels}, {"descriptor", kb_suite_descriptor},
     {"describe", kb_suite_describe}, {"sol", kb_suite_sol},
     {"glu", kb_suite_glu},
-    {"mlp", kb_suite_mlp},
+    {"mlp", kb_suite_mlp}, {"spec", kb_suite_spec},
 };
 
 int main(int argc, char **argv)

@@ -41,6 +41,7 @@ KB_SUITE(describe)
 KB_SUITE(sol)
 KB_SUITE(glu)
 KB_SUITE(mlp)
+KB_SUITE(spec)
 #undef KB_SUITE
 
 #endif
