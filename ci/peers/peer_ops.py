@@ -6,8 +6,11 @@ timed callable of each backend (build), torch.compile included.
 
 Every function takes the torch module as its first argument: torch_peers.py
 imports torch only when it measures, so --list and --from-csv run without
-it. A new op family needs its code here (make_inputs, reference, torch_fn,
-module_fn) and its name in torch_peers.FAMILIES."""
+it. PEERS names the benchmarks this file has code for; torch_peers.py lists
+every other benchmark kbench describes as having no PyTorch peer. A new op
+needs its code here (make_inputs, reference, torch_fn, module_fn, build) and
+its name in PEERS; the functions refuse a benchmark not in PEERS rather than
+treat it as another op."""
 import math
 
 EPS = 1e-6
@@ -17,9 +20,28 @@ FP32_U = 2.0 ** -24
 GEMM_ROUNDING = 8.0  # bf16 unit roundoffs per root-sum-square of the K terms (tolerance.h)
 
 
+# The benchmarks this file has PyTorch code for, by kbench's names.
+PEERS = (
+    "cross_entropy_forward", "cross_entropy_backward", "softmax_forward", "softmax_backward",
+    "rmsnorm_forward", "rmsnorm_backward", "layernorm_forward", "layernorm_backward",
+    "geglu_forward", "geglu_backward", "swiglu_forward", "swiglu_backward",
+    "mlp_forward", "mlp_swiglu_forward",
+)
+NO_PEER = "no PyTorch peer"
+
+
+def require_peer(bench):
+    """The branches below pick an op by its name's prefix, the last one
+    taking what is left: a benchmark without code here is refused by name,
+    never run as another op."""
+    if bench not in PEERS:
+        raise ValueError("%s: %s (ci/peers/peer_ops.py has no code for it)" % (bench, NO_PEER))
+
+
 # ---- inputs and the fp32 reference ------------------------------------------
 
 def make_inputs(torch, bench, M, N, dtype, device, seed, K=0):
+    require_peer(bench)
     g = torch.Generator(device=device)
     g.manual_seed(seed)
 
@@ -137,6 +159,7 @@ def reference(torch, bench, d):
     dw stays fp32 (summed in fp64), with the per-column sum of |terms| that
     the summation-order allowance scales. Items: (gold, terms, coefficient):
     an element may differ by coefficient * terms more."""
+    require_peer(bench)
     if is_glu(bench):
         return glu_reference(torch, bench, d)
     if bench.startswith("mlp"):
@@ -246,6 +269,7 @@ def ln_ref(torch, x, w):
 
 
 def torch_fn(torch, bench):
+    require_peer(bench)
     F = torch.nn.functional
     if bench.startswith("mlp"):  # the block as a model writes it: F.linear, GeGLU/SwiGLU
         act = mlp_act(torch, bench)
@@ -266,6 +290,7 @@ def torch_fn(torch, bench):
 def module_fn(torch, backend, bench, N, w):
     """The forward of a library backend as f(x[, target]) -> output, plus the
     weight tensor autograd should differentiate (norms) or None."""
+    require_peer(bench)
     if is_glu(bench):
         if backend != "liger":
             raise RuntimeError("%s has no %s peer" % (bench, backend))
@@ -318,6 +343,7 @@ def module_fn(torch, backend, bench, N, w):
 def build(torch, backend, bench, d):
     """A zero-argument callable running exactly the timed work and returning
     its outputs (a tuple), and a text for the config column."""
+    require_peer(bench)
     M, N = d["x"].shape
     backward = bench.endswith("backward")
     if bench.startswith("mlp"):

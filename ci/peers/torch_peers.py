@@ -16,8 +16,10 @@ Series (the CSV's backend column):
 The benchmark list, the shapes (kbench's default sweep per benchmark) and
 the byte models (what GB/s divides) come from `kbench --describe` (--kbench,
 default build/kbench), so they are kbench's own; this script keeps only the
-PyTorch implementations of each op family (peer_ops.py, beside it) and a --quick
-subset of shapes.
+PyTorch implementations of each op (peer_ops.py, beside it; its PEERS names
+them) and a --quick subset of shapes. A benchmark kbench has and peer_ops.py
+has no code for is never dropped in silence: --list gives its cases with the
+note "no PyTorch peer", and a run writes a SKIP row per case saying so.
 --list prints the cases and byte counts a run would measure, without torch.
 
 Inputs and tolerances follow kbench's SPEC: bf16 by
@@ -66,7 +68,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peer_ops import make_inputs, torch_dtype, reference, tolerance, compare, torch_fn, module_fn, build  # noqa: E402 (beside this script)
+from peer_ops import PEERS, NO_PEER, make_inputs, torch_dtype, reference, tolerance, compare, torch_fn, module_fn, build  # noqa: E402 (beside this script)
 
 COLUMNS = [
     "benchmark", "backend", "dtype", "M", "N", "median_ms", "min_ms", "max_ms", "noise",
@@ -75,9 +77,6 @@ COLUMNS = [
 ]
 
 BACKENDS = ["torch_eager", "torch_compile", "liger", "quack"]
-# The op families peer_ops.py has PyTorch code for (make_inputs, reference,
-# torch_fn, module_fn); a benchmark of another family has no peer here.
-FAMILIES = ("cross_entropy", "softmax", "rmsnorm", "layernorm", "glu", "mlp")
 # --quick: three shapes of kbench's default sweep, short to long rows.
 QUICK = [(32768, 1024, 0), (32768, 16384, 0), (16384, 131072, 0)]
 
@@ -132,23 +131,27 @@ class Kbench:
         """A compute-bound op's flops (kbench's "flops"), else 0."""
         return self.benches[bench].get("flops", {}).get("M*N*K", 0) * M * N * K
 
-    def peer_benchmarks(self, wanted):
-        """The benchmarks to run: wanted (names), or every one with PyTorch
-        code here; an unknown or peerless name given is an error."""
-        out = []
-        for name in wanted or self.names:
+    def selected(self, wanted):
+        """The benchmarks to run, in kbench's order when none is named:
+        wanted (names), or every one kbench has, with or without a PyTorch
+        peer here (has_peer); an unknown name is an error."""
+        for name in wanted or ():
             if name not in self.benches:
                 raise SystemExit("torch_peers.py: unknown benchmark '%s' (kbench has: %s)"
                                  % (name, ", ".join(self.names)))
-            if self.benches[name]["family"] in FAMILIES:
-                out.append(name)
-            elif wanted:
-                raise SystemExit("torch_peers.py: %s has no PyTorch implementation in this "
-                                 "script" % name)
-            else:
-                print("torch_peers.py: %s has no PyTorch implementation here; skipped" % name,
-                      file=sys.stderr)
-        return out
+        return list(wanted or self.names)
+
+    def require_peer(self, name):
+        """A benchmark kbench has and peer_ops.py has code for, else
+        SystemExit naming it (for a caller that runs exactly one)."""
+        self.selected([name])
+        if not has_peer(name):
+            raise SystemExit("torch_peers.py: %s: %s (ci/peers/peer_ops.py has no code for it)"
+                             % (name, NO_PEER))
+
+
+def has_peer(bench):
+    return bench in PEERS
 
 
 def parse_shapes(text):
@@ -405,8 +408,8 @@ def main(argv=None):
                    help="print the cases a run would measure and their byte counts, then "
                         "exit (needs no torch and no GPU)")
     p.add_argument("--benchmarks", type=parse_list(None, "benchmark"), default=None,
-                   help="comma-separated (default: every kbench benchmark with a PyTorch "
-                        "peer here)")
+                   help="comma-separated (default: every kbench benchmark; one without a "
+                        "PyTorch peer here is listed as such and gets SKIP rows)")
     p.add_argument("--shapes", type=parse_shapes, default=None,
                    help="comma-separated MxN, or MxNxK for mlp_forward (default: kbench's "
                         "sweep per benchmark)")
@@ -431,7 +434,7 @@ def main(argv=None):
     kb = Kbench(a.kbench)
     if a.from_csv:
         return convert_anchors(kb, a.from_csv, a.out, a.gpu)
-    benchmarks = kb.peer_benchmarks(a.benchmarks)
+    benchmarks = kb.selected(a.benchmarks)
 
     def shapes_of(bench):
         """Shapes with as many sizes as the benchmark takes (3: mlp_forward)."""
@@ -449,12 +452,18 @@ def main(argv=None):
                 "MxNxK, the others MxN)" % " or ".join(sorted({"3" if s[2] else "2"
                                                              for s in a.shapes})))
     if a.list:
-        print("benchmark,dtype,M,N,K,bytes")
+        # note: empty for a case a run measures, NO_PEER for one it can only SKIP
+        print("benchmark,dtype,M,N,K,bytes,note")
         for bench in benchmarks:
             for M, N, K in shapes_of(bench):
-                print("%s,%s,%d,%d,%d,%s" % (bench, a.dtype, M, N, K,
-                                             kb.bytes_moved(bench, M, N, a.dtype, K)))
+                print("%s,%s,%d,%d,%d,%s,%s" % (bench, a.dtype, M, N, K,
+                                                kb.bytes_moved(bench, M, N, a.dtype, K),
+                                                "" if has_peer(bench) else NO_PEER))
         return 0
+    for bench in benchmarks:
+        if not has_peer(bench):
+            print("torch_peers.py: %s: %s; its cases are written as SKIP" % (bench, NO_PEER),
+                  file=sys.stderr)
 
     try:
         import torch
@@ -501,12 +510,17 @@ def main(argv=None):
                 todo = [b for b in backends if (bench, b, a.dtype, M, N, K) not in skip]
                 if not todo:
                     continue
-                try:
-                    d = make_inputs(torch, bench, M, N, dtype, a.device, a.seed, K)
-                    gold = reference(torch, bench, d)
-                except torch.cuda.OutOfMemoryError as ex:
-                    d = gold = None
-                    oom = "inputs do not fit in device memory: %s" % str(ex).splitlines()[0]
+                d = gold = None
+                if not has_peer(bench):
+                    none_why = "%s (ci/peers/peer_ops.py has no code for %s)" % (NO_PEER, bench)
+                else:
+                    try:
+                        d = make_inputs(torch, bench, M, N, dtype, a.device, a.seed, K)
+                        gold = reference(torch, bench, d)
+                    except torch.cuda.OutOfMemoryError as ex:
+                        d = gold = None
+                        none_why = ("inputs do not fit in device memory: %s"
+                                    % str(ex).splitlines()[0])
                 for backend in todo:
                     row = {"benchmark": bench, "backend": backend, "dtype": a.dtype, "M": M,
                            "N": N, "K": K or "", "gpu": gpu, "version": ver.get(backend, ""),
@@ -515,7 +529,7 @@ def main(argv=None):
                            .strftime("%Y-%m-%dT%H:%M:%SZ")}
                     try:
                         if d is None:
-                            raise RuntimeError(oom)
+                            raise RuntimeError(none_why)
                         if backend in notes:
                             raise RuntimeError(notes[backend])
                         fn, row["config"] = build(torch, backend, bench, d)

@@ -37,7 +37,7 @@ def main(argv=None):
     a = p.parse_args(argv)
     # torch_peers.py's own check: a benchmark kbench has and this script can run
     # (SystemExit with the reason otherwise).
-    tp.Kbench(a.kbench).peer_benchmarks([a.benchmark])
+    tp.Kbench(a.kbench).require_peer(a.benchmark)
     try:
         M, N, K = tp.parse_shapes(a.shape)[0]
     except Exception as ex:  # argparse-style usage error
