@@ -138,7 +138,7 @@ static void series_list(const kb_results *r, char *buf, size_t len)
     }
 }
 
-/* kbench's conventions (harness/cli.c): "--opt VALUE" and "--opt=VALUE",
+/* kbench's conventions (base/cli.c): "--opt VALUE" and "--opt=VALUE",
  * "--" ends the options, an option with a value at most once, every value
  * checked before any work. Returns -1 to go on, else the exit status; on a
  * usage error the message is printed with one hint line. */

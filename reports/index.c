@@ -131,7 +131,7 @@ const kb_result *kb_report_index_find(const kb_report_index *ix, const char *ben
 
 /* ---- baseline rows -------------------------------------------------------- */
 
-/* kb_baseline_find's key order (harness/baseline.c), then the address: its
+/* kb_baseline_find's key order (base/baseline.c), then the address: its
  * linear search finds the first of equal rows (a file has none). */
 static int cmp_base(const kb_baseline_row *x, const char *bench, const char *backend,
                     const char *dtype, int64_t M, int64_t N, int64_t K)

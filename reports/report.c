@@ -248,7 +248,7 @@ kb_status kb_report_generate(const kb_results *r, const kb_report_opts *o, kb_er
         const char *k;
         const size_t kn = kb_report_inputs_of(x, &k);
         snprintf(kind, sizeof kind, "%.*s", (int)kn, k);
-        /* a library's known deviation fails as expected (harness/registry.c) */
+        /* a library's known deviation fails as expected (base/registry.c) */
         if (x->accuracy == KB_ACC_FAIL && kb_known_deviation(x->benchmark, x->backend, kind))
             continue;
         if (x->accuracy == KB_ACC_FAIL ||

@@ -1,8 +1,8 @@
 /* kbench-report: what a kernel engineer reads after a run.
  *
- * Input is one or more results CSVs (harness/results.h), ours and peers'
+ * Input is one or more results CSVs (base/results.h), ours and peers'
  * (torch_eager, torch_compile, liger, quack: same schema, merged in as extra
- * series), optionally a baseline file (harness/baseline.h). A series is the
+ * series), optionally a baseline file (base/baseline.h). A series is the
  * backend column. A row appearing twice (same benchmark, backend, dtype, M,
  * N) keeps the later one, so a partial re-run listed last overrides.
  *
@@ -30,7 +30,7 @@
  *
  * Regressions: a row's verdict column wins when present (the run judged it
  * against its baseline). Otherwise, with a baseline file, the row is judged
- * by the gate's rule (harness/gate.h: change = now/baseline - 1 in GB/s,
+ * by the gate's rule (base/gate.h: change = now/baseline - 1 in GB/s,
  * band = tolerance + 2*sqrt(noise_now^2 + noise_base^2), NOISY above 5 %
  * run noise), with the report's tolerance. kbench's launch-jitter time floor
  * is not applied: results rows do not record it (report.md says so).

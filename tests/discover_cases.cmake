@@ -20,7 +20,7 @@ foreach(line IN LISTS lines)
   math(EXPR rest "${sp} + 1")
   string(SUBSTRING "${line}" ${rest} -1 labels)
   string(REPLACE "," ";" labels "${labels}")
-  # A known deviation of a library (harness/registry.c) must keep failing
+  # A known deviation of a library (base/registry.c) must keep failing
   # accuracy: the case passes on exactly that message, never on a crash.
   set(expect "")
   if(labels MATCHES "(^|;)known_deviation(;|$)")

@@ -1,6 +1,6 @@
 # The committed baseline file of this host's first GPU (sourced, not run):
 # ci/refresh-baselines. kbench's own default name for it
-# (harness/files.c, kb_gpu_file_name): the GPU's name with blanks, '/' and
+# (base/files.c, kb_gpu_file_name): the GPU's name with blanks, '/' and
 # '\' as '_', under baselines/.
 kb_baseline_file() { # repository root
   local g

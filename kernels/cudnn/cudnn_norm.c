@@ -26,7 +26,7 @@
  * the forward emits (mean/rstd, [M] fp32 each) or the backward's dbias.
  * The heuristics and the runtime compilation of cuDNN's generated norm
  * kernels are the slow part of a case (docs/user/gpus.md), so a finalized plan is serialised (cuDNN's
- * JSON representation) into the plan cache (harness/plancache.h) and later
+ * JSON representation) into the plan cache (base/plancache.h) and later
  * runs of the case rebuild it from there: same engine, no heuristics, no
  * compilation. A cached plan that cuDNN refuses is rebuilt and rewritten;
  * an engine cuDNN cannot serialise is simply built every time. The results'

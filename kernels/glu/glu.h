@@ -74,7 +74,7 @@ kb_status kb_glu_tuned_bwd(const kb_glu_cfg *c, int sm_count, kb_dtype dt, kb_gl
                            const void *gate, const void *up, const void *dy, int64_t ld_in,
                            void *dgate, void *dup, int64_t M, int64_t H, cudaStream_t s,
                            kb_err *e);
-/* The tuner's search space of a tuned GLU benchmark (harness/tune/tuner.h),
+/* The tuner's search space of a tuned GLU benchmark (tune/tuner.h),
  * for the unit tests. */
 struct kb_tune_space;
 const struct kb_tune_space *kb_glu_tune_space(int backward, kb_glu_act act);

@@ -12,7 +12,7 @@
  * The reference keeps gate, up and h unrounded (fp32 on the GPU, double on
  * the CPU) and rounds only y to the dtype; the backends round gate, up and
  * h to the dtype as PyTorch does, which the tolerance allows for
- * (harness/tolerance.h, KB_GEMM_ROUNDING). */
+ * (base/tolerance.h, KB_GEMM_ROUNDING). */
 #ifndef KB_MLP_MATH_H
 #define KB_MLP_MATH_H
 

@@ -81,7 +81,7 @@ kb_status kb_ref_gpu_mlp(kb_buffers *b, int act, cudaStream_t s, kb_err *e);
 kb_status kb_ref_gpu_gold(kb_buffers *b, cudaStream_t s, kb_err *e);
 /* A case's buffers made ready: inputs from the fixed seed, then the saved
  * forward statistics, then the gold outputs; all on stream s, synchronised.
- * Here rather than in harness/buffers.c so that the buffers (allocation,
+ * Here rather than in run/buffers.c so that the buffers (allocation,
  * poison, guards) do not depend on the reference that fills them. */
 kb_status kb_buffers_prepare(kb_buffers *b, uint64_t seed, cudaStream_t s, kb_err *e);
 

@@ -164,7 +164,7 @@ END_TEST
  * Host "kernels" computing each formula in float with sequential fp32 sums
  * (worse than a GPU's tree), rounded once to the dtype, against the gold
  * (the double reference rounded to fp32 then to the dtype), judged row by
- * row with the normwise criterion and the s terms of harness/accuracy.cu
+ * row with the normwise criterion and the s terms of run/accuracy.cu
  * written out again here. Near one-hot rows (wide) and zero-variance rows
  * (constant) are where the fp32 allowance carries the row: without it a
  * correct softmax backward fails hundreds of wide rows. */

@@ -256,7 +256,7 @@ START_TEST(test_table)
 END_TEST
 
 /* The mutants that apply, per benchmark, as they were before the
- * descriptor named them (harness/perturb.cu switched on the id). The error
+ * descriptor named them (testing/perturb.cu switched on the id). The error
  * scale is held against docs/reference/spec.md's table by unit.spec. */
 START_TEST(test_mutants)
 {

@@ -1,5 +1,5 @@
 /* The CPU reference (closed forms, finite-difference gradients, argument
- * errors) and the host bf16/fp16 conversions of harness/half.h. CPU only. */
+ * errors) and the host bf16/fp16 conversions of base/half.h. CPU only. */
 #include <check.h>
 #include <float.h>
 #include <math.h>

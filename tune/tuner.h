@@ -98,7 +98,7 @@ typedef kb_status (*kb_tune_cost_fn)(void *arg, const kb_tune_cfg *c, double *co
 
 /* How the search checks and times a candidate. The tuner is handed one
  * (kb_setup_ctx.measurer) by the layer that runs cases, which owns the case
- * buffers, the reference and the timer (harness/tune_measure.c): the tuner
+ * buffers, the reference and the timer (run/tune_measure.c): the tuner
  * calls down only, never into the harness. */
 typedef struct kb_tune_bench kb_tune_bench; /* one problem's buffers, the measurer's */
 typedef kb_status (*kb_tune_launch_fn)(void *arg, cudaStream_t s, kb_err *e);

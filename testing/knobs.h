@@ -28,7 +28,7 @@
  *                     output (the guard band after it must catch it)
  *       and mutants: planted bugs that change a kernel's arithmetic,
  *       emulated by overwriting the backend's output with what a kernel
- *       with the bug computes from the same inputs (harness/perturb.cu):
+ *       with the bug computes from the same inputs (testing/perturb.cu):
  *         no_max_subtraction  softmax / cross-entropy forward as
  *                     exp(x) / sum exp(x), log(sum exp(x)) - x[target]
  *         half_accumulation   softmax / RMSNorm / LayerNorm forward with

@@ -34,7 +34,7 @@ static inline kb_tol kb_tol_default(kb_dtype d)
 #define KB_DW_ROUNDING 8.0
 #define KB_FP32_UNIT_ROUNDOFF 5.9604644775390625e-8
 /* Norm backward dx: allowance for fp32 evaluation where the formula's terms
- * cancel (see harness/accuracy.cu, dx_allowance). */
+ * cancel (see run/accuracy.cu, dx_allowance). */
 #define KB_DX_ROUNDING 8.0
 
 /* A reduction over K in the dtype's precision (mlp_forward's GEMMs, whose
@@ -96,7 +96,7 @@ static inline KB_HD int kb_close(double out, double gold, double atol, double rt
  * are all below atol.
  *
  * s is the magnitude of the terms the fp32 evaluation combines, element by
- * element (kb_normwise in harness/accuracy.cu): |gold| for the forwards, and
+ * element (kb_normwise in run/accuracy.cu): |gold| for the forwards, and
  * for outputs that are differences of larger terms (norm backward dx,
  * softmax and cross-entropy backward, the loss lse - x[target], dw summed
  * over rows) the size of those terms. An fp32 kernel's error is a few fp32

@@ -1,5 +1,5 @@
 /* Guard bands: a region of a known byte pattern just before and just after
- * every output and workspace buffer of a case (harness/buffers.c places
+ * every output and workspace buffer of a case (run/buffers.c places
  * them). After the checked run a byte that is no longer the pattern is a
  * write outside the buffer; the case fails, naming the buffer, the side and
  * the first offset. The scan is plain host code over host copies of the

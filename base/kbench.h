@@ -207,7 +207,7 @@ typedef struct kb_impl {
     void (*describe)(const void *state, char *buf, size_t len);
     void (*teardown)(void *state);
     int (*kernels)(const kb_problem *p, const void *state);
-    /* Tuned backends: the launch-parameter search space (harness/tune/
+    /* Tuned backends: the launch-parameter search space (tune/
      * tuner.h), so that a committed tuning cache can be checked against this
      * build without a GPU; NULL for every other backend. */
     const struct kb_tune_space *tune_space;

@@ -48,7 +48,7 @@ typedef enum {
 } kb_x_dist;
 
 /* The accuracy check's per-element error scale for the normwise test
- * (harness/accuracy.cu has the formulas). */
+ * (run/accuracy.cu has the formulas). */
 typedef enum {
     KB_SCALE_ABS = 0,     /* |gold|                                       */
     KB_SCALE_LOSS,        /* cross entropy loss: |gold| + 2|x[target]|     */
@@ -62,7 +62,7 @@ typedef enum {
 } kb_err_scale;
 
 /* The planted-bug mutant KBENCH_TEST_PERTURB recomputes the output with
- * (harness/perturb.cu); NONE: only the generic damage applies. */
+ * (testing/perturb.cu); NONE: only the generic damage applies. */
 typedef enum {
     KB_MUTANT_NONE = 0,
     KB_MUTANT_LOSS,      /* cross entropy loss: no_max                     */
