@@ -21,6 +21,7 @@
 typedef struct {
     const kb_result *x;
     size_t pos, gpu;
+    double gbps, sol_pct; /* as the report derives them; both finite */
 } gpu_item;
 
 static size_t gpu_index(const kb_report_gpu_cmp *c, const char *gpu)
@@ -65,19 +66,15 @@ static int row_first_cmp(const void *pa, const void *pb)
     return (a->first > b->first) - (a->first < b->first);
 }
 
-/* A row's % of its own GPU's copy SOL: the column kbench wrote, else from
- * the row's SOL; NaN when neither is known. */
-static double own_sol_pct(const kb_result *x)
+/* A row's % of its own GPU's SOL: the column kbench wrote, else from the
+ * row's SOL; NaN when neither is known. (The rest of the report takes the
+ * input's median SOL when a row has none: one figure for all its rows,
+ * which for several GPUs would be none of theirs.) */
+static double own_sol_pct(const kb_result *x, double gbps)
 {
     if (isfinite(x->sol_pct) && x->sol_pct > 0) return x->sol_pct;
-    if (isfinite(x->sol_gbps) && x->sol_gbps > 0) return 100.0 * x->gbps / x->sol_gbps;
+    if (isfinite(x->sol_gbps) && x->sol_gbps > 0) return 100.0 * gbps / x->sol_gbps;
     return NAN;
-}
-
-static int timed(const kb_result *x)
-{
-    const char *kind;
-    return x->gpu[0] && isfinite(x->gbps) && x->gbps > 0 && kb_report_inputs_of(x, &kind) == 0;
 }
 
 kb_status kb_report_gpu_cmp_build(const kb_results *r, kb_report_gpu_cmp *c, kb_err *e)
@@ -98,8 +95,11 @@ kb_status kb_report_gpu_cmp_build(const kb_results *r, kb_report_gpu_cmp *c, kb_
     size_t n = 0;
     for (size_t i = 0; i < r->n; i++) {
         const kb_result *x = &r->v[i];
-        const size_t g = timed(x) ? gpu_index(c, x->gpu) : c->ngpu;
-        if (g < c->ngpu) it[n++] = (gpu_item){x, i, g};
+        const char *kind;
+        if (!x->gpu[0] || kb_report_inputs_of(x, &kind) != 0) continue;
+        const double gbps = kb_report_row_gbps(x), pct = own_sol_pct(x, gbps);
+        const size_t g = gpu_index(c, x->gpu);
+        if (g < c->ngpu && isfinite(gbps) && isfinite(pct)) it[n++] = (gpu_item){x, i, g, gbps, pct};
     }
     qsort(it, n, sizeof *it, item_cmp);
     kb_status st = KB_OK;
@@ -108,10 +108,10 @@ kb_status kb_report_gpu_cmp_build(const kb_results *r, kb_report_gpu_cmp *c, kb_
         size_t j = i;
         while (j < n && case_cmp(it[i].x, it[j].x) == 0) j++;
         /* The case's last row of each GPU; counted when every GPU has one. */
-        const kb_result *per[KB_REPORT_GPUS_MAX] = {0};
-        for (size_t k = i; k < j; k++) per[it[k].gpu] = it[k].x;
+        const gpu_item *per[KB_REPORT_GPUS_MAX] = {0};
+        for (size_t k = i; k < j; k++) per[it[k].gpu] = &it[k];
         int all = 1;
-        for (size_t g = 0; g < c->ngpu; g++) all &= per[g] != NULL && isfinite(own_sol_pct(per[g]));
+        for (size_t g = 0; g < c->ngpu; g++) all &= per[g] != NULL;
         if (all) {
             kb_report_gpu_row *row = c->n ? &c->v[c->n - 1] : NULL;
             if (!row || cell_cmp(row->x, it[i].x) != 0) {
@@ -130,7 +130,7 @@ kb_status kb_report_gpu_cmp_build(const kb_results *r, kb_report_gpu_cmp *c, kb_
                 row->first = it[i].pos;
             }
             for (size_t g = 0; g < c->ngpu; g++) {
-                row->log_sol[g] += log(own_sol_pct(per[g]));
+                row->log_sol[g] += log(per[g]->sol_pct);
                 row->log_gbps[g] += log(per[g]->gbps);
             }
             row->cases++;

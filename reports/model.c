@@ -68,6 +68,20 @@ const kb_result *kb_report_find_row(const kb_result *rows, size_t n, const char 
 
 /* ---- dedup -------------------------------------------------------------- */
 
+double kb_report_row_gbps(const kb_result *x)
+{
+    if (!kb_report_timed(x)) return NAN;
+    if (isfinite(x->gbps) && x->gbps > 0) return x->gbps;
+    kb_problem p;
+    memset(&p, 0, sizeof p);
+    if (kb_bench_find(x->benchmark, &p.bench, NULL) != KB_OK) return NAN;
+    if (kb_dtype_parse(x->dtype, &p.dtype, NULL) != KB_OK) return NAN;
+    p.M = x->M;
+    p.N = x->N;
+    p.K = x->K;
+    return kb_bytes_moved(&p) / (x->median_ms * 1e-3) / 1e9;
+}
+
 static void fill_gbps(kb_result *x)
 {
     if (!kb_report_timed(x)) return;
@@ -82,13 +96,8 @@ static void fill_gbps(kb_result *x)
         const double fl = kb_flops(&p);
         x->tflops = fl > 0 ? fl / (x->median_ms * 1e-3) / 1e12 : NAN;
     }
-    if (isfinite(x->gbps) && x->gbps > 0) return;
-    if (kb_bench_find(x->benchmark, &p.bench, NULL) != KB_OK) return;
-    if (kb_dtype_parse(x->dtype, &p.dtype, NULL) != KB_OK) return;
-    p.M = x->M;
-    p.N = x->N;
-    p.K = x->K;
-    x->gbps = kb_bytes_moved(&p) / (x->median_ms * 1e-3) / 1e9;
+    const double gbps = kb_report_row_gbps(x);
+    if (isfinite(gbps)) x->gbps = gbps;
 }
 
 /* The later row of a key wins but keeps the first one's place, so the

@@ -37,6 +37,10 @@ typedef struct {
     size_t n;
 } kb_report_gpu_cmp;
 
+/* A timed row's GB/s: its own column, else from the byte model and its
+ * median (peers' rows may not carry it); NaN when untimed or unknown. */
+double kb_report_row_gbps(const kb_result *x);
+
 /* From the input rows before deduplication (r: they must outlive c);
  * c->n = 0 when fewer than two GPUs. */
 kb_status kb_report_gpu_cmp_build(const kb_results *r, kb_report_gpu_cmp *c, kb_err *e);
