@@ -234,6 +234,7 @@ static int run_cases(const kb_options *o)
     /* Wall-clock span of the timed work, so a scheduler's serialisation of
      * cases on one GPU can be checked from the logs (ci/resource-check). */
     printf("span start %.3f\n", wall_s());
+    fflush(stdout); /* a log read while the cases run shows they began */
     if (o->mode == KB_MODE_CASE) run_one(&rs, &one);
     else kb_selection_foreach(o, run_selected, &rs);
     printf("span end %.3f\n", wall_s());
