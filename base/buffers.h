@@ -11,7 +11,7 @@
 extern "C" {
 #endif
 
-typedef struct {
+typedef struct kb_buffers {
     kb_problem p;
     kb_tensors t;       /* what the backend sees                            */
     void *gold;         /* reference output, same dtype/size as t.out       */
@@ -25,19 +25,22 @@ typedef struct {
     int nguards;
 } kb_buffers;
 
-/* Byte size of every tensor a case allocates (0: not used), before
- * alignment and guard bands; ws is the workspace. Host only. */
+/* The block's slots: every tensor role (kb_role, kbench.h), then the gold
+ * outputs, the workspace and the gold's error scale. */
+enum { KB_SLOT_GOLD = KB_NUM_ROLES, KB_SLOT_GOLD_DW, KB_SLOT_WS, KB_SLOT_GOLD_SCALE, KB_NSLOTS };
+/* Byte size of every slot a case allocates (0: not used), before alignment
+ * and guard bands; ws is the workspace. Host only. */
 typedef struct {
-    size_t x, target, dloss, dy, w, y, lse, mean, rstd, out, dw, gold, gold_dw, ws, up, wts,
-        gold_scale;
+    size_t bytes[KB_NSLOTS];
 } kb_layout;
 void kb_buffers_layout(const kb_problem *p, size_t ws, kb_layout *out);
-
-/* The tensors of the block in allocation order (out, dw and the workspace
- * between guard bands). */
-enum { KB_SLOT_X, KB_SLOT_UP, KB_SLOT_TARGET, KB_SLOT_DLOSS, KB_SLOT_DY, KB_SLOT_W, KB_SLOT_Y,
-       KB_SLOT_LSE, KB_SLOT_MEAN, KB_SLOT_RSTD, KB_SLOT_OUT, KB_SLOT_DW, KB_SLOT_GOLD,
-       KB_SLOT_GOLD_DW, KB_SLOT_WS, KB_SLOT_WTS, KB_SLOT_GOLD_SCALE, KB_NSLOTS };
+/* The order slots are placed in the block: the roles the first ops had in
+ * the order they were first laid out (a tensor's place inside a 2 MiB page
+ * is part of what a library kernel's timing was measured with, see
+ * buffers.c), then the later roles; and whether each is guarded (out, dw,
+ * the workspace). */
+extern const int kb_slot_order[KB_NSLOTS];
+int kb_slot_guarded(int slot);
 /* Every tensor sits at its offset in the band-free layout modulo this
  * (buffers.c says why). */
 #define KB_PLACE_PERIOD ((size_t)2 << 20)

@@ -10,7 +10,7 @@
  *    "dims": 2 | 3,                                3: shapes MxNxK
  *    "flops": {"formula": "6*M*N*K", "M*N*K": 6},  compute-bound ops only
  *    "bytes": {"formula": "2*M*N*s + 12*M",
- *              "terms": {"M*N*s": 2, "M*s": 0, "M": 12, "N": 0, "N*K*s": 0}},
+ *              "terms": {"M*N*s": 2, "M*s": 0, "M": 12, "N": 0, "N*K*s": 0, "M*K*s": 0}},
  *    "input_kinds": ["randn", ...],
  *    "sets": {"default"|"odd"|"short": {"dtypes": [...], "shapes": [SHAPE]},
  *             "inputs": {"kinds": {"shifted": ["bf16"], ...}, "dtypes": [...],
@@ -34,7 +34,7 @@ static const char *const set_names[] = {"default", "odd", "short", "inputs"};
 #define NUM_SETS (sizeof set_names / sizeof set_names[0])
 
 /* The byte model's monomials, in kb_byte_model's field order. */
-static const char *const term_names[] = {"M*N*s", "M*s", "M", "N", "N*K*s"};
+static const char *const term_names[] = {"M*N*s", "M*s", "M", "N", "N*K*s", "M*K*s"};
 #define NUM_TERMS (sizeof term_names / sizeof term_names[0])
 
 static void string_list(FILE *f, const char *const *names, int n)
@@ -56,22 +56,32 @@ static void dims(FILE *f, kb_dims d)
           f);
 }
 
+/* A role's shape: the op's own text where it has its own sizes, else the
+ * role table's dims. */
+static void shape_of(FILE *f, const kb_bench_info *bi, kb_role r, kb_dims d)
+{
+    if (bi->tensor_shapes && bi->tensor_shapes[r]) fputs(bi->tensor_shapes[r], f);
+    else dims(f, d);
+}
+
 static void tensors(FILE *f, const kb_bench_info *bi)
 {
     fputs("\"tensors\": [", f);
-    for (int i = 0; i < KB_NUM_TENSORS; i++) {
+    for (int i = 0; i < KB_NUM_ROLES; i++) {
         const kb_tensor_info *t = kb_tensor_info_get(i);
-        if (!(bi->tensors & t->bit)) continue;
+        if (i == KB_R_OUT || !(bi->tensors & KB_T(i))) continue;
         /* dw is an output; a tensor no reference reads only serves to make
          * another (softmax backward's x, for the saved y). */
-        const char *role = t->bit == KB_T_DW ? "write" : bi->ref_reads & t->bit ? "read" : "setup";
+        const char *role = i == KB_R_DW ? "write" : bi->ref_reads & KB_T(i) ? "read" : "setup";
         fprintf(f, "{\"name\": \"%s\", \"role\": \"%s\", \"shape\": ", t->name, role);
-        dims(f, t->dims);
+        shape_of(f, bi, (kb_role)i, t->dims);
         if (t->elem_bytes) fprintf(f, ", \"elem_bytes\": %d}, ", t->elem_bytes);
         else fputs(", \"elem_bytes\": \"s\"}, ", f);
     }
     fputs("{\"name\": \"out\", \"role\": \"write\", \"shape\": ", f);
-    if (bi->out_pair)
+    if (bi->tensor_shapes && bi->tensor_shapes[KB_R_OUT])
+        fputs(bi->tensor_shapes[KB_R_OUT], f);
+    else if (bi->out_pair)
         fputs("[2, \"M\", \"N\"]", f); /* two outputs, one after the other */
     else
         dims(f, bi->out_per_row ? KB_DIM_M : KB_DIM_MN);
@@ -80,7 +90,7 @@ static void tensors(FILE *f, const kb_bench_info *bi)
 
 static void byte_model(FILE *f, const kb_byte_model *b)
 {
-    const double c[] = {b->mn, b->m_dtype, b->m_bytes, b->n_bytes, b->nk};
+    const double c[] = {b->mn, b->m_dtype, b->m_bytes, b->n_bytes, b->nk, b->mk};
     int any = 0;
     fputs("\"bytes\": {\"formula\": \"", f);
     for (size_t i = 0; i < NUM_TERMS; i++) {

@@ -89,24 +89,12 @@ kb_status kb_dtype_parse(const char *s, kb_dtype *out, kb_err *e);
  * table's _parse (dtypes, input kinds, verdicts, accuracy states). */
 int kb_name_index(const char *const *names, int n, const char *s);
 
-/* ---- benchmarks --------------------------------------------------------- */
-typedef enum {
-    KB_CE_FWD = 0,
-    KB_CE_BWD,
-    KB_SOFTMAX_FWD,
-    KB_SOFTMAX_BWD,
-    KB_RMSNORM_FWD,
-    KB_RMSNORM_BWD,
-    KB_LAYERNORM_FWD,
-    KB_LAYERNORM_BWD,
-    KB_GEGLU_FWD,
-    KB_GEGLU_BWD,
-    KB_SWIGLU_FWD,
-    KB_SWIGLU_BWD,
-    KB_MLP_FWD,
-    KB_MLP_SWIGLU_FWD,
-    KB_NUM_BENCH
-} kb_bench_id;
+/* ---- benchmarks ---------------------------------------------------------
+ * kb_bench_id and KB_NUM_BENCH come from a header the build generates from
+ * every op folder's KB_OP lines (kernels/<op>/op.c; CMakeLists.txt, "ops"):
+ * one id per benchmark, in folder order, and nothing to edit here for a new
+ * op. */
+#include "kb_ops.h"
 
 /* K is the third size of the ops whose descriptor has dims = 3 (mlp: M = T
  * tokens, N = D model width, K = H hidden width); 0 for every 2-D op, so
@@ -142,24 +130,51 @@ typedef struct {
  *     (M = T tokens, N = D, K = H; wts = [Wg; Wu; Wd] in the dtype: Wg, Wu
  *     [K,N] each, together the concatenated [2K,N] gate/up weight, then Wd
  *     [N,K]; kernels/mlp/mlp.h)
+ *   add_rmsnorm_fwd      x, res, w              -                     out=[2,M,N]: h = x + res, y
+ *   add_rmsnorm_bwd      x (= h), w, dy, dres   rstd[M]               out=dx[M,N], dw[N]
+ *   rope_fwd             x = [q; k], cs         -                     out=[q_rot; k_rot]
+ *   rope_bwd             dy = [dq'; dk'], cs    -                     out=[dq; dk]
+ *     (rope: M = positions, N = query heads, K = key/value heads; q, k
+ *     [heads, M, D] with D = 128, cs = cos [M, D] then sin [M, D] in the
+ *     dtype; kernels/rope/rope.h)
  *
  * Saved statistics are fp32. The workspace is the scratch the backend asked
  * for in setup (eager's HBM intermediates, tuned's dw partials), 256-byte
  * aligned, contents undefined on entry. */
+/* Tensor roles: kb_tensors' pointers by index, in field order. What each
+ * role is (its size, element type, how it is filled) is data: the role
+ * table (base/registry.c, kb_role_info) and the op descriptor's tensor list;
+ * a new role is a field below, its enumerator and a row there. */
+typedef enum {
+    KB_R_X, KB_R_UP, KB_R_TARGET, KB_R_DLOSS, KB_R_DY, KB_R_W, KB_R_Y, KB_R_LSE, KB_R_MEAN,
+    KB_R_RSTD, KB_R_OUT, KB_R_DW, KB_R_WTS, KB_R_RES, KB_R_DRES, KB_R_CS, KB_NUM_ROLES
+} kb_role;
+
 typedef struct {
-    const void *x;
-    const void *up; /* GLU: x is the gate */
-    const int64_t *target;
-    const float *dloss;
-    const void *dy;
-    const float *w;
-    const void *y;
-    const float *lse;
-    const float *mean;
-    const float *rstd;
-    const void *wts;
-    void *out;
-    float *dw;
+    union {
+        struct {
+            const void *x;
+            const void *up; /* GLU: x is the gate */
+            const int64_t *target;
+            const float *dloss;
+            const void *dy;
+            const float *w;
+            const void *y;
+            const float *lse;
+            const float *mean;
+            const float *rstd;
+            void *out;
+            float *dw;
+            const void *wts;
+            const void *res;  /* add_rmsnorm: the residual r (h = x + r)          */
+            const void *dres; /* add_rmsnorm backward: the gradient reaching h
+                                 from the residual stream                        */
+            const void *cs;   /* rope: cos [M, D] then sin [M, D]                */
+        };
+        /* The same pointers by kb_role (the harness allocates and fills by
+         * role; a backend reads the names). */
+        const void *role[KB_NUM_ROLES];
+    };
     void *workspace;
     size_t workspace_bytes;
 } kb_tensors;

@@ -7,10 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* SPEC's default sweep (SWEEP_COMMON shapes); the norms add the
- * transformer-activation shapes (SWEEP_NORM). Defined below. */
-#define SWEEP_COMMON 11
-#define SWEEP_NORM 15
 
 /* ---- backends ------------------------------------------------------------
  * The registry knows no backend by itself: the program registers those it
@@ -25,145 +21,51 @@ static const char *const backend_names[KB_NUM_BACKENDS] = {"eager", "fused", "tu
  * in backend_names' order: filled once at start-up, then only read. */
 static const kb_impl *registered[KB_NUM_BENCH][KB_NUM_BACKENDS];
 
-#define IN(k) (1u << (k))
-/* Logits (cross entropy, softmax) and normalised activations take different
- * adversarial input kinds (registry.h, kb_inputs). */
-#define LOGIT_KINDS                                                           \
-    (IN(KB_INPUTS_RANDN) | IN(KB_INPUTS_SHIFTED) | IN(KB_INPUTS_WIDE) | IN(KB_INPUTS_MASKED))
-#define NORM_KINDS                                                            \
-    (IN(KB_INPUTS_RANDN) | IN(KB_INPUTS_WIDE) | IN(KB_INPUTS_CONSTANT) | IN(KB_INPUTS_SMALL))
-/* GLU gates: wide (20 randn) saturates tanh and overflows exp(-x). Shifted,
- * masked (-inf), constant and small rows test reductions GLU does not have. */
-#define GLU_KINDS (IN(KB_INPUTS_RANDN) | IN(KB_INPUTS_WIDE))
+/* Each benchmark's descriptor (kernels/<op>/op.c), registered at start-up
+ * by kb_ops_register; then only read. */
+static const kb_bench_info *ops[KB_NUM_BENCH];
+/* Each op's GPU reference half, where it has its own. */
+static const kb_op_gpu *op_gpus[KB_NUM_BENCH];
 
-/* GLU: the blog's [8192, 3072] (Liger vs torch.compile), the MLP widths of
- * Llama 2 7B / Llama 3 8B / Llama 2 70B at two token counts, then a sweep
- * over H at M = 8192; odd: an odd MLP width, a width one short of a power
- * of two, a single column and a single row; fp16/fp32: one aligned and one
- * odd width. */
-static const kb_shape glu_default[] = {
-    {8192, 3072},  {4096, 11008}, {8192, 11008}, {4096, 14336}, {8192, 14336}, {4096, 28672},
-    {8192, 28672}, {8192, 1024},  {8192, 2048},  {8192, 4096},  {8192, 8192},  {8192, 16384},
-};
-static const kb_shape glu_odd[] = {{8192, 11007}, {8192, 4095}, {4096, 1}, {1, 14336}};
-static const kb_shape glu_short[] = {{8192, 3072}, {4096, 11007}};
-#define COUNT(a) (sizeof a / sizeof a[0])
-static const kb_shape_lists glu_shapes = {{glu_default, glu_odd, glu_short, NULL},
-                                          {COUNT(glu_default), COUNT(glu_odd), COUNT(glu_short), 0}};
+kb_status kb_op_register(const kb_bench_info *bi, kb_err *e)
+{
+    if (!bi || (unsigned)bi->id >= KB_NUM_BENCH || !bi->name || !bi->family)
+        return KB_FAIL(e, KB_ERR_ARG, "registering an op: no descriptor, id out of range or "
+                                      "no name or family");
+    if (ops[bi->id] && ops[bi->id] != bi)
+        return KB_FAIL(e, KB_ERR_ARG, "op %s: id %d registered twice (also %s)", bi->name,
+                       (int)bi->id, ops[bi->id]->name);
+    ops[bi->id] = bi;
+    return KB_OK;
+}
 
-/* mlp_forward (GeGLU, tanh GELU): T = M tokens, D = N, H = K. The block's
- * own shapes: the blog's (8192, 768, 3072) and two LLM MLPs at T = 2048 and
- * 8192; small odd shapes (no multiple of 8 anywhere) for accuracy and
- * memcheck. Bytes: x read, y written, the three weights read once (the
- * minimum; intermediates are not counted: the avoided ones are the point,
- * shown in each backend's config). Flops: three GEMMs of 2*T*D*H. */
-static const kb_shape mlp_default[] = {
-    {8192, 768, 3072},   {2048, 4096, 11008}, {8192, 4096, 11008},
-    {2048, 4096, 14336}, {8192, 4096, 14336},
-};
-static const kb_shape mlp_odd[] = {{3, 7, 5}, {100, 65, 257}, {257, 200, 1001}};
-static const kb_shape_lists mlp_shapes = {{mlp_default, mlp_odd, NULL, NULL},
-                                          {COUNT(mlp_default), COUNT(mlp_odd), 0, 0}};
-/* mlp_swiglu_forward: the same block with SwiGLU (SiLU), Llama's MLP; no
- * cublaslt_epilogue (cuBLASLt has no SiLU epilogue). */
-#define MLP_ENTRY(ID, NAME, FAM, OP)                                                      \
-    [ID] = {.id = ID, .name = NAME, .family = "mlp",                                      \
-        .backward = 0, .x_dist = KB_X_NORM /* x = randn, a normed activation */,          \
-        .fam = FAM, .tensors = KB_T_X | KB_T_WTS, .ref_reads = KB_T_X | KB_T_WTS,         \
-        .out_per_row = 0, .bytes = {.mn = 2, .nk = 3}, .inputs = 1u << KB_INPUTS_RANDN,   \
-        .sweep = (int)COUNT(mlp_default), .shapes = &mlp_shapes, .scale = KB_SCALE_GEMM,  \
-        .mutant = KB_MUTANT_NONE, .dims = 3, .flops_mnk = 6}
+kb_status kb_op_gpu_register(const kb_op_gpu *g, kb_err *e)
+{
+    if (!g || (unsigned)g->bench >= KB_NUM_BENCH)
+        return KB_FAIL(e, KB_ERR_ARG, "registering an op's GPU reference: id out of range");
+    if (op_gpus[g->bench] && op_gpus[g->bench] != g)
+        return KB_FAIL(e, KB_ERR_ARG, "the GPU reference of benchmark %d registered twice",
+                       (int)g->bench);
+    op_gpus[g->bench] = g;
+    return KB_OK;
+}
 
-/* The op descriptors, one per kb_bench_id. Byte models per SPEC: inputs read
- * and outputs written once, saved statistics, w and dw fp32. */
-static const kb_bench_info benches[KB_NUM_BENCH] = {
-    /* loss[M] = lse - x[target]: (MN + 2M) s */
-    [KB_CE_FWD] = {.id = KB_CE_FWD, .name = "cross_entropy_forward", .family = "cross_entropy",
-        .backward = 0, .x_dist = KB_X_LOGITS, .fam = KB_FAM_CROSS_ENTROPY,
-        .tensors = KB_T_X | KB_T_TARGET,
-        .ref_reads = KB_T_X | KB_T_TARGET,
-        .out_per_row = 1, .bytes = {1, 2, 0, 0}, .inputs = LOGIT_KINDS, .sweep = SWEEP_COMMON,
-        .scale = KB_SCALE_LOSS, .mutant = KB_MUTANT_LOSS},
-    /* dx[M,N]: 2MN s + 8M (target) + 4M (dloss) */
-    [KB_CE_BWD] = {.id = KB_CE_BWD, .name = "cross_entropy_backward", .family = "cross_entropy",
-        .backward = 1, .x_dist = KB_X_LOGITS, .fam = KB_FAM_CROSS_ENTROPY,
-        .tensors = KB_T_X | KB_T_TARGET | KB_T_DLOSS | KB_T_LSE,
-        .ref_reads = KB_T_X | KB_T_TARGET | KB_T_DLOSS | KB_T_LSE,
-        .out_per_row = 0, .bytes = {2, 0, 12, 0}, .inputs = LOGIT_KINDS, .sweep = SWEEP_COMMON,
-        .scale = KB_SCALE_CE_GRAD, .mutant = KB_MUTANT_NONE},
-    [KB_SOFTMAX_FWD] = {.id = KB_SOFTMAX_FWD, .name = "softmax_forward", .family = "softmax",
-        .backward = 0, .x_dist = KB_X_LOGITS, .fam = KB_FAM_SOFTMAX,
-        .tensors = KB_T_X,
-        .ref_reads = KB_T_X,
-        .out_per_row = 0, .bytes = {2, 0, 0, 0}, .inputs = LOGIT_KINDS, .sweep = SWEEP_COMMON,
-        .scale = KB_SCALE_ABS, .mutant = KB_MUTANT_SOFTMAX},
-    /* x is there only for the saved y = softmax(x); the backward reads y */
-    [KB_SOFTMAX_BWD] = {.id = KB_SOFTMAX_BWD, .name = "softmax_backward", .family = "softmax",
-        .backward = 1, .x_dist = KB_X_LOGITS, .fam = KB_FAM_SOFTMAX,
-        .tensors = KB_T_X | KB_T_DY | KB_T_Y,
-        .ref_reads = KB_T_DY | KB_T_Y,
-        .out_per_row = 0, .bytes = {3, 0, 0, 0}, .inputs = LOGIT_KINDS, .sweep = SWEEP_COMMON,
-        .scale = KB_SCALE_SOFTMAX_GRAD, .mutant = KB_MUTANT_NONE},
-    [KB_RMSNORM_FWD] = {.id = KB_RMSNORM_FWD, .name = "rmsnorm_forward", .family = "rmsnorm",
-        .backward = 0, .x_dist = KB_X_NORM, .fam = KB_FAM_RMSNORM,
-        .tensors = KB_T_X | KB_T_W,
-        .ref_reads = KB_T_X | KB_T_W,
-        .out_per_row = 0, .bytes = {2, 0, 0, 4}, .inputs = NORM_KINDS, .sweep = SWEEP_NORM,
-        .scale = KB_SCALE_ABS, .mutant = KB_MUTANT_RMSNORM},
-    [KB_RMSNORM_BWD] = {.id = KB_RMSNORM_BWD, .name = "rmsnorm_backward", .family = "rmsnorm",
-        .backward = 1, .x_dist = KB_X_NORM, .fam = KB_FAM_RMSNORM,
-        .tensors = KB_T_X | KB_T_W | KB_T_DY | KB_T_RSTD | KB_T_DW,
-        .ref_reads = KB_T_X | KB_T_W | KB_T_DY | KB_T_RSTD | KB_T_DW,
-        .out_per_row = 0, .bytes = {3, 0, 0, 8}, .inputs = NORM_KINDS, .sweep = SWEEP_NORM,
-        .scale = KB_SCALE_NORM_GRAD, .mutant = KB_MUTANT_NONE},
-    [KB_LAYERNORM_FWD] = {.id = KB_LAYERNORM_FWD,
-        .name = "layernorm_forward", .family = "layernorm",
-        .backward = 0, .x_dist = KB_X_NORM, .fam = KB_FAM_LAYERNORM,
-        .tensors = KB_T_X | KB_T_W,
-        .ref_reads = KB_T_X | KB_T_W,
-        .out_per_row = 0, .bytes = {2, 0, 0, 4}, .inputs = NORM_KINDS, .sweep = SWEEP_NORM,
-        .scale = KB_SCALE_CENTERED, .mutant = KB_MUTANT_LAYERNORM},
-    [KB_LAYERNORM_BWD] = {.id = KB_LAYERNORM_BWD,
-        .name = "layernorm_backward", .family = "layernorm",
-        .backward = 1, .x_dist = KB_X_NORM, .fam = KB_FAM_LAYERNORM,
-        .tensors = KB_T_X | KB_T_W | KB_T_DY | KB_T_MEAN | KB_T_RSTD | KB_T_DW,
-        .ref_reads = KB_T_X | KB_T_W | KB_T_DY | KB_T_MEAN | KB_T_RSTD | KB_T_DW,
-        .out_per_row = 0, .bytes = {3, 0, 0, 8}, .inputs = NORM_KINDS, .sweep = SWEEP_NORM,
-        .scale = KB_SCALE_NORM_GRAD, .mutant = KB_MUTANT_NONE},
-    /* out = act(x) * up: 2 reads + 1 write of M*N elements */
-#define GLU_FWD(ID, NAME, FAM, OP, SCALE)                                     \
-    [ID] = {.id = ID, .name = NAME, .family = "glu", .backward = 0, .x_dist = KB_X_ACT,   \
-        .fam = FAM, .tensors = KB_T_X | KB_T_UP, .ref_reads = KB_T_X | KB_T_UP,             \
-        .out_per_row = 0, .bytes = {3, 0, 0, 0}, .inputs = GLU_KINDS,                     \
-        .sweep = (int)COUNT(glu_default),                                            \
-        .shapes = &glu_shapes, .scale = SCALE, .mutant = KB_MUTANT_NONE}
-    /* dgate = dy * up * act'(x), dup = dy * act(x): 3 reads + 2 writes */
-#define GLU_BWD(ID, NAME, FAM, OP, SCALE)                                     \
-    [ID] = {.id = ID, .name = NAME, .family = "glu", .backward = 1, .x_dist = KB_X_ACT,   \
-        .fam = FAM, .tensors = KB_T_X | KB_T_UP | KB_T_DY,                                 \
-        .ref_reads = KB_T_X | KB_T_UP | KB_T_DY, .out_per_row = 0, .out_pair = 1,          \
-        .bytes = {5, 0, 0, 0}, .inputs = GLU_KINDS, .sweep = (int)COUNT(glu_default),      \
-        .shapes = &glu_shapes,                                                       \
-        .scale = SCALE, .mutant = KB_MUTANT_NONE}
-    GLU_FWD(KB_GEGLU_FWD, "geglu_forward", KB_FAM_GEGLU, geglu, KB_SCALE_GEGLU),
-    GLU_BWD(KB_GEGLU_BWD, "geglu_backward", KB_FAM_GEGLU, geglu, KB_SCALE_GEGLU),
-    GLU_FWD(KB_SWIGLU_FWD, "swiglu_forward", KB_FAM_SWIGLU, swiglu, KB_SCALE_SWIGLU),
-    GLU_BWD(KB_SWIGLU_BWD, "swiglu_backward", KB_FAM_SWIGLU, swiglu, KB_SCALE_SWIGLU),
-#undef GLU_FWD
-#undef GLU_BWD
-    MLP_ENTRY(KB_MLP_FWD, "mlp_forward", KB_FAM_MLP, mlp),
-    MLP_ENTRY(KB_MLP_SWIGLU_FWD, "mlp_swiglu_forward", KB_FAM_MLP_SWIGLU, mlp_swiglu),
-#undef MLP_ENTRY
-};
+const kb_op_gpu *kb_op_gpu_get(kb_bench_id bench)
+{
+    return (unsigned)bench < KB_NUM_BENCH ? op_gpus[bench] : NULL;
+}
 
-static const kb_tensor_info tensors[KB_NUM_TENSORS] = {
-    {"x", KB_T_X, KB_DIM_MN, 0},         {"target", KB_T_TARGET, KB_DIM_M, 8},
-    {"dloss", KB_T_DLOSS, KB_DIM_M, 4},  {"dy", KB_T_DY, KB_DIM_MN, 0},
-    {"w", KB_T_W, KB_DIM_N, 4},          {"y", KB_T_Y, KB_DIM_MN, 0},
-    {"lse", KB_T_LSE, KB_DIM_M, 4},      {"mean", KB_T_MEAN, KB_DIM_M, 4},
-    {"rstd", KB_T_RSTD, KB_DIM_M, 4},    {"dw", KB_T_DW, KB_DIM_N, 4},
-    {"up", KB_T_UP, KB_DIM_MN, 0},
-    {"wts", KB_T_WTS, KB_DIM_3KN, 0},
+/* The role table, in kb_role order: a role's name (describe, dumps,
+ * messages), its default dims and element size (0: the dtype). */
+static const kb_tensor_info tensors[KB_NUM_ROLES] = {
+    {"x", KB_R_X, KB_DIM_MN, 0},         {"up", KB_R_UP, KB_DIM_MN, 0},
+    {"target", KB_R_TARGET, KB_DIM_M, 8}, {"dloss", KB_R_DLOSS, KB_DIM_M, 4},
+    {"dy", KB_R_DY, KB_DIM_MN, 0},       {"w", KB_R_W, KB_DIM_N, 4},
+    {"y", KB_R_Y, KB_DIM_MN, 0},         {"lse", KB_R_LSE, KB_DIM_M, 4},
+    {"mean", KB_R_MEAN, KB_DIM_M, 4},    {"rstd", KB_R_RSTD, KB_DIM_M, 4},
+    {"out", KB_R_OUT, KB_DIM_OUT, 0},    {"dw", KB_R_DW, KB_DIM_N, 4},
+    {"wts", KB_R_WTS, KB_DIM_3KN, 0},    {"res", KB_R_RES, KB_DIM_MN, 0},
+    {"dres", KB_R_DRES, KB_DIM_MN, 0},   {"cs", KB_R_CS, KB_DIM_MN, 0},
 };
 
 const kb_tensor_info *kb_tensor_info_get(int i)
@@ -171,42 +73,59 @@ const kb_tensor_info *kb_tensor_info_get(int i)
     return (unsigned)i < KB_NUM_TENSORS ? &tensors[i] : NULL;
 }
 
-size_t kb_tensor_bytes(const kb_problem *p, kb_tensor_bit bit)
+void kb_tensor_dims(const kb_problem *p, kb_role r, int64_t *rows, int64_t *cols)
 {
     const kb_bench_info *bi = kb_bench_info_get(p->bench);
-    if (!bi || !(bi->tensors & bit)) return 0;
-    for (int i = 0; i < KB_NUM_TENSORS; i++) {
-        if (tensors[i].bit != bit) continue;
-        const size_t M = (size_t)p->M, N = (size_t)p->N, K = (size_t)p->K;
-        const size_t n = tensors[i].dims == KB_DIM_MN   ? M * N
-                         : tensors[i].dims == KB_DIM_M   ? M
-                         : tensors[i].dims == KB_DIM_3KN ? 3 * K * N
-                                                         : N;
-        const int eb = tensors[i].elem_bytes;
-        return n * (eb ? (size_t)eb : kb_dtype_size(p->dtype));
+    *rows = *cols = 0;
+    if (!bi || (unsigned)r >= KB_NUM_ROLES || (r != KB_R_OUT && !(bi->tensors & KB_T(r)))) return;
+    if (bi->tensor_dims && bi->tensor_dims(p, r, rows, cols)) return;
+    switch (tensors[r].dims) {
+    case KB_DIM_MN: *rows = p->M, *cols = p->N; return;
+    case KB_DIM_M: *rows = p->M, *cols = 1; return;
+    case KB_DIM_N: *rows = 1, *cols = p->N; return;
+    case KB_DIM_3KN: *rows = 3 * p->K, *cols = p->N; return;
+    case KB_DIM_OUT:
+        *rows = bi->out_pair ? 2 * p->M : p->M;
+        *cols = bi->out_per_row ? 1 : p->N;
+        return;
+    }
+}
+
+size_t kb_tensor_bytes(const kb_problem *p, kb_tensor_bit bit)
+{
+    for (int r = 0; r < KB_NUM_ROLES; r++) {
+        if (KB_T(r) != bit) continue;
+        int64_t rows, cols;
+        kb_tensor_dims(p, (kb_role)r, &rows, &cols);
+        const int eb = tensors[r].elem_bytes;
+        return (size_t)rows * (size_t)cols * (eb ? (size_t)eb : kb_dtype_size(p->dtype));
     }
     return 0;
 }
 
 int64_t kb_out_cols(const kb_problem *p)
 {
-    return kb_bench_info_get(p->bench)->out_per_row ? 1 : p->N;
+    int64_t rows, cols;
+    kb_tensor_dims(p, KB_R_OUT, &rows, &cols);
+    return cols;
 }
 
 int64_t kb_out_rows(const kb_problem *p)
 {
-    return kb_bench_info_get(p->bench)->out_pair ? 2 * p->M : p->M;
+    int64_t rows, cols;
+    kb_tensor_dims(p, KB_R_OUT, &rows, &cols);
+    return rows;
 }
 
 const kb_bench_info *kb_bench_info_get(kb_bench_id id)
 {
-    return (unsigned)id < KB_NUM_BENCH ? &benches[id] : NULL;
+    return (unsigned)id < KB_NUM_BENCH ? ops[id] : NULL;
 }
 
 kb_status kb_bench_find(const char *name, kb_bench_id *out, kb_err *e)
 {
     for (int i = 0; i < KB_NUM_BENCH; i++)
-        if (strcmp(name, benches[i].name) == 0) {
+        if (ops[i] && strcmp(name, ops[i]->name) == 0) {
             *out = (kb_bench_id)i;
             return KB_OK;
         }
@@ -221,7 +140,7 @@ double kb_bytes_moved(const kb_problem *p)
     const double M = (double)p->M, N = (double)p->N, s = (double)kb_dtype_size(p->dtype);
     const kb_byte_model *b = &bi->bytes;
     return b->mn * M * N * s + b->m_dtype * M * s + b->m_bytes * M + b->n_bytes * N +
-           b->nk * N * (double)p->K * s;
+           b->nk * N * (double)p->K * s + b->mk * M * (double)p->K * s;
 }
 
 double kb_flops(const kb_problem *p)
@@ -237,7 +156,7 @@ static const kb_shape sweep[] = {
     {32768, 65536}, {16384, 131072}, {8192, 262144},
     {576000, 384},  {576000, 512},  {1152000, 384}, {1152000, 512},
 };
-_Static_assert(sizeof sweep / sizeof sweep[0] == SWEEP_NORM, "the sweep's length");
+_Static_assert(sizeof sweep / sizeof sweep[0] == KB_SWEEP_NORM, "the sweep's length");
 
 /* Vocabulary sizes (GPT-2, Llama 3, Qwen 2), a width one short of a power of
  * two, a single column and a single row: the tails and edges of every kernel. */
@@ -252,19 +171,24 @@ static const kb_shape inputs_list[] = {{4096, 1000}, {512, 50257}};
 
 size_t kb_shapes(kb_bench_id id, kb_shape_set set, const kb_shape **out)
 {
-    const kb_shape_lists *own = benches[id].shapes;
+    const kb_bench_info *bi = kb_bench_info_get(id);
+    if (!bi) {
+        *out = NULL;
+        return 0;
+    }
+    const kb_shape_lists *own = bi->shapes;
     if (own && (unsigned)set < 4 && own->count[set]) {
         *out = own->list[set];
         return own->count[set];
     }
-    if (own && benches[id].dims == 3) { /* MxNxK: no 2-D list applies */
+    if (bi->dims == 3) { /* MxNxK: no 2-D list applies */
         *out = NULL;
         return 0;
     }
     switch (set) {
     case KB_SHAPES_DEFAULT:
         *out = sweep;
-        return (size_t)benches[id].sweep;
+        return (size_t)bi->sweep;
     case KB_SHAPES_ODD: *out = odd; return sizeof odd / sizeof odd[0];
     case KB_SHAPES_SHORT: *out = short_list; return sizeof short_list / sizeof short_list[0];
     case KB_SHAPES_INPUTS: *out = inputs_list; return sizeof inputs_list / sizeof inputs_list[0];
@@ -297,8 +221,8 @@ kb_status kb_inputs_parse(const char *s, kb_inputs *out, kb_err *e)
 
 int kb_inputs_apply(kb_inputs k, kb_bench_id b)
 {
-    return (unsigned)k < KB_NUM_INPUTS && (unsigned)b < KB_NUM_BENCH &&
-           (benches[b].inputs >> k & 1u);
+    const kb_bench_info *bi = kb_bench_info_get(b);
+    return (unsigned)k < KB_NUM_INPUTS && bi && (bi->inputs >> k & 1u);
 }
 
 static const kb_impl *impl_at(int backend, kb_bench_id bench)
@@ -337,13 +261,15 @@ kb_status kb_register(const kb_impl *impl, kb_err *e)
     if (be < 0)
         return KB_FAIL(e, KB_ERR_ARG, "registering a backend: unknown backend name '%s'",
                        impl && impl->backend ? impl->backend : "(none)");
-    if ((unsigned)impl->bench >= KB_NUM_BENCH)
-        return KB_FAIL(e, KB_ERR_ARG, "registering backend %s: benchmark id %d out of range",
+    if (!kb_bench_info_get(impl->bench))
+        return KB_FAIL(e, KB_ERR_ARG,
+                       "registering backend %s: benchmark id %d out of range or its op not "
+                       "registered (kb_ops_register first)",
                        impl->backend, (int)impl->bench);
     const kb_impl **slot = &registered[impl->bench][be];
     if (*slot && *slot != impl)
         return KB_FAIL(e, KB_ERR_ARG, "backend %s of %s registered twice", impl->backend,
-                       benches[impl->bench].name);
+                       kb_bench_info_get(impl->bench)->name);
     *slot = impl;
     return KB_OK;
 }
@@ -400,7 +326,7 @@ kb_status kb_cases_foreach(kb_status (*fn)(const kb_case *c, void *arg), void *a
                     const size_t n_in = kb_shapes((kb_bench_id)b, KB_SHAPES_INPUTS, &in_shapes);
                     for (size_t i = 0; i < n_in; i++) {
                         kb_case c = {{(kb_bench_id)b, (kb_dtype)d, in_shapes[i].M,
-                                      in_shapes[i].N},
+                                      in_shapes[i].N, in_shapes[i].K},
                                      impl, backend_names[be], KB_SHAPES_INPUTS, (kb_inputs)k};
                         kb_status st = fn(&c, arg);
                         if (st != KB_OK) return st;
@@ -423,33 +349,21 @@ void kb_case_name(const kb_case *c, char *buf, size_t len)
 {
     char shape[72];
     kb_shape_format(shape, sizeof shape, c->p.M, c->p.N, c->p.K);
-    snprintf(buf, len, "%s.%s.%s.%s%s%s", benches[c->p.bench].name, c->backend,
+    snprintf(buf, len, "%s.%s.%s.%s%s%s", kb_bench_info_get(c->p.bench)->name, c->backend,
              kb_dtype_name(c->p.dtype), shape, c->inputs ? "." : "",
              c->inputs ? kb_inputs_name(c->inputs) : "");
 }
 
-/* Deviations of a library backend from PyTorch's semantics that the input
- * kinds found. Their cases stay registered and must keep failing accuracy:
- * CTest expects it (label known_deviation, tests/discover_cases.cmake), so
- * the day the library changes the case fails and this table is revisited.
- * Measured on the H200: docs/dev/kernels. */
-static const struct {
-    kb_bench_id bench;
-    const char *backend;
-    kb_inputs inputs;
-    const char *what;
-} deviations[] = {
-    {KB_LAYERNORM_FWD, "cudnn", KB_INPUTS_CONSTANT,
-     "cuDNN 9 LayerNorm forward returns |y| up to ~4e-3 instead of 0 on zero-variance rows "
-     "(PyTorch returns 0)"},
-};
-
+/* A library backend's deviations from PyTorch's semantics that the input
+ * kinds found are in its op's descriptor. Their cases stay registered and
+ * must keep failing accuracy: CTest expects it (label known_deviation,
+ * tests/discover_cases.cmake), so the day the library changes the case
+ * fails and the descriptor is revisited. */
 static const char *deviation_of(kb_bench_id b, const char *backend, kb_inputs k)
 {
-    for (size_t i = 0; i < sizeof deviations / sizeof deviations[0]; i++)
-        if (deviations[i].bench == b && deviations[i].inputs == k &&
-            strcmp(deviations[i].backend, backend) == 0)
-            return deviations[i].what;
+    const kb_bench_info *bi = kb_bench_info_get(b);
+    for (const kb_deviation *d = bi ? bi->deviations : NULL; d && d->backend; d++)
+        if (d->inputs == (int)k && strcmp(d->backend, backend) == 0) return d->what;
     return NULL;
 }
 
@@ -469,7 +383,7 @@ const char *kb_known_deviation(const char *benchmark, const char *backend, const
 
 void kb_case_labels(const kb_case *c, char *buf, size_t len)
 {
-    const kb_bench_info *bi = &benches[c->p.bench];
+    const kb_bench_info *bi = kb_bench_info_get(c->p.bench);
     snprintf(buf, len, "%s,%s,%s,%s,%s,gpu%s%s%s%s", bi->family, bi->name,
              bi->backward ? "backward" : "forward", c->backend, kb_dtype_name(c->p.dtype),
              c->set == KB_SHAPES_ODD ? ",odd" : "", c->inputs ? ",inputs," : "",

@@ -10,26 +10,27 @@
 extern "C" {
 #endif
 
-/* The tensors of a case (kb_tensors' fields; out, and gold after it, are
- * always there), as bits of kb_bench_info.tensors and .ref_reads. */
-typedef enum {
-    KB_T_X = 1u << 0,
-    KB_T_TARGET = 1u << 1,
-    KB_T_DLOSS = 1u << 2,
-    KB_T_DY = 1u << 3,
-    KB_T_W = 1u << 4,
-    KB_T_Y = 1u << 5,    /* saved softmax output (softmax backward)          */
-    KB_T_LSE = 1u << 6,  /* saved statistics, fp32, one per row              */
-    KB_T_MEAN = 1u << 7,
-    KB_T_RSTD = 1u << 8,
-    KB_T_DW = 1u << 9,   /* weight gradient [N] fp32, guarded like out; gold_dw */
-    KB_T_UP = 1u << 10,  /* GLU: the up projection [M,N] (x is the gate)     */
-    KB_T_WTS = 1u << 11  /* mlp weights [Wg; Wu; Wd], 3*K*N in the dtype      */
-} kb_tensor_bit;
+/* The tensors of a case as bits of kb_bench_info.tensors and .ref_reads: bit
+ * r is kb_role r (kbench.h). out is always there (and gold after it). */
+#define KB_T(role) (1u << (role))
+enum {
+    KB_T_X = KB_T(KB_R_X), KB_T_UP = KB_T(KB_R_UP), KB_T_TARGET = KB_T(KB_R_TARGET),
+    KB_T_DLOSS = KB_T(KB_R_DLOSS), KB_T_DY = KB_T(KB_R_DY), KB_T_W = KB_T(KB_R_W),
+    KB_T_Y = KB_T(KB_R_Y),       /* saved softmax output (softmax backward) */
+    KB_T_LSE = KB_T(KB_R_LSE),   /* saved statistics, fp32, one per row      */
+    KB_T_MEAN = KB_T(KB_R_MEAN), KB_T_RSTD = KB_T(KB_R_RSTD),
+    KB_T_OUT = KB_T(KB_R_OUT),
+    KB_T_DW = KB_T(KB_R_DW),     /* weight gradient [N] fp32, guarded like out; gold_dw */
+    KB_T_WTS = KB_T(KB_R_WTS),   /* mlp weights [Wg; Wu; Wd], 3*K*N in the dtype */
+    KB_T_RES = KB_T(KB_R_RES), KB_T_DRES = KB_T(KB_R_DRES), KB_T_CS = KB_T(KB_R_CS)
+};
+typedef unsigned kb_tensor_bit;
 
-/* Which op family's formulas the references compute (kernels/reference:
- * the one place per-op math is chosen). */
+/* Which family's formulas the shared reference (kernels/reference)
+ * computes, for the ops that use it; an op with its own reference in its
+ * folder leaves it KB_FAM_OWN. */
 typedef enum {
+    KB_FAM_OWN = 0, /* the op's own reference (ref_cpu, kb_op_gpu)      */
     KB_FAM_CROSS_ENTROPY,
     KB_FAM_SOFTMAX,
     KB_FAM_RMSNORM,
@@ -58,7 +59,10 @@ typedef enum {
     KB_SCALE_CENTERED,    /* LayerNorm y: (|x| + |mean|) rstd |w|          */
     KB_SCALE_GEMM,        /* a reduction over K: the reference's gold_scale */
     KB_SCALE_GEGLU,       /* GeGLU out, dgate, dup: the formula's terms    */
-    KB_SCALE_SWIGLU       /* SwiGLU: the same with SiLU                   */
+    KB_SCALE_SWIGLU,      /* SwiGLU: the same with SiLU                   */
+    KB_SCALE_TERMS        /* the op's GPU reference writes each element's
+                             scale (the sum of |terms| its formula adds) into
+                             gold_scale                                    */
 } kb_err_scale;
 
 /* The planted-bug mutant KBENCH_TEST_PERTURB recomputes the output with
@@ -72,10 +76,23 @@ typedef enum {
 } kb_mutant;
 
 /* Bytes moved per SPEC's table: mn*M*N*s + m_dtype*M*s + m_bytes*M +
- * n_bytes*N + nk*N*K*s, s the dtype's size (nk: weights of the 3-D ops). */
+ * n_bytes*N + nk*N*K*s + mk*M*K*s, s the dtype's size (nk: weights of the
+ * 3-D ops; mk: rope's key heads). */
 typedef struct {
-    double mn, m_dtype, m_bytes, n_bytes, nk;
+    double mn, m_dtype, m_bytes, n_bytes, nk, mk;
 } kb_byte_model;
+
+/* A library backend's known deviation from PyTorch's semantics on one input
+ * kind: its case must keep failing accuracy (kb_case_known_deviation). */
+typedef struct {
+    const char *backend;
+    int inputs; /* kb_inputs */
+    const char *what;
+} kb_deviation;
+
+struct kb_ref_in;
+struct kb_ref_out;
+struct kb_buffers;
 
 /* An op's own shape lists, by kb_shape_set (DEFAULT, ODD, SHORT, INPUTS);
  * a count of 0 keeps the shared list of that set. */
@@ -84,19 +101,41 @@ typedef struct {
     size_t count[4];
 } kb_shape_lists;
 
+/* The shared shape lists' default sweep: SPEC's (KB_SWEEP_COMMON shapes);
+ * the norms add the transformer-activation shapes (KB_SWEEP_NORM). */
+#define KB_SWEEP_COMMON 11
+#define KB_SWEEP_NORM 15
+
+/* Input kinds as bits of kb_bench_info.inputs (kb_inputs, below), and the
+ * sets of the op families: logits (cross entropy, softmax) and normalised
+ * activations take different adversarial kinds; GLU gates take wide (20
+ * randn saturates tanh and overflows exp(-x)), the reductions' kinds
+ * (shifted, masked, constant, small) test what GLU does not have. */
+#define KB_IN(k) (1u << (k))
+#define KB_KINDS_LOGITS                                                                   \
+    (KB_IN(KB_INPUTS_RANDN) | KB_IN(KB_INPUTS_SHIFTED) | KB_IN(KB_INPUTS_WIDE) |          \
+     KB_IN(KB_INPUTS_MASKED))
+#define KB_KINDS_NORM                                                                     \
+    (KB_IN(KB_INPUTS_RANDN) | KB_IN(KB_INPUTS_WIDE) | KB_IN(KB_INPUTS_CONSTANT) |         \
+     KB_IN(KB_INPUTS_SMALL))
+#define KB_KINDS_ACT (KB_IN(KB_INPUTS_RANDN) | KB_IN(KB_INPUTS_WIDE))
+#define KB_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
 /* Backends, in display order (kb_backend_name). */
 #define KB_NUM_BACKENDS 5
 
 /* The op descriptor: everything the harness, the tuner, the accuracy check
- * and the references derive from a benchmark id. Adding an op is one entry
- * in registry.c's table (docs/dev/adding-an-op.md, "Adding an op"). */
+ * and the references derive from a benchmark id. It is written in the op's
+ * folder (kernels/<op>/op.c) with KB_OP, and the program registers every
+ * op at start-up (kb_op_register, from the list the build generates; see
+ * docs/dev/adding-an-op.md). */
 typedef struct {
     kb_bench_id id;
     const char *name;    /* "softmax_forward"                      */
     const char *family;  /* "softmax": op family, a CTest label      */
     int backward;        /* 0 forward, 1 backward                  */
     kb_x_dist x_dist;    /* x's distribution                        */
-    kb_family_id fam;
+    kb_family_id fam;    /* the shared reference's formulas; unused with ref_cpu */
     unsigned tensors;    /* kb_tensor_bit: what a case allocates besides out/gold */
     unsigned ref_reads;  /* kb_tensor_bit: what the references need  */
     int out_per_row;     /* out is one value per row [M] (a loss), else [M,N] */
@@ -114,19 +153,64 @@ typedef struct {
     /* Compute-bound ops: flops = flops_mnk * M*N*K; results then carry
      * TFLOP/s and sol_pct is against the measured bf16 GEMM peak. 0: GB/s. */
     double flops_mnk;
+    /* The op's own tensor sizes, for ops whose tensors are not the common
+     * [M,N] / [M] / [N] ones (rope's [heads, M, D]): rows and columns of
+     * role r (out included) for p; return 0 to keep the role table's.
+     * NULL: the role table's for every role. */
+    int (*tensor_dims)(const kb_problem *p, kb_role r, int64_t *rows, int64_t *cols);
+    /* The same sizes as JSON text for --describe, by role (NULL: the role
+     * table's), e.g. "[\"N+K\", \"M\", 128]". */
+    const char *const *tensor_shapes;
+    /* The op's CPU reference (fp32 host arrays, double math), in its own
+     * folder; NULL: the shared one (kernels/reference, by fam). */
+    kb_status (*ref_cpu)(const kb_problem *p, const struct kb_ref_in *in,
+                         struct kb_ref_out *out, kb_err *e);
+    /* Library backends' known deviations, ended by {NULL}; NULL: none. */
+    const kb_deviation *deviations;
 } kb_bench_info;
 
-/* Shape and element size of each tensor role (kb_tensor_bit, in bit order). */
-typedef enum { KB_DIM_MN, KB_DIM_M, KB_DIM_N, KB_DIM_3KN /* three [K,N] matrices */ } kb_dims;
+/* Defines and names the descriptor of one benchmark in its op folder:
+ *   KB_OP(KB_ROPE_FWD, rope_forward, .family = "rope", ...);
+ * The build reads these lines (one per benchmark, at the start of a line)
+ * to generate kb_bench_id and the list kb_ops_register walks. */
+#define KB_OP(ID, NAME, ...) const kb_bench_info kb_op_##NAME = {.id = ID, .name = #NAME, __VA_ARGS__}
+
+/* The GPU half of an op's reference, for ops with their own (kernels/<op>/
+ * reference.cu), registered with the backends (kb_op_gpu_register): inputs
+ * fills the roles the generic generator does not know (rope's cos/sin
+ * table), saved what the forward keeps for the backward, gold the gold
+ * outputs and gold_scale. NULL members: nothing to do at that step. */
+typedef struct kb_op_gpu {
+    kb_bench_id bench;
+    kb_status (*inputs)(struct kb_buffers *b, cudaStream_t s, kb_err *e);
+    kb_status (*saved)(struct kb_buffers *b, cudaStream_t s, kb_err *e);
+    kb_status (*gold)(struct kb_buffers *b, cudaStream_t s, kb_err *e);
+} kb_op_gpu;
+
+/* Registers a descriptor (its id's slot must be free or hold the same one)
+ * and the GPU half of an op's reference. */
+kb_status kb_op_register(const kb_bench_info *bi, kb_err *e);
+kb_status kb_op_gpu_register(const kb_op_gpu *g, kb_err *e);
+/* The GPU half registered for bench, or NULL. */
+const kb_op_gpu *kb_op_gpu_get(kb_bench_id bench);
+/* Every op folder's descriptors (generated: kb_ops_list.c). */
+kb_status kb_ops_register(kb_err *e);
+
+/* What each tensor role is (kb_role): its name, default dims and element
+ * size (0: the problem's dtype). */
+typedef enum { KB_DIM_MN, KB_DIM_M, KB_DIM_N, KB_DIM_3KN /* three [K,N] matrices */, KB_DIM_OUT } kb_dims;
 typedef struct {
     const char *name;
-    kb_tensor_bit bit;
+    kb_role role;
     kb_dims dims;
-    int elem_bytes; /* 0: the problem's dtype */
+    int elem_bytes;
 } kb_tensor_info;
-#define KB_NUM_TENSORS 12
-const kb_tensor_info *kb_tensor_info_get(int i); /* i < KB_NUM_TENSORS */
-/* Bytes of tensor `bit` for p (0 when the benchmark does not use it). */
+#define KB_NUM_TENSORS KB_NUM_ROLES
+const kb_tensor_info *kb_tensor_info_get(int i); /* i < KB_NUM_ROLES */
+/* Rows and columns of role r for p (the descriptor's tensor_dims, else the
+ * role table's); 0 rows when the benchmark does not use it. */
+void kb_tensor_dims(const kb_problem *p, kb_role r, int64_t *rows, int64_t *cols);
+/* Bytes of tensor `bit` (KB_T_*) for p (0 when the benchmark does not use it). */
 size_t kb_tensor_bytes(const kb_problem *p, kb_tensor_bit bit);
 /* Columns of out: 1 for a per-row output (loss), N otherwise. */
 int64_t kb_out_cols(const kb_problem *p);

@@ -50,6 +50,17 @@ static inline kb_tol kb_tol_default(kb_dtype d)
  * The normwise check (4u per row) still catches a systematic error. */
 #define KB_GEMM_ROUNDING 8.0
 
+/* An op whose reference writes each element's error scale (KB_SCALE_TERMS:
+ * the sum of the |terms| its formula adds, e.g. rope's |x cos| + |x' sin|):
+ * on top of atol + rtol*|gold|, an element may differ by KB_TERMS_ROUNDING
+ * unit roundoffs of the dtype times that scale. PyTorch's eager evaluation
+ * rounds each product to the dtype before it adds them (two roundings,
+ * each up to u times a term); where the terms cancel, that is all the
+ * error there is, and |gold| says nothing about it. 4 covers both
+ * roundings twice over; a wrong formula (a swapped sign, cos for sin) is
+ * off by the size of the terms, 1/(4u) times more. */
+#define KB_TERMS_ROUNDING 4.0
+
 /* Equal values sum exactly in fp32 while their count k is at most
  * 2^(24-p), p the significant bits of the value's type: every partial sum
  * j * v (j <= k) then fits fp32's 24 bits, in any order. LayerNorm's exact

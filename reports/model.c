@@ -189,8 +189,10 @@ static kb_status names_collect(kb_names *s, const kb_results *r, int f,
 static kb_status collect_benches(kb_names *s, const kb_results *r, kb_err *e)
 {
     const char *known[KB_NUM_BENCH];
-    for (int i = 0; i < KB_NUM_BENCH; i++) known[i] = kb_bench_info_get((kb_bench_id)i)->name;
-    return names_collect(s, r, FIELD_BENCH, known, KB_NUM_BENCH, e);
+    int n = 0;
+    for (int i = 0; i < KB_NUM_BENCH; i++)
+        if (kb_bench_info_get((kb_bench_id)i)) known[n++] = kb_bench_info_get((kb_bench_id)i)->name;
+    return names_collect(s, r, FIELD_BENCH, known, n, e);
 }
 
 static kb_status collect_series(kb_names *s, const kb_results *r, kb_err *e)

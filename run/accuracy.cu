@@ -298,7 +298,8 @@ __global__ void normwise_kernel(const G *out, const G *gold, nw_ctx<T> c, int64_
         for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
             const double o = kb_to_float(out[r * cols + j]), g = kb_to_float(gold[r * cols + j]);
             if (!isfinite(o) || !isfinite(g)) continue; /* assert_close's business */
-            const double sc = nw_scale(c, r, j, g, dot, mean, rstd);
+            const double sc = c.scale == KB_SCALE_TERMS ? (double)c.abs_sum[r * cols + j]
+                                                        : nw_scale(c, r, j, g, dot, mean, rstd);
             e2 += (o - g) * (o - g);
             g2 += g * g;
             s2 += sc * sc;
@@ -391,15 +392,16 @@ extern "C" kb_status kb_check_output(const kb_buffers *b, kb_tol tol, cudaStream
     /* The loss vector is judged as one: a row's loss alone is one number. */
     const int64_t rows = bi->out_per_row ? 1 : kb_out_rows(p), cols = kb_out_elems(p) / rows;
     if (!norm_bwd) {
-        /* A GEMM's gold brings its own error scale (tolerance.h). */
-        const int gemm = bi->scale == KB_SCALE_GEMM;
-        if (gemm && !b->gold_scale)
+        /* A GEMM's gold, and an op's own reference, bring their own error
+         * scale (tolerance.h). */
+        const int gemm = bi->scale == KB_SCALE_GEMM, terms = bi->scale == KB_SCALE_TERMS;
+        if ((gemm || terms) && !b->gold_scale)
             return KB_FAIL(e, KB_ERR_ARG, "accuracy %s: no gold_scale buffer", bi->name);
-        KB_TRY(compare(p->dtype, b->t.out, b->gold, gemm ? b->gold_scale : NULL,
-                       KB_GEMM_ROUNDING * kb_unit_roundoff(p->dtype), p->dtype, &ns,
-                       kb_out_elems(p), tol, s, acc, e));
-        return normwise(p->dtype, b->t.out, b->gold, p->dtype, nw_of(b, NULL, NULL, NULL), rows,
-                        cols, s, acc, e);
+        KB_TRY(compare(p->dtype, b->t.out, b->gold, gemm || terms ? b->gold_scale : NULL,
+                       (gemm ? KB_GEMM_ROUNDING : KB_TERMS_ROUNDING) * kb_unit_roundoff(p->dtype),
+                       p->dtype, &ns, kb_out_elems(p), tol, s, acc, e));
+        return normwise(p->dtype, b->t.out, b->gold, p->dtype,
+                        nw_of(b, NULL, NULL, terms ? b->gold_scale : NULL), rows, cols, s, acc, e);
     }
     float *rs = NULL;
     KB_CUDA(e, cudaMalloc(&rs, 2 * (size_t)p->M * sizeof(float)));

@@ -21,26 +21,25 @@ void kb_buffers_layout(const kb_problem *p, size_t ws, kb_layout *out)
 {
     kb_layout l;
     memset(&l, 0, sizeof l);
-    l.x = kb_tensor_bytes(p, KB_T_X);
-    l.target = kb_tensor_bytes(p, KB_T_TARGET);
-    l.dloss = kb_tensor_bytes(p, KB_T_DLOSS);
-    l.dy = kb_tensor_bytes(p, KB_T_DY);
-    l.w = kb_tensor_bytes(p, KB_T_W);
-    l.y = kb_tensor_bytes(p, KB_T_Y);
-    l.lse = kb_tensor_bytes(p, KB_T_LSE);
-    l.mean = kb_tensor_bytes(p, KB_T_MEAN);
-    l.rstd = kb_tensor_bytes(p, KB_T_RSTD);
-    l.out = (size_t)kb_out_elems(p) * kb_dtype_size(p->dtype);
-    l.dw = kb_tensor_bytes(p, KB_T_DW);
-    l.gold = l.out;
-    l.gold_dw = l.dw;
-    l.ws = ws;
-    l.up = kb_tensor_bytes(p, KB_T_UP);
-    l.wts = kb_tensor_bytes(p, KB_T_WTS);
-    if (kb_bench_info_get(p->bench)->scale == KB_SCALE_GEMM)
-        l.gold_scale = (size_t)kb_out_elems(p) * sizeof(float);
+    for (int r = 0; r < KB_NUM_ROLES; r++) l.bytes[r] = kb_tensor_bytes(p, KB_T(r));
+    l.bytes[KB_SLOT_GOLD] = l.bytes[KB_R_OUT];
+    l.bytes[KB_SLOT_GOLD_DW] = l.bytes[KB_R_DW];
+    l.bytes[KB_SLOT_WS] = ws;
+    const kb_err_scale sc = kb_bench_info_get(p->bench)->scale;
+    if (sc == KB_SCALE_GEMM || sc == KB_SCALE_TERMS)
+        l.bytes[KB_SLOT_GOLD_SCALE] = (size_t)kb_out_elems(p) * sizeof(float);
     *out = l;
 }
+
+const int kb_slot_order[KB_NSLOTS] = {
+    KB_R_X,   KB_R_UP,  KB_R_TARGET, KB_R_DLOSS,   KB_R_DY,         KB_R_W,
+    KB_R_Y,   KB_R_LSE, KB_R_MEAN,   KB_R_RSTD,    KB_R_OUT,        KB_R_DW,
+    KB_SLOT_GOLD, KB_SLOT_GOLD_DW, KB_SLOT_WS, KB_R_WTS, KB_SLOT_GOLD_SCALE,
+    KB_R_RES, KB_R_DRES, KB_R_CS,
+};
+_Static_assert(KB_NSLOTS == 20, "kb_slot_order lists every slot once");
+
+int kb_slot_guarded(int slot) { return slot == KB_R_OUT || slot == KB_R_DW || slot == KB_SLOT_WS; }
 
 /* Placement. A library kernel can be sensitive to where its tensors sit
  * relative to each other inside a 2 MiB page (the GPU's large page, inside
@@ -54,28 +53,18 @@ void kb_buffers_layout(const kb_problem *p, size_t ws, kb_layout *out)
  * bands the two layouts are the same. */
 #define PAGE KB_PLACE_PERIOD
 
-typedef struct {
-    size_t bytes;
-    int guarded;
-} slot;
-
 size_t kb_buffers_place(const kb_layout *l, size_t off[KB_NSLOTS])
 {
-    const slot t[KB_NSLOTS] = {
-        [KB_SLOT_X] = {l->x, 0},         [KB_SLOT_UP] = {l->up, 0},       [KB_SLOT_TARGET] = {l->target, 0},
-        [KB_SLOT_DLOSS] = {l->dloss, 0}, [KB_SLOT_DY] = {l->dy, 0},       [KB_SLOT_W] = {l->w, 0},
-        [KB_SLOT_Y] = {l->y, 0},         [KB_SLOT_LSE] = {l->lse, 0},     [KB_SLOT_MEAN] = {l->mean, 0},
-        [KB_SLOT_RSTD] = {l->rstd, 0},   [KB_SLOT_OUT] = {l->out, 1},     [KB_SLOT_DW] = {l->dw, 1},
-        [KB_SLOT_GOLD] = {l->gold, 0},   [KB_SLOT_GOLD_DW] = {l->gold_dw, 0}, [KB_SLOT_WS] = {l->ws, 1},
-        [KB_SLOT_WTS] = {l->wts, 0},     [KB_SLOT_GOLD_SCALE] = {l->gold_scale, 0}};
     size_t plain = 0, at = 0; /* ends of the band-free and the real layout */
-    for (int i = 0; i < KB_NSLOTS; i++) {
-        if (!t[i].bytes) continue;
-        const size_t band = t[i].guarded ? KB_GUARD_BYTES : 0;
+    for (int k = 0; k < KB_NSLOTS; k++) {
+        const int i = kb_slot_order[k];
+        const size_t bytes = l->bytes[i];
+        if (!bytes) continue;
+        const size_t band = kb_slot_guarded(i) ? KB_GUARD_BYTES : 0;
         const size_t min = at + band;
         off[i] = min + (plain % PAGE + PAGE - min % PAGE) % PAGE;
-        plain += up(t[i].bytes);
-        at = off[i] + up(t[i].bytes) + band;
+        plain += up(bytes);
+        at = off[i] + up(bytes) + band;
     }
     return at;
 }
@@ -138,24 +127,16 @@ kb_status kb_buffers_alloc(const kb_problem *p, size_t ws, kb_buffers *b, kb_err
     size_t off[KB_NSLOTS];
     kb_buffers_place(&l, off);
     char *base = (char *)b->block;
-#define AT(field, i) (l.field ? (void *)(base + off[i]) : NULL)
-    b->t.x = AT(x, KB_SLOT_X);
-    b->t.up = AT(up, KB_SLOT_UP);
-    b->t.target = (const int64_t *)AT(target, KB_SLOT_TARGET);
-    b->t.dloss = (const float *)AT(dloss, KB_SLOT_DLOSS);
-    b->t.dy = AT(dy, KB_SLOT_DY);
-    b->t.w = (const float *)AT(w, KB_SLOT_W);
-    b->t.y = AT(y, KB_SLOT_Y);
-    b->t.lse = (const float *)AT(lse, KB_SLOT_LSE);
-    b->t.mean = (const float *)AT(mean, KB_SLOT_MEAN);
-    b->t.rstd = (const float *)AT(rstd, KB_SLOT_RSTD);
-    b->t.out = guard_at(b, base, off[KB_SLOT_OUT], l.out, kb_dtype_size(p->dtype), "output");
-    b->t.dw = (float *)guard_at(b, base, off[KB_SLOT_DW], l.dw, 4, "dw");
-    b->gold = AT(gold, KB_SLOT_GOLD);
-    b->gold_dw = (float *)AT(gold_dw, KB_SLOT_GOLD_DW);
-    b->t.workspace = guard_at(b, base, off[KB_SLOT_WS], l.ws, 1, "workspace");
-    b->t.wts = AT(wts, KB_SLOT_WTS);
-    b->gold_scale = (float *)AT(gold_scale, KB_SLOT_GOLD_SCALE);
+#define AT(i) (l.bytes[i] ? (void *)(base + off[i]) : NULL)
+    /* Unguarded roles by index; out and dw between guard bands. */
+    for (int r = 0; r < KB_NUM_ROLES; r++)
+        if (!kb_slot_guarded(r)) b->t.role[r] = AT(r);
+    b->t.out = guard_at(b, base, off[KB_R_OUT], l.bytes[KB_R_OUT], kb_dtype_size(p->dtype), "output");
+    b->t.dw = (float *)guard_at(b, base, off[KB_R_DW], l.bytes[KB_R_DW], 4, "dw");
+    b->gold = AT(KB_SLOT_GOLD);
+    b->gold_dw = (float *)AT(KB_SLOT_GOLD_DW);
+    b->t.workspace = guard_at(b, base, off[KB_SLOT_WS], l.bytes[KB_SLOT_WS], 1, "workspace");
+    b->gold_scale = (float *)AT(KB_SLOT_GOLD_SCALE);
     b->t.workspace_bytes = ws;
 #undef AT
     return KB_OK;

@@ -43,29 +43,27 @@ kb_status kb_dump_case(const char *dir, const char *case_name, const kb_buffers 
     KB_TRY(kb_path_print(sub, sizeof sub, "--dump", dir, e, "%s/%s", dir, case_name));
     KB_TRY(kb_mkdir_p(sub, e));
     const kb_problem *p = &b->p;
-    const int64_t mn[2] = {p->M, p->N}, m[1] = {p->M}, n[1] = {p->N};
-    const int64_t on[2] = {kb_out_rows(p), p->N}; /* [2M, N]: a pair of outputs */
-    const int out_nd = kb_bench_info_get(p->bench)->out_per_row ? 1 : 2;
     const kb_dtype d = p->dtype;
-    const kb_tensors *t = &b->t;
-    KB_TRY(dump_one(sub, "x", t->x, 'd', d, 2, mn, e));
-    KB_TRY(dump_one(sub, "up", t->up, 'd', d, 2, mn, e));
-    KB_TRY(dump_one(sub, "target", t->target, 'i', d, 1, m, e));
-    KB_TRY(dump_one(sub, "dloss", t->dloss, 'f', d, 1, m, e));
-    KB_TRY(dump_one(sub, "dy", t->dy, 'd', d, 2, mn, e));
-    KB_TRY(dump_one(sub, "w", t->w, 'f', d, 1, n, e));
-    KB_TRY(dump_one(sub, "y_saved", t->y, 'd', d, 2, mn, e));
-    KB_TRY(dump_one(sub, "lse", t->lse, 'f', d, 1, m, e));
-    KB_TRY(dump_one(sub, "mean", t->mean, 'f', d, 1, m, e));
-    KB_TRY(dump_one(sub, "rstd", t->rstd, 'f', d, 1, m, e));
-    KB_TRY(dump_one(sub, "out", t->out, 'd', d, out_nd, out_nd == 1 ? m : on, e));
-    KB_TRY(dump_one(sub, "gold", b->gold, 'd', d, out_nd, out_nd == 1 ? m : on, e));
-    KB_TRY(dump_one(sub, "dw", t->dw, 'f', d, 1, n, e));
-    KB_TRY(dump_one(sub, "gold_dw", b->gold_dw, 'f', d, 1, n, e));
-    /* mlp_forward: [Wg; Wu; Wd] as one [3, K, N] array (Wd's [N, K] rows
-     * reshaped) and the reference's error scale. */
-    const int64_t w3[3] = {3, p->K, p->N};
-    KB_TRY(dump_one(sub, "wts", t->wts, 'd', d, 3, w3, e));
-    KB_TRY(dump_one(sub, "gold_scale", b->gold_scale, 'f', d, 2, mn, e));
+    /* Every tensor the case has, by role, in its own shape (a per-row
+     * vector, a row of N, or rows x cols: the op's layout flattened to 2-D);
+     * the gold beside out and dw, and the reference's error scale. The
+     * saved softmax output is y_saved (y is what a forward writes). */
+    for (int r = 0; r < KB_NUM_ROLES; r++) {
+        if (!b->t.role[r]) continue;
+        int64_t rows, cols;
+        kb_tensor_dims(p, (kb_role)r, &rows, &cols);
+        const int eb = kb_tensor_info_get(r)->elem_bytes;
+        const char kind = eb == 8 ? 'i' : eb == 4 ? 'f' : 'd';
+        const int64_t two[2] = {rows, cols}, one[1] = {rows * cols};
+        const int nd = rows == 1 || cols == 1 ? 1 : 2;
+        const char *name = r == KB_R_Y ? "y_saved" : kb_tensor_info_get(r)->name;
+        KB_TRY(dump_one(sub, name, b->t.role[r], kind, d, nd, nd == 1 ? one : two, e));
+        const void *gold = r == KB_R_OUT ? b->gold : r == KB_R_DW ? (const void *)b->gold_dw : NULL;
+        if (gold)
+            KB_TRY(dump_one(sub, r == KB_R_OUT ? "gold" : "gold_dw", gold, kind, d, nd,
+                            nd == 1 ? one : two, e));
+        if (r == KB_R_OUT && b->gold_scale)
+            KB_TRY(dump_one(sub, "gold_scale", b->gold_scale, 'f', d, nd, nd == 1 ? one : two, e));
+    }
     return KB_OK;
 }

@@ -371,6 +371,87 @@ static kb_status check_mlp(FILE *log, kb_buffers *b, cudaStream_t s, kb_status *
     return st;
 }
 
+/* An op with its own reference (its descriptor's ref_cpu, its registered
+ * kb_op_gpu): every tensor it reads fetched by role, in its own shape, the
+ * CPU reference fed with the GPU's inputs and saved statistics, and the
+ * GPU's gold and gold_dw compared with it. */
+static kb_status check_own(FILE *log, const kb_buffers *b, cudaStream_t s, kb_status *first,
+                           kb_err *acc, kb_err *e)
+{
+    const kb_problem *p = &b->p;
+    KB_TRY(kb_buffers_prepare((kb_buffers *)b, SELFTEST_SEED, s, e));
+    float *host[KB_NUM_ROLES] = {NULL};
+    int64_t *target = NULL;
+    float *gold = NULL, *gold_dw = NULL, *cpu = NULL, *cpu_dw = NULL;
+    const int64_t nout = kb_out_elems(p);
+    kb_status st = KB_OK;
+    kb_ref_in in;
+    memset(&in, 0, sizeof in);
+    for (int r = 0; r < KB_NUM_ROLES && st == KB_OK; r++) {
+        if (r == KB_R_OUT || r == KB_R_DW || !b->t.role[r]) continue;
+        int64_t rows, cols;
+        kb_tensor_dims(p, (kb_role)r, &rows, &cols);
+        const int eb = kb_tensor_info_get(r)->elem_bytes;
+        if (eb == 8) {
+            st = fetch_target((const int64_t *)b->t.role[r], rows * cols, &target, NULL, e);
+            in.role[r] = target;
+        } else {
+            st = fetch(eb == 4 ? KB_FP32 : p->dtype, b->t.role[r], rows * cols, &host[r], NULL, e);
+            in.role[r] = host[r];
+        }
+    }
+    if (st == KB_OK) st = fetch(p->dtype, b->gold, nout, &gold, NULL, e);
+    if (st == KB_OK) st = fetch(KB_FP32, b->gold_dw, p->N, &gold_dw, NULL, e);
+    if (st == KB_OK) {
+        cpu = malloc((size_t)nout * sizeof *cpu);
+        cpu_dw = gold_dw ? malloc((size_t)p->N * sizeof *cpu_dw) : NULL;
+        if (!cpu || (gold_dw && !cpu_dw))
+            st = KB_FAIL(e, KB_ERR_NOMEM, "self-test: host memory for %s",
+                         kb_bench_info_get(p->bench)->name);
+    }
+    if (st == KB_OK) {
+        kb_ref_out out = {.out = cpu, .dw = cpu_dw};
+        st = kb_ref_cpu3(p, &in, &out, e);
+    }
+    if (st == KB_OK) {
+        cmp_result r;
+        compare(p->dtype, gold, cpu, nout, &r);
+        report(log, p, "out", p->dtype, &r, first, acc);
+        if (gold_dw) {
+            compare(KB_FP32, gold_dw, cpu_dw, p->N, &r);
+            report(log, p, "dw", KB_FP32, &r, first, acc);
+        }
+    }
+    for (int r = 0; r < KB_NUM_ROLES; r++) free(host[r]);
+    free(target);
+    free(gold);
+    free(gold_dw);
+    free(cpu);
+    free(cpu_dw);
+    return st;
+}
+
+/* The shapes an own-reference op is checked on: its odd list (the edges
+ * its author chose), small enough for the CPU. */
+static kb_status selftest_own(FILE *log, kb_bench_id bench, cudaStream_t s, kb_status *first,
+                              kb_err *acc, int *cases, kb_err *e)
+{
+    const kb_shape *odd;
+    const size_t n = kb_shapes(bench, KB_SHAPES_ODD, &odd);
+    for (int d = 0; d < KB_NUM_DTYPES; d++)
+        for (size_t k = 0; k < n; k++) {
+            const kb_problem p = {bench, (kb_dtype)d, odd[k].M, odd[k].N, odd[k].K};
+            if ((double)kb_out_elems(&p) > 4e6) continue; /* the CPU's share stays small */
+            kb_buffers b;
+            KB_TRY(kb_buffers_alloc(&p, 0, &b, e));
+            const kb_status st = check_own(log, &b, s, first, acc, e);
+            kb_buffers_free(&b);
+            KB_TRY(st);
+            (*cases)++;
+        }
+    return KB_OK;
+}
+
 kb_status kb_reference_selftest(FILE *log, kb_err *e)
 {
     int ndev = 0;
@@ -387,6 +468,10 @@ kb_status kb_reference_selftest(FILE *log, kb_err *e)
     int cases = 0;
     for (int bi = 0; bi < KB_NUM_BENCH && rc == KB_OK; bi++)
         for (int d = 0; d < KB_NUM_DTYPES && rc == KB_OK; d++) {
+            if (kb_bench_info_get((kb_bench_id)bi)->ref_cpu) { /* its own reference */
+                if (d == 0) rc = selftest_own(log, (kb_bench_id)bi, s, &first, &acc, &cases, e);
+                continue;
+            }
             if (kb_bench_info_get((kb_bench_id)bi)->dims == 3) { /* MxNxK: check_mlp */
                 for (size_t k = 0; k < sizeof mlp_shapes / sizeof mlp_shapes[0] && rc == KB_OK;
                      k++) {

@@ -84,7 +84,8 @@ QUICK = [(32768, 1024, 0), (32768, 16384, 0), (16384, 131072, 0)]
 # ---- kbench's description: benchmarks, shapes, byte models ------------------
 
 TERMS = ("M*N*s", "M*s", "M", "N")  # the byte model's monomials, s the dtype's size
-# (3-D ops add "N*K*s"; shapes then carry "K": mlp_forward is T x D x H)
+# (3-D ops add "N*K*s" and "M*K*s"; shapes then carry "K": mlp_forward is
+# T x D x H, rope positions x query heads x key/value heads)
 
 
 class Kbench:
@@ -124,7 +125,7 @@ class Kbench:
         t = self.benches[bench]["bytes"]["terms"]
         s = self.dtype_bytes[dtype]
         v = (t["M*N*s"] * M * N * s + t["M*s"] * M * s + t["M"] * M + t["N"] * N
-             + t.get("N*K*s", 0) * N * K * s)
+             + t.get("N*K*s", 0) * N * K * s + t.get("M*K*s", 0) * M * K * s)
         return int(v) if v == int(v) else v
 
     def flops(self, bench, M, N, K):

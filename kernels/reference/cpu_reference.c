@@ -56,11 +56,17 @@ static void row_softmax(const float *r, int64_t N, float *y)
     for (int64_t j = 0; j < N; j++) y[j] = (float)(exp(r[j] - m) / s);
 }
 
+/* What the forward saves for the backward, from x: the shared reference's
+ * families by family (a forward's statistics too, which nothing reads), an
+ * op with its own reference by what its descriptor lists, by the GPU
+ * reference's rule: lse, softmax's y, LayerNorm's mean and rstd, or an rstd
+ * alone (RMSNorm's; add_rmsnorm's, of h). */
 void kb_ref_cpu_saved(kb_bench_id b, int64_t M, int64_t N, const float *x,
                       float *lse, float *mean, float *rstd, float *y)
 {
     const kb_bench_info *bi = kb_bench_info_get(b);
     if (!bi || !x || M < 1 || N < 1) return;
+    const unsigned t = bi->tensors;
     for (int64_t i = 0; i < M; i++) {
         const float *r = x + i * N;
         double mu, rs;
@@ -84,6 +90,17 @@ void kb_ref_cpu_saved(kb_bench_id b, int64_t M, int64_t N, const float *x,
         case KB_FAM_MLP: /* saves nothing */
         case KB_FAM_MLP_SWIGLU:
             break;
+        case KB_FAM_OWN:
+            if ((t & KB_T_LSE) && lse) lse[i] = (float)row_lse(r, N);
+            if ((t & KB_T_Y) && y) row_softmax(r, N, y + i * N);
+            if (t & KB_T_MEAN) {
+                row_ln_stats(r, N, &mu, &rs);
+                if (mean) mean[i] = (float)mu;
+                if (rstd) rstd[i] = (float)rs;
+            } else if ((t & KB_T_RSTD) && rstd) {
+                rstd[i] = (float)row_rms_rstd(r, N);
+            }
+            break;
         }
     }
 }
@@ -91,7 +108,7 @@ void kb_ref_cpu_saved(kb_bench_id b, int64_t M, int64_t N, const float *x,
 static kb_status check_args(kb_bench_id b, int64_t M, int64_t N, const kb_ref_in *in,
                             const kb_ref_out *out, kb_err *e)
 {
-    if ((unsigned)b >= KB_NUM_BENCH)
+    if (!kb_bench_info_get(b))
         return KB_FAIL(e, KB_ERR_ARG, "cpu reference: unknown benchmark id %d", (int)b);
     const char *name = bench_name(b);
     if (M < 1 || N < 1)
@@ -208,6 +225,7 @@ static void out_row(const kb_bench_info *bi, const kb_ref_in *in, int64_t i, int
     }
     case KB_FAM_MLP: /* 3-D: kb_ref_cpu_mlp (kb_ref_cpu refuses it) */
     case KB_FAM_MLP_SWIGLU:
+    case KB_FAM_OWN: /* kb_ref_cpu calls the op's own */
         return;
     case KB_FAM_RMSNORM:
     case KB_FAM_LAYERNORM:
@@ -224,9 +242,21 @@ static void out_row(const kb_bench_info *bi, const kb_ref_in *in, int64_t i, int
     }
 }
 
+kb_status kb_ref_cpu3(const kb_problem *p, const kb_ref_in *in, kb_ref_out *out, kb_err *e)
+{
+    const kb_bench_info *bi = kb_bench_info_get(p->bench);
+    if (bi && bi->ref_cpu) return bi->ref_cpu(p, in, out, e);
+    return kb_ref_cpu(p->bench, p->M, p->N, in, out, e);
+}
+
 kb_status kb_ref_cpu(kb_bench_id b, int64_t M, int64_t N, const kb_ref_in *in,
                      kb_ref_out *out, kb_err *e)
 {
+    const kb_bench_info *own = kb_bench_info_get(b);
+    if (own && own->ref_cpu) {
+        const kb_problem p = {b, KB_FP32, M, N, 0};
+        return own->ref_cpu(&p, in, out, e);
+    }
     KB_TRY(check_args(b, M, N, in, out, e));
     const kb_bench_info *bi = kb_bench_info_get(b);
     if (bi->fam == KB_FAM_GEGLU || bi->fam == KB_FAM_SWIGLU) {

@@ -291,8 +291,11 @@ static const char *tensor_role(const char *expr)
 extern "C" kb_status kb_ref_gpu_saved(kb_buffers *b, cudaStream_t s, kb_err *e)
 {
     REF_BEGIN(b, e, "GPU reference (saved statistics)");
+    const kb_op_gpu *own = kb_op_gpu_get(p->bench);
+    if (own && own->saved) return own->saved(b, s, e);
     /* The saved statistics the descriptor lists, each from x (forwards
-     * save nothing). */
+     * save nothing): lse, softmax's y, LayerNorm's mean and rstd, or an
+     * rstd alone: RMSNorm's. */
     const unsigned saved = kb_bench_info_get(p->bench)->tensors;
     if (saved & KB_T_LSE) {
         NEED(t->x, who);
@@ -367,8 +370,10 @@ extern "C" kb_status kb_ref_gpu_gold(kb_buffers *b, cudaStream_t s, kb_err *e)
 {
     REF_BEGIN(b, e, "GPU reference");
     NEED(b->gold, who);
-    /* The one place the GPU reference picks per-op math: the descriptor's
-     * family and direction. */
+    const kb_op_gpu *own = kb_op_gpu_get(p->bench);
+    if (own && own->gold) return own->gold(b, s, e);
+    /* The shared reference's formulas, by the descriptor's family and
+     * direction (an op with its own reference registers its gold above). */
     const kb_bench_info *bi = kb_bench_info_get(p->bench);
     const bool ln = bi->fam == KB_FAM_LAYERNORM;
     switch (bi->fam) {
@@ -444,6 +449,9 @@ extern "C" kb_status kb_ref_gpu_gold(kb_buffers *b, cudaStream_t s, kb_err *e)
         KB_TRY(kb_ref_gpu_mlp(b, bi->fam == KB_FAM_MLP_SWIGLU ? KB_MLP_SILU : KB_MLP_GELU_TANH, s,
                               e));
         break;
+    case KB_FAM_OWN: /* its gold is its own, registered with its backends */
+        return KB_FAIL(e, KB_ERR_ARG, "%s: %s has its own reference, and no GPU gold is registered",
+                       who, bi->name);
     }
     return KB_OK;
 }

@@ -40,7 +40,8 @@
 
 /* Tensor ids: part of the generator's key, so never renumber them. */
 enum { KB_TID_X = 1, KB_TID_TARGET = 2, KB_TID_DLOSS = 3, KB_TID_DY = 4, KB_TID_W = 5,
-       KB_TID_MASK = 6, KB_TID_ROW = 7, KB_TID_UP = 8, KB_TID_WGU = 9, KB_TID_WD = 10 };
+       KB_TID_MASK = 6, KB_TID_ROW = 7, KB_TID_UP = 8, KB_TID_WGU = 9, KB_TID_WD = 10,
+       KB_TID_RES = 11, KB_TID_DRES = 12 };
 
 #define KB_GOLDEN 0x9e3779b97f4a7c15ull /* 2^64 / phi */
 

@@ -10,8 +10,12 @@
  * fp32; target int64 uniform in [0, N); mlp weights (wts = [Wg; Wu; Wd],
  * kernels/reference/mlp_math.h) randn / sqrt(fan-in): Wg, Wu randn/sqrt(D),
  * Wd randn/sqrt(H), so gate, up and y are about unit size. Input kinds other than randn change
- * x only (input_values.h). Values are rounded to the dtype on store (round
- * to nearest even). */
+ * x only (input_values.h), and the residual that is added to it (res: drawn
+ * as x is, from its own keys, so that a kind's rows stay what they are in
+ * h = x + res); dres = randn like dy. Roles only one op has and whose
+ * values are no draw (rope's cos/sin table) are filled by the op's own GPU
+ * reference (kb_op_gpu.inputs). Sizes are the roles' (kb_tensor_dims).
+ * Values are rounded to the dtype on store (round to nearest even). */
 #include "input_values.h"
 #include "kb_cuda.cuh"
 #include "reference.h"
@@ -67,24 +71,35 @@ extern "C" kb_status kb_inputs_generate(kb_buffers *b, uint64_t seed, cudaStream
     if (!b) return KB_FAIL(e, KB_ERR_ARG, "input generator: no buffers");
     const kb_problem *p = &b->p;
     const kb_tensors *t = &b->t;
-    if ((unsigned)p->bench >= KB_NUM_BENCH || (unsigned)p->dtype >= KB_NUM_DTYPES ||
+    if (!kb_bench_info_get(p->bench) || (unsigned)p->dtype >= KB_NUM_DTYPES ||
         p->M < 1 || p->N < 1)
         return KB_FAIL(e, KB_ERR_ARG,
                        "input generator: bad problem (bench %d, dtype %d, %lldx%lld)",
                        (int)p->bench, (int)p->dtype, (long long)p->M, (long long)p->N);
-    const int64_t M = p->M, N = p->N, MN = M * N;
+    const int64_t M = p->M, N = p->N;
     const kb_x_dist dist = kb_bench_info_get(p->bench)->x_dist;
     if ((unsigned)b->inputs >= KB_NUM_INPUTS || !kb_inputs_apply((kb_inputs)b->inputs, p->bench))
         return KB_FAIL(e, KB_ERR_ARG, "input generator: input kind %s does not apply to %s",
                        kb_inputs_name((kb_inputs)b->inputs), kb_bench_info_get(p->bench)->name);
-
-    KB_DISPATCH(p->dtype, T, {
-        k_x<T><<<gen_blocks(MN), GEN_THREADS, 0, s>>>((T *)t->x, M, N, (kb_inputs)b->inputs, dist,
-                                                      kb_input_keys_of(seed));
-    });
-    KB_LAUNCHED(e);
-    KB_TRY(gen_randn(p->dtype, (void *)t->dy, MN, kb_tensor_key(seed, KB_TID_DY), 1.0f, s, e));
-    KB_TRY(gen_randn(p->dtype, (void *)t->up, MN, kb_tensor_key(seed, KB_TID_UP), 1.0f, s, e));
+    int64_t xr, xc, dr, dc;
+    kb_tensor_dims(p, KB_R_X, &xr, &xc);
+    kb_tensor_dims(p, KB_R_DY, &dr, &dc);
+    /* x, then res from keys of its own, with the case's kind and x's
+     * distribution. */
+    const struct { void *p; uint64_t seed; } xs[] = {
+        {(void *)t->x, seed}, {(void *)t->res, kb_tensor_key(seed, KB_TID_RES)}};
+    for (size_t k = 0; k < sizeof xs / sizeof xs[0]; k++) {
+        if (!xs[k].p) continue;
+        KB_DISPATCH(p->dtype, T, {
+            k_x<T><<<gen_blocks(xr * xc), GEN_THREADS, 0, s>>>(
+                (T *)xs[k].p, xr, xc, (kb_inputs)b->inputs, dist, kb_input_keys_of(xs[k].seed));
+        });
+        KB_LAUNCHED(e);
+    }
+    KB_TRY(gen_randn(p->dtype, (void *)t->dy, dr * dc, kb_tensor_key(seed, KB_TID_DY), 1.0f, s, e));
+    KB_TRY(gen_randn(p->dtype, (void *)t->dres, M * N, kb_tensor_key(seed, KB_TID_DRES), 1.0f, s,
+                     e));
+    KB_TRY(gen_randn(p->dtype, (void *)t->up, M * N, kb_tensor_key(seed, KB_TID_UP), 1.0f, s, e));
     KB_TRY(gen_randn(KB_FP32, (void *)t->w, N, kb_tensor_key(seed, KB_TID_W), 1.0f, s, e));
     KB_TRY(gen_randn(KB_FP32, (void *)t->dloss, M, kb_tensor_key(seed, KB_TID_DLOSS), 1.0f, s,
                      e));
@@ -101,5 +116,7 @@ extern "C" kb_status kb_inputs_generate(kb_buffers *b, uint64_t seed, cudaStream
                                                         kb_tensor_key(seed, KB_TID_TARGET));
         KB_LAUNCHED(e);
     }
+    const kb_op_gpu *own = kb_op_gpu_get(p->bench);
+    if (own && own->inputs) KB_TRY(own->inputs(b, s, e));
     return KB_OK;
 }

@@ -34,14 +34,26 @@ extern "C" {
 #endif
 
 /* ---- CPU (host arrays, fp32 in and out) ---------------------------------- */
-typedef struct {
-    const float *x, *dy, *w, *dloss, *y; /* y: softmax output for SM bwd */
-    const float *up;                     /* GLU (x is the gate)           */
-    const int64_t *target;
-    const float *lse, *mean, *rstd;      /* saved stats for the backwards */
+/* The CPU reference's inputs: host fp32 arrays (targets int64), by name or
+ * by kb_role (role[r]: the fields are in kb_role order; out, dw are
+ * kb_ref_out's and left NULL here). */
+typedef struct kb_ref_in {
+    union {
+        struct {
+            const float *x, *up;
+            const int64_t *target;
+            const float *dloss, *dy, *w;
+            const float *y;                 /* softmax output for SM bwd        */
+            const float *lse, *mean, *rstd; /* saved stats for the backwards    */
+            const float *out_unused, *dw_unused;
+            const float *wts;
+            const float *res, *dres, *cs;   /* add_rmsnorm, rope                */
+        };
+        const void *role[KB_NUM_ROLES];
+    };
 } kb_ref_in;
 
-typedef struct {
+typedef struct kb_ref_out {
     float *out;                          /* loss[M], [M,N] or [2,M,N] */
     float *dw;                           /* [N] (norm backward)     */
 } kb_ref_out;
@@ -49,6 +61,9 @@ typedef struct {
 /* Saved statistics of the forward (lse / mean / rstd / softmax y) from x. */
 void kb_ref_cpu_saved(kb_bench_id b, int64_t M, int64_t N, const float *x,
                       float *lse, float *mean, float *rstd, float *y);
+/* The CPU reference of p (K: the 3-D ops' third size, 0 otherwise): the
+ * op's own (its descriptor's ref_cpu) or the shared one by family. */
+kb_status kb_ref_cpu3(const kb_problem *p, const kb_ref_in *in, kb_ref_out *out, kb_err *e);
 kb_status kb_ref_cpu(kb_bench_id b, int64_t M, int64_t N, const kb_ref_in *in,
                      kb_ref_out *out, kb_err *e);
 /* The GLU activations and their derivatives, in double (the unit tests

@@ -184,8 +184,8 @@ START_TEST(inputs_checked_against_selection)
     ck_assert_int_eq(PARSE(&o, &e, "mlp_forward", "rmsnorm_forward", "--inputs", "randn,masked"),
                      KB_ERR_ARG);
     ck_assert_str_eq(e.msg, "--inputs masked: the kind applies to none of the selected benchmarks "
-                            "(rmsnorm_forward takes randn, wide, constant, small; mlp_forward "
-                            "takes randn)");
+                            "(mlp_forward takes randn; rmsnorm_forward takes randn, wide, "
+                            "constant, small)");
     /* applies to one of two: that one runs its cases */
     ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "rmsnorm_forward", "--inputs", "small"), KB_OK);
     int not_rms_small = 0;

@@ -226,7 +226,8 @@ START_TEST(every_byte_count_is_kbenchs)
             const double v = number(member(terms, "M*N*s")) * M * N * s +
                              number(member(terms, "M*s")) * M * s +
                              number(member(terms, "M")) * M + number(member(terms, "N")) * N +
-                             number(member(terms, "N*K*s")) * N * K * s;
+                             number(member(terms, "N*K*s")) * N * K * s +
+                             number(member(terms, "M*K*s")) * M * K * s;
             ck_assert_double_eq(v, moved((kb_bench_id)b, (kb_dtype)d, M, N, K));
         }
         for (int k = 0; k < 4; k++) {

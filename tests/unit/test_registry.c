@@ -190,11 +190,17 @@ START_TEST(input_kinds_registered)
             for (int k = 1; k < KB_NUM_INPUTS; k++) ck_assert_int_eq(n[b][k], 0); /* mlp */
             continue;
         }
-        ck_assert_int_eq(n[b][KB_INPUTS_WIDE], backends * 2 * 2);
-        ck_assert_int_eq(n[b][KB_INPUTS_SHIFTED], logits ? backends * 2 : 0);
-        ck_assert_int_eq(n[b][KB_INPUTS_MASKED], logits ? backends * 2 : 0);
-        ck_assert_int_eq(n[b][KB_INPUTS_CONSTANT], norm ? backends * 2 * KB_NUM_DTYPES : 0);
-        ck_assert_int_eq(n[b][KB_INPUTS_SMALL], norm ? backends * 2 : 0);
+        /* each kind on every input-kind shape of the op (its own list or
+         * the shared two), and only where the descriptor says it applies */
+        const int ns = (int)kb_shapes((kb_bench_id)b, KB_SHAPES_INPUTS, &s);
+        const unsigned in = kb_bench_info_get((kb_bench_id)b)->inputs;
+        ck_assert_int_eq(n[b][KB_INPUTS_WIDE], backends * ns * 2);
+        ck_assert_int_eq(n[b][KB_INPUTS_SHIFTED], logits ? backends * ns : 0);
+        ck_assert_int_eq(n[b][KB_INPUTS_MASKED], logits ? backends * ns : 0);
+        ck_assert_int_eq(n[b][KB_INPUTS_CONSTANT],
+                         norm && (in & KB_IN(KB_INPUTS_CONSTANT)) ? backends * ns * KB_NUM_DTYPES : 0);
+        ck_assert_int_eq(n[b][KB_INPUTS_SMALL],
+                         norm && (in & KB_IN(KB_INPUTS_SMALL)) ? backends * ns : 0);
     }
 }
 END_TEST

@@ -107,18 +107,19 @@ START_TEST(test_speedup_lines)
     kb_results r;
     read_fixes(&r, FIX("run.csv"), FIX("peers.csv"));
     char *out = print_lines(&r, NULL);
-    ck_assert_str_eq(out, "Geomean speedup for benchmark softmax_forward (bf16)\n"
+    /* benchmarks in kbench's order (the op folders'), dtypes within */
+    ck_assert_str_eq(out, "Geomean speedup for benchmark layernorm_backward (bf16)\n"
+                          "  eager 1 data points\n"
+                          "  tuned 1 data points, 2.00x speedup\n"
+                          "Geomean speedup for benchmark rmsnorm_forward (bf16)\n"
+                          "  no eager results: speedup not computed\n"
+                          "Geomean speedup for benchmark softmax_forward (bf16)\n"
                           "  eager 3 data points\n"
                           "  fused 3 data points, 2.00x speedup\n"
                           "  tuned 2 data points, 4.00x speedup\n"
                           "  torch_compile 2 data points, 4.00x speedup\n"
                           "  liger 2 data points, 1.79x speedup\n"
                           "Geomean speedup for benchmark softmax_forward (fp16)\n"
-                          "  eager 1 data points\n"
-                          "  tuned 1 data points, 2.00x speedup\n"
-                          "Geomean speedup for benchmark rmsnorm_forward (bf16)\n"
-                          "  no eager results: speedup not computed\n"
-                          "Geomean speedup for benchmark layernorm_backward (bf16)\n"
                           "  eager 1 data points\n"
                           "  tuned 1 data points, 2.00x speedup\n");
     free(out);

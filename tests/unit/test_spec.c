@@ -287,7 +287,7 @@ static const struct {
     {"ce_grad", KB_SCALE_CE_GRAD},   {"softmax_grad", KB_SCALE_SOFTMAX_GRAD},
     {"norm_grad", KB_SCALE_NORM_GRAD}, {"centered", KB_SCALE_CENTERED},
     {"gemm", KB_SCALE_GEMM},         {"geglu", KB_SCALE_GEGLU},
-    {"swiglu", KB_SCALE_SWIGLU},
+    {"swiglu", KB_SCALE_SWIGLU},     {"terms", KB_SCALE_TERMS},
 };
 
 /* Shapes the models are compared at: M, N and K apart so that a swapped
