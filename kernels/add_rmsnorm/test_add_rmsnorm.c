@@ -1,0 +1,253 @@
+/* The add_rmsnorm CPU reference against closed forms and a finite
+ * difference: r = 0 is plain RMSNorm of x; a constant row; dy = 0 passes
+ * dres through with dw = 0; dx is the gradient of sum(dy * y) with respect
+ * to h (dres added); N = 1 and M = 1; argument errors name the shape. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "add_rmsnorm_ref.h"
+#include "half.h"
+
+#define AR_EPS ((double)KB_NORM_EPS)
+
+/* Multiples of 2^-8 in [-2, 2): exact in fp32 and fp16, not always in bf16
+ * (9 significant bits), so a test that needs dtype values rounds them. */
+static float ar_qrand(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (float)((int)((*s >> 33) % 1024u) - 512) / 256.0f;
+}
+
+static float *ar_fill(int64_t n, uint64_t seed)
+{
+    float *a = malloc((size_t)n * sizeof *a);
+    ck_assert_ptr_nonnull(a);
+    for (int64_t i = 0; i < n; i++) a[i] = ar_qrand(&seed);
+    return a;
+}
+
+static float *ar_zeros(int64_t n)
+{
+    float *a = calloc((size_t)n, sizeof *a);
+    ck_assert_ptr_nonnull(a);
+    return a;
+}
+
+static void ar_run(kb_bench_id b, kb_dtype d, int64_t M, int64_t N, const kb_ref_in *in,
+                   float *out, float *dw)
+{
+    kb_err e = {{0}};
+    const kb_problem p = {b, d, M, N, 0};
+    kb_ref_out o = {out, dw};
+    const kb_status st = kb_add_rmsnorm_ref_cpu(&p, in, &o, &e);
+    ck_assert_msg(st == KB_OK, "kb_add_rmsnorm_ref_cpu failed: %s", e.msg);
+}
+
+/* y of plain RMSNorm from its definition, in double. */
+static void ar_rmsnorm(int64_t M, int64_t N, const float *x, const float *w, double *y)
+{
+    for (int64_t i = 0; i < M; i++) {
+        double s = 0.0;
+        for (int64_t j = 0; j < N; j++) s += (double)x[i * N + j] * x[i * N + j];
+        const double rs = 1.0 / sqrt(s / (double)N + AR_EPS);
+        for (int64_t j = 0; j < N; j++) y[i * N + j] = x[i * N + j] * rs * w[j];
+    }
+}
+
+/* r = 0: h = x (x already a dtype value), y = RMSNorm(x). Every dtype. */
+START_TEST(ar_zero_residual_is_rmsnorm)
+{
+    const int64_t M = 3, N = 7;
+    for (int d = 0; d < KB_NUM_DTYPES; d++) {
+        float *x = ar_fill(M * N, 11), *w = ar_fill(N, 12), *r = ar_zeros(M * N);
+        float *out = ar_zeros(2 * M * N);
+        double y[21];
+        for (int64_t k = 0; k < M * N; k++) x[k] = kb_round_to((kb_dtype)d, x[k]); /* a dtype input */
+        ar_run(KB_ADD_RMSNORM_FWD, (kb_dtype)d, M, N, &(kb_ref_in){.x = x, .res = r, .w = w}, out,
+               NULL);
+        ar_rmsnorm(M, N, x, w, y);
+        for (int64_t k = 0; k < M * N; k++) {
+            ck_assert_float_eq(out[k], x[k]);
+            ck_assert_double_eq_tol(out[M * N + k], y[k], 1e-6 * (1.0 + fabs(y[k])));
+        }
+        free(x), free(w), free(r), free(out);
+    }
+}
+END_TEST
+
+/* x = r = c everywhere, w = 1: h = 2c, y = 2c / sqrt(4c^2 + eps) for every
+ * element; with r = 0 instead, y = c / sqrt(c^2 + eps). */
+START_TEST(ar_constant_row)
+{
+    const int64_t M = 2, N = 5;
+    const float c = 0.75f;
+    float x[10], r[10], w[5], out[20];
+    for (int k = 0; k < 10; k++) x[k] = r[k] = c;
+    for (int j = 0; j < 5; j++) w[j] = 1.0f;
+    ar_run(KB_ADD_RMSNORM_FWD, KB_BF16, M, N, &(kb_ref_in){.x = x, .res = r, .w = w}, out, NULL);
+    const double h = 2.0 * c, yc = h / sqrt(h * h + AR_EPS);
+    for (int k = 0; k < 10; k++) {
+        ck_assert_float_eq(out[k], (float)h);
+        ck_assert_double_eq_tol(out[10 + k], yc, 1e-7);
+    }
+    memset(r, 0, sizeof r);
+    ar_run(KB_ADD_RMSNORM_FWD, KB_FP32, M, N, &(kb_ref_in){.x = x, .res = r, .w = w}, out, NULL);
+    for (int k = 0; k < 10; k++)
+        ck_assert_double_eq_tol(out[10 + k], c / sqrt((double)c * c + AR_EPS), 1e-7);
+}
+END_TEST
+
+/* h is x + r rounded to the dtype: 1 + 2^-9 is not a bf16 value (ties to
+ * even: 1), is an fp16 and an fp32 one. */
+START_TEST(ar_h_rounds_to_dtype)
+{
+    const float x[1] = {1.0f}, r[1] = {1.0f / 512.0f}, w[1] = {1.0f};
+    float out[2];
+    ar_run(KB_ADD_RMSNORM_FWD, KB_BF16, 1, 1, &(kb_ref_in){.x = x, .res = r, .w = w}, out, NULL);
+    ck_assert_float_eq(out[0], 1.0f);
+    ar_run(KB_ADD_RMSNORM_FWD, KB_FP16, 1, 1, &(kb_ref_in){.x = x, .res = r, .w = w}, out, NULL);
+    ck_assert_float_eq(out[0], 1.0f + 1.0f / 512.0f);
+    /* N = 1: y = h / sqrt(h^2 + eps) * w */
+    const double h = 1.0 + 1.0 / 512.0;
+    ck_assert_double_eq_tol(out[1], h / sqrt(h * h + AR_EPS), 1e-7);
+}
+END_TEST
+
+/* dy = 0: dx = dres exactly, dw = 0. */
+START_TEST(ar_backward_zero_dy)
+{
+    const int64_t M = 4, N = 9;
+    float *h = ar_fill(M * N, 21), *w = ar_fill(N, 22), *dres = ar_fill(M * N, 23);
+    float *dy = ar_zeros(M * N), *rstd = ar_zeros(M), *dx = ar_zeros(M * N), *dw = ar_fill(N, 24);
+    kb_add_rmsnorm_ref_cpu_rstd(M, N, h, rstd);
+    ar_run(KB_ADD_RMSNORM_BWD, KB_BF16, M, N,
+           &(kb_ref_in){.x = h, .w = w, .dy = dy, .dres = dres, .rstd = rstd}, dx, dw);
+    for (int64_t k = 0; k < M * N; k++) ck_assert_float_eq(dx[k], dres[k]);
+    for (int64_t j = 0; j < N; j++) ck_assert_float_eq(dw[j], 0.0f);
+    free(h), free(w), free(dres), free(dy), free(rstd), free(dx), free(dw);
+}
+END_TEST
+
+/* L(h, w) = sum dy * y(h, w) (fp32 forward math in double: r = 0, fp32, so
+ * the stored h is the input) plus sum dres * h, whose gradients are dx and
+ * dw; central differences with step 1e-3 in double. */
+static double ar_loss(int64_t M, int64_t N, const double *h, const double *w, const float *dy,
+                      const float *dres)
+{
+    double L = 0.0;
+    for (int64_t i = 0; i < M; i++) {
+        double s = 0.0;
+        for (int64_t j = 0; j < N; j++) s += h[i * N + j] * h[i * N + j];
+        const double rs = 1.0 / sqrt(s / (double)N + AR_EPS);
+        for (int64_t j = 0; j < N; j++)
+            L += dy[i * N + j] * (h[i * N + j] * rs * w[j]) + dres[i * N + j] * h[i * N + j];
+    }
+    return L;
+}
+
+static void ar_check_fd(int64_t M, int64_t N, uint64_t seed)
+{
+    const int64_t MN = M * N;
+    float *h = ar_fill(MN, seed), *w = ar_fill(N, seed + 1), *dy = ar_fill(MN, seed + 2);
+    float *dres = ar_fill(MN, seed + 3), *rstd = ar_zeros(M), *dx = ar_zeros(MN),
+          *dw = ar_zeros(N);
+    for (int64_t k = 0; k < MN; k++) h[k] += 0.5f; /* no all-zero row */
+    kb_add_rmsnorm_ref_cpu_rstd(M, N, h, rstd);
+    ar_run(KB_ADD_RMSNORM_BWD, KB_FP32, M, N,
+           &(kb_ref_in){.x = h, .w = w, .dy = dy, .dres = dres, .rstd = rstd}, dx, dw);
+    double *hd = malloc((size_t)MN * sizeof *hd), *wd = malloc((size_t)N * sizeof *wd);
+    ck_assert_ptr_nonnull(hd);
+    ck_assert_ptr_nonnull(wd);
+    for (int64_t k = 0; k < MN; k++) hd[k] = h[k];
+    for (int64_t j = 0; j < N; j++) wd[j] = w[j];
+    const double step = 1e-3;
+    for (int64_t k = 0; k < MN; k++) {
+        hd[k] = h[k] + step;
+        const double lp = ar_loss(M, N, hd, wd, dy, dres);
+        hd[k] = h[k] - step;
+        const double lm = ar_loss(M, N, hd, wd, dy, dres);
+        hd[k] = h[k];
+        const double g = (lp - lm) / (2.0 * step);
+        ck_assert_msg(fabs(dx[k] - g) <= 1e-3 * (1.0 + fabs(g)), "dx[%lld] = %g, fd %g",
+                      (long long)k, dx[k], g);
+    }
+    for (int64_t j = 0; j < N; j++) {
+        wd[j] = w[j] + step;
+        const double lp = ar_loss(M, N, hd, wd, dy, dres);
+        wd[j] = w[j] - step;
+        const double lm = ar_loss(M, N, hd, wd, dy, dres);
+        wd[j] = w[j];
+        const double g = (lp - lm) / (2.0 * step);
+        ck_assert_msg(fabs(dw[j] - g) <= 1e-3 * (1.0 + fabs(g)), "dw[%lld] = %g, fd %g",
+                      (long long)j, dw[j], g);
+    }
+    free(hd), free(wd), free(h), free(w), free(dy), free(dres), free(rstd), free(dx), free(dw);
+}
+
+START_TEST(ar_backward_finite_difference) { ar_check_fd(3, 5, 31); }
+END_TEST
+
+START_TEST(ar_backward_one_row_one_col)
+{
+    ar_check_fd(1, 6, 41); /* M = 1 */
+    ar_check_fd(4, 1, 51); /* N = 1 */
+    ar_check_fd(1, 1, 61);
+}
+END_TEST
+
+/* N = 1 forward: y = h / sqrt(h^2 + eps) * w, per row. */
+START_TEST(ar_forward_n1)
+{
+    const float x[3] = {0.5f, -1.25f, 2.0f}, r[3] = {0.25f, 0.5f, -2.0f}, w[1] = {-1.5f};
+    float out[6];
+    ar_run(KB_ADD_RMSNORM_FWD, KB_FP32, 3, 1, &(kb_ref_in){.x = x, .res = r, .w = w}, out, NULL);
+    for (int i = 0; i < 3; i++) {
+        const double h = (double)x[i] + r[i];
+        ck_assert_float_eq(out[i], (float)h);
+        ck_assert_double_eq_tol(out[3 + i], h / sqrt(h * h + AR_EPS) * w[0], 1e-6);
+    }
+}
+END_TEST
+
+START_TEST(ar_bad_arguments)
+{
+    kb_err e = {{0}};
+    float a[8] = {0}, out[16];
+    kb_ref_out o = {out, NULL};
+    const kb_problem fwd = {KB_ADD_RMSNORM_FWD, KB_BF16, 2, 4, 0};
+    ck_assert_int_ne(kb_add_rmsnorm_ref_cpu(&fwd, &(kb_ref_in){.x = NULL, .res = a, .w = a}, &o,
+                                            &e),
+                     KB_OK);
+    ck_assert_msg(strstr(e.msg, "2x4") && strstr(e.msg, "x is NULL"), "%s", e.msg);
+    const kb_problem bad_m = {KB_ADD_RMSNORM_FWD, KB_BF16, 0, 4, 0};
+    ck_assert_int_eq(kb_add_rmsnorm_ref_cpu(&bad_m, &(kb_ref_in){.x = a, .res = a, .w = a}, &o,
+                                            &e),
+                     KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "0x4"), "%s", e.msg);
+    const kb_problem bwd = {KB_ADD_RMSNORM_BWD, KB_FP16, 2, 4, 0};
+    ck_assert_int_eq(kb_add_rmsnorm_ref_cpu(&bwd,
+                                            &(kb_ref_in){.x = a, .w = a, .dy = a, .rstd = a},
+                                            &(kb_ref_out){out, a}, &e),
+                     KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "2x4") && strstr(e.msg, "dres"), "%s", e.msg);
+}
+END_TEST
+
+Suite *kb_suite_add_rmsnorm(void)
+{
+    Suite *s = suite_create("add_rmsnorm");
+    TCase *tc = tcase_create("reference");
+    tcase_add_test(tc, ar_zero_residual_is_rmsnorm);
+    tcase_add_test(tc, ar_constant_row);
+    tcase_add_test(tc, ar_h_rounds_to_dtype);
+    tcase_add_test(tc, ar_backward_zero_dy);
+    tcase_add_test(tc, ar_backward_finite_difference);
+    tcase_add_test(tc, ar_backward_one_row_one_col);
+    tcase_add_test(tc, ar_forward_n1);
+    tcase_add_test(tc, ar_bad_arguments);
+    suite_add_tcase(s, tc);
+    return s;
+}
