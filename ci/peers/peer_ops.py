@@ -18,6 +18,7 @@ COMPILE_MODE = "max-autotune-no-cudagraphs"
 DW_ROUNDING = 8.0  # fp32 unit roundoffs per |term|, as kbench's tolerance.h
 FP32_U = 2.0 ** -24
 GEMM_ROUNDING = 8.0  # bf16 unit roundoffs per root-sum-square of the K terms (tolerance.h)
+TERMS_ROUNDING = 4.0  # dtype unit roundoffs per sum of |terms| (tolerance.h, KB_TERMS_ROUNDING)
 
 
 # The benchmarks this file has PyTorch code for, by kbench's names.
@@ -26,7 +27,10 @@ PEERS = (
     "rmsnorm_forward", "rmsnorm_backward", "layernorm_forward", "layernorm_backward",
     "geglu_forward", "geglu_backward", "swiglu_forward", "swiglu_backward",
     "mlp_forward", "mlp_swiglu_forward",
+    "add_rmsnorm_forward", "add_rmsnorm_backward", "rope_forward", "rope_backward",
 )
+ROPE_D = 128       # kbench's rope head_dim (kernels/rope/rope.h)
+ROPE_BASE = 10000.0
 NO_PEER = "no PyTorch peer"
 
 
@@ -52,6 +56,31 @@ def make_inputs(torch, bench, M, N, dtype, device, seed, K=0):
         return t.to(dt)
 
     d = {}
+    if bench.startswith("rope"):
+        # q, k in the layout HF's attention hands apply_rotary_pos_emb: the
+        # [batch, heads, seq, D] views of [batch, seq, heads, D] storage
+        # (what Liger's kernel reads in place); cos/sin HF's table in the
+        # dtype, [1, seq, D]. kbench's own kernels take head-major storage:
+        # the same bytes.
+        d["q"] = randn(1, M, N, ROPE_D).transpose(1, 2)
+        d["k"] = randn(1, M, K, ROPE_D).transpose(1, 2)
+        inv = ROPE_BASE ** (-torch.arange(0, ROPE_D, 2, device=device, dtype=torch.float64) / ROPE_D)
+        ang = torch.arange(M, device=device, dtype=torch.float64)[:, None] * inv[None, :]
+        ang = torch.cat([ang, ang], dim=-1)
+        d["cos"] = ang.cos()[None].to(dtype)
+        d["sin"] = ang.sin()[None].to(dtype)
+        if bench.endswith("backward"):
+            d["dq"] = randn(1, M, N, ROPE_D).transpose(1, 2)
+            d["dk"] = randn(1, M, K, ROPE_D).transpose(1, 2)
+        return d
+    if bench.startswith("add_rmsnorm"):
+        d["x"] = randn(M, N)
+        d["res"] = randn(M, N)
+        d["w"] = randn(N, dt=torch.float32)
+        if bench.endswith("backward"):
+            d["dy"] = randn(M, N)
+            d["dres"] = randn(M, N)
+        return d
     if bench.startswith("mlp"):  # kbench's distributions (kernels/reference/inputs.cu)
         d["x"] = randn(M, N)
         d["wg"] = randn(K, N, scale=N ** -0.5)
@@ -160,6 +189,10 @@ def reference(torch, bench, d):
     the summation-order allowance scales. Items: (gold, terms, coefficient):
     an element may differ by coefficient * terms more."""
     require_peer(bench)
+    if bench.startswith("rope"):
+        return rope_reference(torch, bench, d)
+    if bench.startswith("add_rmsnorm"):
+        return add_rmsnorm_reference(torch, bench, d)
     if is_glu(bench):
         return glu_reference(torch, bench, d)
     if bench.startswith("mlp"):
@@ -220,6 +253,60 @@ def reference(torch, bench, d):
     if dw is None:
         return [(out, None, 0.0)]
     return [(out, None, 0.0), (dw.float(), absw, DW_ROUNDING * FP32_U)]
+
+
+def rotate_half(torch, x):
+    h = x.shape[-1] // 2
+    return torch.cat((-x[..., h:], x[..., :h]), dim=-1)
+
+
+def rope_reference(torch, bench, d):
+    """q, k rotated (forward) or the gradients rotated back (backward), in
+    fp64 from the stored inputs, with each element's two terms as the error
+    scale (kbench's `terms`: PyTorch rounds each product before adding)."""
+    cos, sin = d["cos"].double()[:, None], d["sin"].double()[:, None]
+    items = []
+    for name in ("q", "k") if bench == "rope_forward" else ("dq", "dk"):
+        t = d[name]
+        x = t.double()
+        if bench == "rope_forward":
+            gold = x * cos + rotate_half(torch, x) * sin
+            terms = (x * cos).abs() + (rotate_half(torch, x) * sin).abs()
+        else:  # the transpose: dx = g cos - rotate_half(g sin)
+            gold = x * cos - rotate_half(torch, x * sin)
+            terms = (x * cos).abs() + rotate_half(torch, x * sin).abs()
+        items.append((gold.to(t.dtype), terms, TERMS_ROUNDING * unit_roundoff(torch, t.dtype)))
+    return items
+
+
+def add_rmsnorm_reference(torch, bench, d):
+    """h = x + res (in the dtype) and y = rmsnorm(h) w (forward); dx =
+    rmsnorm's dx + dres and dw (backward), from the stored inputs."""
+    w = d["w"].double()
+    if bench == "add_rmsnorm_forward":
+        x, r = d["x"], d["res"]
+        h = (x.float() + r.float()).to(x.dtype)
+        hf = h.double()
+        rstd = torch.rsqrt(hf.square().mean(-1, keepdim=True) + EPS)
+        y = hf * rstd * w
+        u = TERMS_ROUNDING * unit_roundoff(torch, x.dtype)
+        return [(h, x.double().abs() + r.double().abs(), u),
+                (y.to(x.dtype), (hf * rstd * w).abs(), u)]
+    h = d["x"].double()
+    dy, dres = d["dy"].double(), d["dres"].double()
+    rstd = torch.rsqrt(h.square().mean(-1, keepdim=True) + EPS)
+    xh = h * rstd
+    g = dy * w
+    m = (g * xh).mean(-1, keepdim=True)
+    dx = rstd * (g - xh * m) + dres
+    terms = rstd * (g.abs() + xh.abs() * (g * xh).abs().mean(-1, keepdim=True)) + dres.abs()
+    t = dy * xh
+    return [(dx.to(d["x"].dtype), terms, TERMS_ROUNDING * unit_roundoff(torch, d["x"].dtype)),
+            (t.sum(0).float(), t.abs().sum(0), DW_ROUNDING * FP32_U)]
+
+
+def unit_roundoff(torch, dtype):
+    return {torch.bfloat16: 2.0 ** -8, torch.float16: 2.0 ** -11}.get(dtype, FP32_U)
 
 
 def tolerance(torch, dtype):
@@ -344,6 +431,10 @@ def build(torch, backend, bench, d):
     """A zero-argument callable running exactly the timed work and returning
     its outputs (a tuple), and a text for the config column."""
     require_peer(bench)
+    if bench.startswith("rope"):
+        return build_rope(torch, backend, bench, d)
+    if bench.startswith("add_rmsnorm"):
+        return build_add_rmsnorm(torch, backend, bench, d)
     M, N = d["x"].shape
     backward = bench.endswith("backward")
     if bench.startswith("mlp"):
@@ -397,4 +488,72 @@ def build(torch, backend, bench, d):
     if glu:
         inputs = [x, args[0]]
     return (lambda: tuple(torch.autograd.grad(y, inputs, grad_outputs=grad,
+                                              retain_graph=True))), config
+
+
+def hf_rope(torch):
+    """HF's apply_rotary_pos_emb (Llama), cos/sin [1, seq, D] unsqueezed
+    over the heads."""
+    def f(q, k, cos, sin):
+        c, s_ = cos.unsqueeze(1), sin.unsqueeze(1)
+        return q * c + rotate_half(torch, q) * s_, k * c + rotate_half(torch, k) * s_
+    return f
+
+
+def build_rope(torch, backend, bench, d):
+    config = ""
+    if backend in ("torch_eager", "torch_compile"):
+        f = hf_rope(torch)
+        if backend == "torch_compile":
+            torch._dynamo.reset()
+            f = torch.compile(f, mode=COMPILE_MODE)
+            config = COMPILE_MODE
+    elif backend == "liger":
+        from liger_kernel.ops.rope import LigerRopeFunction
+        f = (lambda q, k, c, s_: LigerRopeFunction.apply(q, k, c, s_))
+    else:
+        raise RuntimeError("%s has no %s peer" % (bench, backend))
+    q, k = d["q"].detach().clone(), d["k"].detach().clone()
+    cos, sin = d["cos"], d["sin"]
+    if bench == "rope_forward":
+        return (lambda: tuple(f(q, k, cos, sin))), config
+    q.requires_grad_(True)
+    k.requires_grad_(True)
+    oq, ok = f(q, k, cos, sin)  # once, untimed
+    dq, dk = d["dq"], d["dk"]
+    return (lambda: tuple(torch.autograd.grad((oq, ok), (q, k), grad_outputs=(dq, dk),
+                                              retain_graph=True))), config
+
+
+def build_add_rmsnorm(torch, backend, bench, d):
+    """h = x + res, y = RMSNorm(h) w: PyTorch as a decoder layer writes it
+    (eager and compiled), Liger's LigerFusedAddRMSNormFunction (llama
+    casting). The backward differentiates (y, h) with (dy, dres) against
+    x and w; res's gradient is x's (one tensor, as kbench's dx)."""
+    config = ""
+    backward = bench == "add_rmsnorm_backward"
+    if backend in ("torch_eager", "torch_compile"):
+        def f(x, r, w):
+            h = x + r
+            return rms_ref(torch, h, w), h
+        if backend == "torch_compile":
+            torch._dynamo.reset()
+            f = torch.compile(f, mode=COMPILE_MODE)
+            config = COMPILE_MODE
+    elif backend == "liger":
+        from liger_kernel.ops.fused_add_rms_norm import LigerFusedAddRMSNormFunction
+        f = (lambda x, r, w: LigerFusedAddRMSNormFunction.apply(x, r, w, EPS))
+    else:
+        raise RuntimeError("%s has no %s peer" % (bench, backend))
+    w = d["w"].detach().clone().requires_grad_(backward)
+    if not backward:
+        x, r = d["x"].detach().clone(), d["res"].detach().clone()
+        return (lambda: tuple(reversed(f(x, r, w)))), config  # (h, y), kbench's order
+    # The backward's input h is what a forward of (h - 0) + 0 saves: x = h,
+    # res = 0 gives the same saved sum and the same rstd.
+    x = d["x"].detach().clone().requires_grad_(True)
+    r = torch.zeros_like(x).requires_grad_(True)
+    y, h = f(x, r, w)  # once, untimed
+    dy, dres = d["dy"], d["dres"]
+    return (lambda: tuple(torch.autograd.grad((y, h), (x, w), grad_outputs=(dy, dres),
                                               retain_graph=True))), config
