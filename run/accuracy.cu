@@ -214,6 +214,13 @@ template <typename T> struct nw_ctx {
     const int64_t *target;
     const float *dloss, *lse, *w, *mean, *rstd, *A, *B, *abs_sum;
     int64_t M, N;
+    /* KB_SCALE_TERMS on an output: abs_sum is the reference's sum of
+     * |terms| and may carry KB_TERMS_ROUNDING roundings of the dtype, as the
+     * element-wise check allows; kb_normwise_excess allows
+     * KB_NORMWISE_C32 fp32 roundings of the scale, so the scale is taken
+     * times t_coef = KB_TERMS_ROUNDING u(dtype) / (KB_NORMWISE_C32 u_fp32).
+     * 1 for dw (its own fp32 sums: the fp32 allowance is the right one). */
+    double t_coef;
 };
 
 /* GLU: the magnitude of the terms an fp32 evaluation of PyTorch's formulas
@@ -298,7 +305,7 @@ __global__ void normwise_kernel(const G *out, const G *gold, nw_ctx<T> c, int64_
         for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
             const double o = kb_to_float(out[r * cols + j]), g = kb_to_float(gold[r * cols + j]);
             if (!isfinite(o) || !isfinite(g)) continue; /* assert_close's business */
-            const double sc = c.scale == KB_SCALE_TERMS ? (double)c.abs_sum[r * cols + j]
+            const double sc = c.scale == KB_SCALE_TERMS ? c.t_coef * (double)c.abs_sum[r * cols + j]
                                                         : nw_scale(c, r, j, g, dot, mean, rstd);
             e2 += (o - g) * (o - g);
             g2 += g * g;
@@ -358,7 +365,7 @@ static kb_status normwise(kb_dtype d, const void *out, const void *gold, kb_dtyp
         KB_DISPATCH(cd, T, {
             const nw_ctx<T> c = {cc.scale, (const T *)cc.x, (const T *)cc.dy, (const T *)cc.y,
                                  (const T *)cc.up, cc.target, cc.dloss, cc.lse, cc.w, cc.mean,
-                                 cc.rstd, cc.A, cc.B, cc.abs_sum, cc.M, cc.N};
+                                 cc.rstd, cc.A, cc.B, cc.abs_sum, cc.M, cc.N, cc.t_coef};
             KB_DISPATCH(d, G, normwise_kernel<T, G><<<grid, 256, 0, s>>>(
                                   (const G *)out, (const G *)gold, c, rows, cols, kb_min_normal(d), dev));
         });
@@ -374,12 +381,13 @@ static kb_status normwise(kb_dtype d, const void *out, const void *gold, kb_dtyp
     return KB_OK;
 }
 
-static nw_ctx<char> nw_of(const kb_buffers *b, const float *A, const float *B, const float *abs_sum)
+static nw_ctx<char> nw_of(const kb_buffers *b, const float *A, const float *B, const float *abs_sum,
+                          double t_coef = 1.0)
 {
     const kb_tensors *t = &b->t;
     return {kb_bench_info_get(b->p.bench)->scale, (const char *)t->x, (const char *)t->dy,
             (const char *)t->y, (const char *)t->up, t->target, t->dloss, t->lse, t->w,
-            t->mean, t->rstd, A, B, abs_sum, b->p.M, b->p.N};
+            t->mean, t->rstd, A, B, abs_sum, b->p.M, b->p.N, t_coef};
 }
 
 extern "C" kb_status kb_check_output(const kb_buffers *b, kb_tol tol, cudaStream_t s,
@@ -401,7 +409,10 @@ extern "C" kb_status kb_check_output(const kb_buffers *b, kb_tol tol, cudaStream
                        (gemm ? KB_GEMM_ROUNDING : KB_TERMS_ROUNDING) * kb_unit_roundoff(p->dtype),
                        p->dtype, &ns, kb_out_elems(p), tol, s, acc, e));
         return normwise(p->dtype, b->t.out, b->gold, p->dtype,
-                        nw_of(b, NULL, NULL, terms ? b->gold_scale : NULL), rows, cols, s, acc, e);
+                        nw_of(b, NULL, NULL, terms ? b->gold_scale : NULL,
+                              KB_TERMS_ROUNDING * kb_unit_roundoff(p->dtype) /
+                                  (KB_NORMWISE_C32 * KB_FP32_UNIT_ROUNDOFF)),
+                        rows, cols, s, acc, e);
     }
     float *rs = NULL;
     KB_CUDA(e, cudaMalloc(&rs, 2 * (size_t)p->M * sizeof(float)));

@@ -325,13 +325,14 @@ def compare(torch, got, gold, absterms, coef, atol, rtol):
         got = got.to(gold.dtype)  # e.g. a library that returns an fp32 loss
     mism, worst = 0, 0.0
     flat_g, flat_o = gold.reshape(gold.shape[0], -1), got.reshape(gold.shape[0], -1)
+    flat_t = absterms.reshape(gold.shape[0], -1) if absterms is not None else None
     n = flat_g.shape[1]
     for a, b in row_chunks(flat_g.shape[0], n):
         g = flat_g[a:b].double()
         o = flat_o[a:b].double()
         allowed = atol + rtol * g.abs()
-        if absterms is not None:
-            allowed = allowed + coef * absterms.reshape(g.shape).double()
+        if flat_t is not None:  # the same rows of the terms as of the gold
+            allowed = allowed + coef * flat_t[a:b].double()
         diff = (o - g).abs()
         same_nonfinite = (torch.isnan(g) & torch.isnan(o)) | (torch.isinf(g) & (o == g))
         ratio = torch.where(diff == 0, torch.zeros_like(diff), diff / allowed)
