@@ -218,8 +218,11 @@ template <typename T> struct nw_ctx {
      * |terms| and may carry KB_TERMS_ROUNDING roundings of the dtype, as the
      * element-wise check allows; kb_normwise_excess allows
      * KB_NORMWISE_C32 fp32 roundings of the scale, so the scale is taken
-     * times t_coef = KB_TERMS_ROUNDING u(dtype) / (KB_NORMWISE_C32 u_fp32).
-     * 1 for dw (its own fp32 sums: the fp32 allowance is the right one). */
+     * times t_coef = KB_TERMS_ROUNDING u(dtype) / (KB_NORMWISE_C32 u_fp32)
+     * where that is more (bf16, fp16: PyTorch's eager chain rounds its
+     * intermediates). In fp32 the fp32 allowance stays (t_coef 1): a kernel's
+     * fp32 row sums are its error there (an fp32 row of 50257 equal values
+     * comes back 13 u off, H100, 2026-12-06). 1 for dw (its own fp32 sums). */
     double t_coef;
 };
 
@@ -410,8 +413,8 @@ extern "C" kb_status kb_check_output(const kb_buffers *b, kb_tol tol, cudaStream
                        p->dtype, &ns, kb_out_elems(p), tol, s, acc, e));
         return normwise(p->dtype, b->t.out, b->gold, p->dtype,
                         nw_of(b, NULL, NULL, terms ? b->gold_scale : NULL,
-                              KB_TERMS_ROUNDING * kb_unit_roundoff(p->dtype) /
-                                  (KB_NORMWISE_C32 * KB_FP32_UNIT_ROUNDOFF)),
+                              fmax(1.0, KB_TERMS_ROUNDING * kb_unit_roundoff(p->dtype) /
+                                            (KB_NORMWISE_C32 * KB_FP32_UNIT_ROUNDOFF))),
                         rows, cols, s, acc, e);
     }
     float *rs = NULL;
