@@ -26,20 +26,20 @@ enum {
 };
 typedef unsigned kb_tensor_bit;
 
-/* Which family's formulas the shared reference (kernels/reference)
- * computes, for the ops that use it; an op with its own reference in its
- * folder leaves it KB_FAM_OWN. */
+/* What --self-test (run/selftest.c) checks an op's GPU reference against
+ * its CPU reference on. */
 typedef enum {
-    KB_FAM_OWN = 0, /* the op's own reference (ref_cpu, kb_op_gpu)      */
-    KB_FAM_CROSS_ENTROPY,
-    KB_FAM_SOFTMAX,
-    KB_FAM_RMSNORM,
-    KB_FAM_LAYERNORM,
-    KB_FAM_GEGLU,  /* act(x) * up, act = GELU, tanh approximation */
-    KB_FAM_SWIGLU, /* act = SiLU                                  */
-    KB_FAM_MLP,          /* GEMM, GeGLU, GEMM (kernels/reference/mlp_reference.cu) */
-    KB_FAM_MLP_SWIGLU    /* the same with SwiGLU (SiLU)                          */
-} kb_family_id;
+    /* The op's odd shape list in bf16: every role it has fetched by index,
+     * gold and gold_dw against ref_cpu (the default, for any op). */
+    KB_SELFTEST_ODD = 0,
+    /* A 2-D row op on the common roles: the self-test's small shapes in
+     * every dtype and input kind, with the saved statistics (recomputed by
+     * kb_ref_cpu_saved) and the inputs' distributions. */
+    KB_SELFTEST_ROWS,
+    /* A GEMM block (MxNxK): small odd shapes in every dtype, gold and
+     * gold_scale against ref_cpu's out and scale. */
+    KB_SELFTEST_GEMM
+} kb_selftest;
 
 /* How the generator draws x (kernels/reference/input_values.h). */
 typedef enum {
@@ -135,7 +135,6 @@ typedef struct {
     const char *family;  /* "softmax": op family, a CTest label      */
     int backward;        /* 0 forward, 1 backward                  */
     kb_x_dist x_dist;    /* x's distribution                        */
-    kb_family_id fam;    /* the shared reference's formulas; unused with ref_cpu */
     unsigned tensors;    /* kb_tensor_bit: what a case allocates besides out/gold */
     unsigned ref_reads;  /* kb_tensor_bit: what the references need  */
     int out_per_row;     /* out is one value per row [M] (a loss), else [M,N] */
@@ -162,9 +161,11 @@ typedef struct {
      * table's), e.g. "[\"N+K\", \"M\", 128]". */
     const char *const *tensor_shapes;
     /* The op's CPU reference (fp32 host arrays, double math), in its own
-     * folder; NULL: the shared one (kernels/reference, by fam). */
+     * folder (kernels/<op>/reference.c); kb_ref_cpu calls it. */
     kb_status (*ref_cpu)(const kb_problem *p, const struct kb_ref_in *in,
                          struct kb_ref_out *out, kb_err *e);
+    /* What --self-test checks it on (kb_selftest). */
+    kb_selftest selftest;
     /* Library backends' known deviations, ended by {NULL}; NULL: none. */
     const kb_deviation *deviations;
 } kb_bench_info;
@@ -175,11 +176,13 @@ typedef struct {
  * to generate kb_bench_id and the list kb_ops_register walks. */
 #define KB_OP(ID, NAME, ...) const kb_bench_info kb_op_##NAME = {.id = ID, .name = #NAME, __VA_ARGS__}
 
-/* The GPU half of an op's reference, for ops with their own (kernels/<op>/
- * reference.cu), registered with the backends (kb_op_gpu_register): inputs
+/* The GPU half of an op's reference (kernels/<op>/reference.cu), registered
+ * with the backends (kb_op_gpu_register), one per benchmark: inputs
  * fills the roles the generic generator does not know (rope's cos/sin
  * table), saved what the forward keeps for the backward, gold the gold
- * outputs and gold_scale. NULL members: nothing to do at that step. */
+ * outputs and gold_scale. NULL members: nothing to do at that step (saved
+ * NULL: the generic saved statistics, by the descriptor's tensor bits; gold
+ * NULL: the benchmark has no GPU gold, which kb_ref_gpu_gold refuses). */
 typedef struct kb_op_gpu {
     kb_bench_id bench;
     kb_status (*inputs)(struct kb_buffers *b, cudaStream_t s, kb_err *e);

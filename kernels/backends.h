@@ -17,16 +17,15 @@ extern "C" {
 kb_status kb_kernels_register(kb_err *e);
 
 /* kernels/<op>/register.c, one line:
- *   KB_BACKENDS(softmax, KB_GPU_REF_NONE, &kb_softmax_eager_fwd, ...
+ *   KB_BACKENDS(softmax, sm_refs, &kb_softmax_eager_fwd, ...
  *               KB_IF_CUDNN(&kb_softmax_cudnn_fwd, &kb_softmax_cudnn_bwd))
- * defines kb_backends_softmax, which registers each impl and, when the op
- * has its own GPU reference, each kb_op_gpu of the NULL-ended list refs. */
+ * defines kb_backends_softmax, which registers each impl and each kb_op_gpu
+ * (the op's GPU reference, one per benchmark) of the NULL-ended list refs. */
 #ifdef KB_WITH_CUDNN
 #define KB_IF_CUDNN(...) __VA_ARGS__,
 #else
 #define KB_IF_CUDNN(...)
 #endif
-#define KB_GPU_REF_NONE NULL
 #define KB_BACKENDS(op, refs, ...)                                                          \
     kb_status kb_backends_##op(kb_err *e);                                                  \
     kb_status kb_backends_##op(kb_err *e)                                                   \

@@ -23,7 +23,6 @@
 #include <string.h>
 
 #include "half.h"
-#include "mlp_math.h"
 #include "reference.h"
 #include "registry.h"
 #include "run.h"
@@ -328,7 +327,8 @@ static kb_status check_case(FILE *log, kb_buffers *b, cudaStream_t s, host_case 
     return KB_OK;
 }
 
-/* mlp_forward (3-D): the GPU gold and error scale against kb_ref_cpu_mlp on
+/* A GEMM block (3-D, KB_SELFTEST_GEMM: mlp_forward and its SwiGLU twin):
+ * the GPU gold and error scale against its CPU reference's out and scale on
  * small odd shapes, from the GPU's own stored x and weights. The scale is
  * fp32 sums of squares on the GPU, double on the CPU: within 1e-4 relative. */
 static const kb_shape mlp_shapes[] = {{1, 1, 1}, {3, 7, 5}, {17, 33, 65}, {70, 96, 130}};
@@ -346,10 +346,11 @@ static kb_status check_mlp(FILE *log, kb_buffers *b, cudaStream_t s, kb_status *
     if (st == KB_OK) st = fetch(KB_FP32, b->gold_scale, MN, &scale, NULL, e);
     if (st == KB_OK) st = alloc_f(MN, &cy, e);
     if (st == KB_OK) st = alloc_f(MN, &cs, e);
-    if (st == KB_OK)
-        st = kb_ref_cpu_mlp(kb_bench_info_get(p->bench)->fam == KB_FAM_MLP_SWIGLU ? KB_MLP_SILU
-                                                                           : KB_MLP_GELU_TANH,
-                            p->M, p->N, p->K, x, w, cy, cs, e);
+    if (st == KB_OK) {
+        const kb_ref_in in = {.x = x, .wts = w};
+        kb_ref_out out = {.out = cy, .scale = cs};
+        st = kb_ref_cpu3(p, &in, &out, e);
+    }
     if (st == KB_OK) {
         cmp_result r;
         compare(p->dtype, gold, cy, MN, &r);
@@ -371,10 +372,10 @@ static kb_status check_mlp(FILE *log, kb_buffers *b, cudaStream_t s, kb_status *
     return st;
 }
 
-/* An op with its own reference (its descriptor's ref_cpu, its registered
- * kb_op_gpu): every tensor it reads fetched by role, in its own shape, the
- * CPU reference fed with the GPU's inputs and saved statistics, and the
- * GPU's gold and gold_dw compared with it. */
+/* An op checked by role (KB_SELFTEST_ODD, the default): every tensor it
+ * reads fetched by role, in its own shape, the CPU reference fed with the
+ * GPU's inputs and saved statistics, and the GPU's gold and gold_dw
+ * compared with it. */
 static kb_status check_own(FILE *log, const kb_buffers *b, cudaStream_t s, kb_status *first,
                            kb_err *acc, kb_err *e)
 {
@@ -431,7 +432,7 @@ static kb_status check_own(FILE *log, const kb_buffers *b, cudaStream_t s, kb_st
     return st;
 }
 
-/* The shapes an own-reference op is checked on: its odd list (the edges
+/* The shapes a KB_SELFTEST_ODD op is checked on: its odd list (the edges
  * its author chose), small enough for the CPU. */
 static kb_status selftest_own(FILE *log, kb_bench_id bench, cudaStream_t s, kb_status *first,
                               kb_err *acc, int *cases, kb_err *e)
@@ -468,11 +469,12 @@ kb_status kb_reference_selftest(FILE *log, kb_err *e)
     int cases = 0;
     for (int bi = 0; bi < KB_NUM_BENCH && rc == KB_OK; bi++)
         for (int d = 0; d < KB_NUM_DTYPES && rc == KB_OK; d++) {
-            if (kb_bench_info_get((kb_bench_id)bi)->ref_cpu) { /* its own reference */
+            const kb_selftest how = kb_bench_info_get((kb_bench_id)bi)->selftest;
+            if (how == KB_SELFTEST_ODD) { /* its odd shapes, every role */
                 if (d == 0) rc = selftest_own(log, (kb_bench_id)bi, s, &first, &acc, &cases, e);
                 continue;
             }
-            if (kb_bench_info_get((kb_bench_id)bi)->dims == 3) { /* MxNxK: check_mlp */
+            if (how == KB_SELFTEST_GEMM) { /* MxNxK: check_mlp */
                 for (size_t k = 0; k < sizeof mlp_shapes / sizeof mlp_shapes[0] && rc == KB_OK;
                      k++) {
                     const kb_problem p = {(kb_bench_id)bi, (kb_dtype)d, mlp_shapes[k].M,

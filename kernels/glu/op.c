@@ -1,5 +1,7 @@
 /* GeGLU and SwiGLU, forward and backward: out = act(gate) * up, elementwise
- * (docs/reference/spec.md; the shared reference in kernels/reference). */
+ * (docs/reference/spec.md; its references are reference.c and reference.cu,
+ * glu_ref.h: the benchmark says the activation). */
+#include "glu_ref.h"
 #include "registry.h"
 
 /* The blog's [8192, 3072] (Liger vs torch.compile), the MLP widths of
@@ -18,20 +20,21 @@ static const kb_shape_lists glu_shapes = {
     {KB_COUNT(glu_default), KB_COUNT(glu_odd), KB_COUNT(glu_short), 0}};
 
 /* out = act(x) * up: 2 reads + 1 write of M*N elements */
-#define GLU_FWD(FAM, SCALE)                                                                   \
-    .family = "glu", .backward = 0, .x_dist = KB_X_ACT, .fam = FAM,                           \
+#define GLU_FWD(SCALE)                                                                        \
+    .family = "glu", .backward = 0, .x_dist = KB_X_ACT,                                       \
     .tensors = KB_T_X | KB_T_UP, .ref_reads = KB_T_X | KB_T_UP, .bytes = {.mn = 3},           \
     .inputs = KB_KINDS_ACT, .sweep = (int)KB_COUNT(glu_default), .shapes = &glu_shapes,       \
-    .scale = SCALE, .mutant = KB_MUTANT_NONE
+    .scale = SCALE, .mutant = KB_MUTANT_NONE, .ref_cpu = kb_glu_ref_cpu,                     \
+    .selftest = KB_SELFTEST_ROWS
 /* dgate = dy * up * act'(x), dup = dy * act(x): 3 reads + 2 writes */
-#define GLU_BWD(FAM, SCALE)                                                                   \
-    .family = "glu", .backward = 1, .x_dist = KB_X_ACT, .fam = FAM,                           \
+#define GLU_BWD(SCALE)                                                                        \
+    .family = "glu", .backward = 1, .x_dist = KB_X_ACT,                                       \
     .tensors = KB_T_X | KB_T_UP | KB_T_DY, .ref_reads = KB_T_X | KB_T_UP | KB_T_DY,            \
     .out_pair = 1, .bytes = {.mn = 5}, .inputs = KB_KINDS_ACT,                                \
     .sweep = (int)KB_COUNT(glu_default), .shapes = &glu_shapes, .scale = SCALE,                \
-    .mutant = KB_MUTANT_NONE
+    .mutant = KB_MUTANT_NONE, .ref_cpu = kb_glu_ref_cpu, .selftest = KB_SELFTEST_ROWS
 
-KB_OP(KB_GEGLU_FWD, geglu_forward, GLU_FWD(KB_FAM_GEGLU, KB_SCALE_GEGLU));
-KB_OP(KB_GEGLU_BWD, geglu_backward, GLU_BWD(KB_FAM_GEGLU, KB_SCALE_GEGLU));
-KB_OP(KB_SWIGLU_FWD, swiglu_forward, GLU_FWD(KB_FAM_SWIGLU, KB_SCALE_SWIGLU));
-KB_OP(KB_SWIGLU_BWD, swiglu_backward, GLU_BWD(KB_FAM_SWIGLU, KB_SCALE_SWIGLU));
+KB_OP(KB_GEGLU_FWD, geglu_forward, GLU_FWD(KB_SCALE_GEGLU));
+KB_OP(KB_GEGLU_BWD, geglu_backward, GLU_BWD(KB_SCALE_GEGLU));
+KB_OP(KB_SWIGLU_FWD, swiglu_forward, GLU_FWD(KB_SCALE_SWIGLU));
+KB_OP(KB_SWIGLU_BWD, swiglu_backward, GLU_BWD(KB_SCALE_SWIGLU));

@@ -27,7 +27,7 @@
 #include "../glu/glu.h"
 #include "lt_gemm.h"
 #include "mlp.h"
-#include "mlp_math.h"
+#include "mlp_ref.h"
 #include "registry.h"
 
 enum { MLP_EAGER, MLP_FUSED, MLP_TUNED, MLP_EPILOGUE };
@@ -112,8 +112,7 @@ static kb_status setup(const kb_problem *p, const kb_setup_ctx *ctx, const char 
     if (!st) return KB_FAIL(e, KB_ERR_NOMEM, "mlp_forward: out of host memory");
     st->backend = backend_of(backend);
     /* mlp_forward is GeGLU, mlp_swiglu_forward SwiGLU */
-    st->act = kb_bench_info_get(p->bench)->fam == KB_FAM_MLP_SWIGLU ? KB_MLP_SILU
-                                                                    : KB_MLP_GELU_TANH;
+    st->act = kb_mlp_ref_act(p->bench);
     st->sm_count = ctx->sm_count;
     if (st->backend == MLP_EPILOGUE && st->act != KB_MLP_GELU_TANH) {
         free(st);

@@ -1,5 +1,7 @@
-/* The MLP block: GEMM, GeGLU or SwiGLU, GEMM (docs/reference/spec.md; the
- * reference is kernels/reference/mlp_*). */
+/* The MLP block: GEMM, GeGLU or SwiGLU, GEMM (docs/reference/spec.md; its
+ * references are reference.c and reference.cu, mlp_ref.h: the benchmark
+ * says the activation). */
+#include "mlp_ref.h"
 #include "registry.h"
 
 /* mlp_forward (GeGLU, tanh GELU): T = M tokens, D = N, H = K. The block's
@@ -16,14 +18,15 @@ static const kb_shape mlp_odd[] = {{3, 7, 5}, {100, 65, 257}, {257, 200, 1001}};
 static const kb_shape_lists mlp_shapes = {{mlp_default, mlp_odd, NULL, NULL},
                                           {KB_COUNT(mlp_default), KB_COUNT(mlp_odd), 0, 0}};
 
-#define MLP(FAM)                                                                              \
+#define MLP                                                                                   \
     .family = "mlp", .backward = 0, .x_dist = KB_X_NORM /* x = randn, a normed activation */, \
-    .fam = FAM, .tensors = KB_T_X | KB_T_WTS, .ref_reads = KB_T_X | KB_T_WTS,                 \
+    .tensors = KB_T_X | KB_T_WTS, .ref_reads = KB_T_X | KB_T_WTS,                             \
     .bytes = {.mn = 2, .nk = 3}, .inputs = KB_IN(KB_INPUTS_RANDN),                            \
     .sweep = (int)KB_COUNT(mlp_default), .shapes = &mlp_shapes, .scale = KB_SCALE_GEMM,       \
-    .mutant = KB_MUTANT_NONE, .dims = 3, .flops_mnk = 6
+    .mutant = KB_MUTANT_NONE, .dims = 3, .flops_mnk = 6, .ref_cpu = kb_mlp_ref_cpu,         \
+    .selftest = KB_SELFTEST_GEMM
 
-KB_OP(KB_MLP_FWD, mlp_forward, MLP(KB_FAM_MLP));
+KB_OP(KB_MLP_FWD, mlp_forward, MLP);
 /* The same block with SwiGLU (SiLU), Llama's MLP; no cublaslt_epilogue
  * (cuBLASLt has no SiLU epilogue). */
-KB_OP(KB_MLP_SWIGLU_FWD, mlp_swiglu_forward, MLP(KB_FAM_MLP_SWIGLU));
+KB_OP(KB_MLP_SWIGLU_FWD, mlp_swiglu_forward, MLP);

@@ -1,9 +1,20 @@
-/* fp32 references: a plain CPU implementation (C, used by the unit tests and
- * to validate the GPU one) and simple GPU kernels (used by every case for
- * speed). Both accumulate in fp32 or wider; the GPU gold is rounded to the
- * output dtype as a last step.
+/* The reference's generic entry points and the types every op's reference
+ * shares. Each op computes its own references in its folder: a plain CPU
+ * implementation (kernels/<op>/reference.c, C, its descriptor's ref_cpu;
+ * used by the unit tests and to validate the GPU one) and simple GPU kernels
+ * (kernels/<op>/reference.cu, the kb_op_gpu its register.c lists; used by
+ * every case for speed). Both accumulate in fp32 or wider; the GPU gold is
+ * rounded to the output dtype as a last step. What several ops compute alike
+ * is written once here, in building-block headers the folders include:
+ * ref_rows.h (the CPU row reductions: lse, softmax, RMS and LayerNorm
+ * statistics, the norm backward) and ref_rows.cuh / ref_norm.cuh (their GPU
+ * counterparts, block sums, launch shapes and argument checks). This folder
+ * itself holds no op's formulas: the entry points below call the
+ * descriptor's ref_cpu or the registered kb_op_gpu, and the saved statistics
+ * follow the descriptor's tensor bits.
  *
- * Definitions (eps = KB_NORM_EPS, rows of length N, reduction over N):
+ * Definitions of the first ops (eps = KB_NORM_EPS, rows of length N,
+ * reduction over N):
  *   lse[i]  = log(sum_j exp(x[i,j]))
  *   CE fwd  loss[i] = lse[i] - x[i, target[i]]
  *   CE bwd  dx[i,j] = dloss[i] * (exp(x[i,j] - lse[i]) - (j == target[i]))
@@ -18,6 +29,7 @@
  *   GLU bwd dgate = dy * up * act'(x), dup = dy * act(x); out = [dgate; dup]
  *           act = GeGLU: gelu_tanh(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
  *                 SwiGLU: silu(x) = x / (1 + exp(-x))
+ *   MLP     kernels/mlp/mlp_math.h
  * Inputs read by the backward are the dtype-rounded tensors (x, dy, y) and
  * the fp32 saved statistics. */
 #ifndef KB_REFERENCE_H
@@ -56,26 +68,28 @@ typedef struct kb_ref_in {
 typedef struct kb_ref_out {
     float *out;                          /* loss[M], [M,N] or [2,M,N] */
     float *dw;                           /* [N] (norm backward)     */
+    float *scale;                        /* out's error scale where the op's
+                                            reference gives one (mlp; may be NULL) */
 } kb_ref_out;
 
-/* Saved statistics of the forward (lse / mean / rstd / softmax y) from x. */
+/* Saved statistics (lse / mean / rstd / softmax y) from x, as the
+ * descriptor's tensor bits list them: lse, softmax's y, LayerNorm's mean and
+ * rstd when MEAN is there, an rstd alone (RMSNorm's) when RSTD is. A forward
+ * computes what the backward of its family (the registered benchmark of the
+ * same family string with backward = 1) saves; NULL arrays are skipped. */
 void kb_ref_cpu_saved(kb_bench_id b, int64_t M, int64_t N, const float *x,
                       float *lse, float *mean, float *rstd, float *y);
-/* The CPU reference of p (K: the 3-D ops' third size, 0 otherwise): the
- * op's own (its descriptor's ref_cpu) or the shared one by family. */
+/* The CPU reference of p (K: the 3-D ops' third size, 0 otherwise): its
+ * descriptor's ref_cpu; KB_ERR_ARG naming the benchmark if it has none. */
 kb_status kb_ref_cpu3(const kb_problem *p, const kb_ref_in *in, kb_ref_out *out, kb_err *e);
+/* The same for a 2-D problem M x N. */
 kb_status kb_ref_cpu(kb_bench_id b, int64_t M, int64_t N, const kb_ref_in *in,
                      kb_ref_out *out, kb_err *e);
-/* The GLU activations and their derivatives, in double (the unit tests
- * check them against closed forms); fam is KB_FAM_GEGLU or KB_FAM_SWIGLU. */
-double kb_ref_glu_act(kb_family_id fam, double x);
-double kb_ref_glu_dact(kb_family_id fam, double x);
-
-/* mlp_forward (mlp_math.h), double throughout: y [T,D] and the error scale
- * sqrt(sum_k (h_k Wd_k)^2) [T,D] (may be NULL) from x [T,D] and wts
- * [3*H*D] as float arrays. For small shapes (the unit tests, --self-test). */
-kb_status kb_ref_cpu_mlp(int act, int64_t T, int64_t D, int64_t H, const float *x,
-                         const float *wts, float *y, float *scale, kb_err *e);
+/* The arguments every CPU reference checks first: a known benchmark, M and
+ * N >= 1, in, out and out->out non-NULL, each input its descriptor's
+ * ref_reads lists (and dw) non-NULL, targets inside [0, N). */
+kb_status kb_ref_cpu_check(kb_bench_id b, int64_t M, int64_t N, const kb_ref_in *in,
+                           const kb_ref_out *out, kb_err *e);
 
 /* Host copy of the generator (unit tests): x [M,N] of the input kind,
  * rounded to d and returned as float, and target [M] (either may be NULL). */
@@ -87,12 +101,13 @@ void kb_inputs_host(kb_inputs kind, kb_bench_id b, kb_dtype d, uint64_t seed, in
  * counter-based generator, so the same (seed, tensor, index) gives the same
  * value on every run and GPU. */
 kb_status kb_inputs_generate(kb_buffers *b, uint64_t seed, cudaStream_t s, kb_err *e);
-/* What the forward saves for the backward: y, lse, mean, rstd. */
+/* What the forward saves for the backward: the registered kb_op_gpu's saved
+ * when it has one, else y, lse, mean, rstd from x as the case's tensor bits
+ * list them (a forward case allocates none of them and saves nothing). */
 kb_status kb_ref_gpu_saved(kb_buffers *b, cudaStream_t s, kb_err *e);
-/* mlp_forward's gold and b->gold_scale (mlp_reference.cu), act per
- * mlp_math.h: fp32 GEMMs (simple tiled kernels) over chunks of rows. */
-kb_status kb_ref_gpu_mlp(kb_buffers *b, int act, cudaStream_t s, kb_err *e);
-/* Gold outputs into b->gold (and b->gold_dw). */
+/* Gold outputs into b->gold (and b->gold_dw, b->gold_scale): the gold of
+ * the kb_op_gpu registered for the benchmark; KB_ERR_ARG naming the
+ * benchmark if none is. */
 kb_status kb_ref_gpu_gold(kb_buffers *b, cudaStream_t s, kb_err *e);
 /* A case's buffers made ready: inputs from the fixed seed, then the saved
  * forward statistics, then the gold outputs; all on stream s, synchronised.

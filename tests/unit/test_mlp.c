@@ -11,7 +11,7 @@
 #include "gemm_sol.h"
 #include "lt_gemm.h"
 #include "mlp.h"
-#include "mlp_math.h"
+#include "mlp_ref.h"
 #include "reference.h"
 #include "registry.h"
 #include "results.h"
@@ -141,10 +141,28 @@ START_TEST(cpu_reference_closed_forms)
     ck_assert_double_eq_tol(a + b, 4.0, 1e-9); /* gelu(x) - gelu(-x) = x */
     ck_assert_int_eq(kb_ref_cpu_mlp(KB_MLP_GELU_TANH, 0, 1, 1, x, w1, y, sc, &e), KB_ERR_ARG);
     ck_assert_int_eq(kb_ref_cpu_mlp(7, 1, 1, 1, x, w1, y, sc, &e), KB_ERR_ARG);
-    /* kb_ref_cpu refuses the 3-D op (its reference is kb_ref_cpu_mlp). */
+    /* kb_ref_cpu (2-D: K = 0) refuses the 3-D op. */
     kb_ref_in in = {.x = x};
     kb_ref_out out = {.out = y};
     ck_assert_int_eq(kb_ref_cpu(KB_MLP_FWD, 1, 1, &in, &out, &e), KB_ERR_ARG);
+    /* Its descriptor's reference (kb_ref_cpu3, K >= 1) is kb_ref_cpu_mlp
+     * with the benchmark's activation: GELU for mlp_forward, SiLU for
+     * mlp_swiglu_forward, y and scale alike. */
+    ck_assert_int_eq(kb_mlp_ref_act(KB_MLP_FWD), KB_MLP_GELU_TANH);
+    ck_assert_int_eq(kb_mlp_ref_act(KB_MLP_SWIGLU_FWD), KB_MLP_SILU);
+    const kb_bench_id mb[] = {KB_MLP_FWD, KB_MLP_SWIGLU_FWD};
+    const int acts[] = {KB_MLP_GELU_TANH, KB_MLP_SILU};
+    for (int k = 0; k < 2; k++) {
+        float y3[1] = {0}, s3[1] = {0};
+        ck_assert_int_eq(kb_ref_cpu_mlp(acts[k], 1, 1, 2, x2, w2, y, sc, &e), KB_OK);
+        const kb_problem p = {mb[k], KB_BF16, 1, 1, 2};
+        kb_ref_out o3 = {.out = y3, .scale = s3};
+        ck_assert_int_eq(kb_ref_cpu3(&p, &(kb_ref_in){.x = x2, .wts = w2}, &o3, &e), KB_OK);
+        ck_assert_float_eq(y3[0], y[0]);
+        ck_assert_float_eq(s3[0], sc[0]);
+    }
+    const kb_problem p0 = {KB_MLP_FWD, KB_BF16, 1, 1, 0};
+    ck_assert_int_eq(kb_ref_cpu3(&p0, &(kb_ref_in){.x = x2, .wts = w2}, &out, &e), KB_ERR_ARG);
 }
 END_TEST
 

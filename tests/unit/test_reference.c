@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "glu_ref.h"
 #include "half.h"
 #include "reference.h"
 #include "unit.h"
@@ -268,31 +269,31 @@ END_TEST
  * inf or NaN up to FLT_MAX. */
 START_TEST(test_glu_closed_forms)
 {
-    ck_assert_double_eq_tol(kb_ref_glu_act(KB_FAM_GEGLU, 1.0), 0.8411919906082768, 1e-15);
-    ck_assert_double_eq_tol(kb_ref_glu_act(KB_FAM_GEGLU, -1.0), -0.15880800939172324, 1e-15);
-    ck_assert_double_eq_tol(kb_ref_glu_act(KB_FAM_GEGLU, 2.0), 1.954597694087775, 1e-15);
-    ck_assert_double_eq_tol(kb_ref_glu_act(KB_FAM_SWIGLU, 1.0), 0.7310585786300049, 1e-15);
-    ck_assert_double_eq_tol(kb_ref_glu_act(KB_FAM_SWIGLU, -2.0), -0.2384058440442351, 1e-15);
-    ck_assert_double_eq_tol(kb_ref_glu_dact(KB_FAM_GEGLU, 1.0), 1.0829640837983767, 1e-8);
-    ck_assert_double_eq_tol(kb_ref_glu_dact(KB_FAM_SWIGLU, 1.0), 0.9276705117966522, 1e-8);
-    const kb_family_id fams[] = {KB_FAM_GEGLU, KB_FAM_SWIGLU};
+    ck_assert_double_eq_tol(kb_ref_glu_act(KB_ACT_GELU_TANH, 1.0), 0.8411919906082768, 1e-15);
+    ck_assert_double_eq_tol(kb_ref_glu_act(KB_ACT_GELU_TANH, -1.0), -0.15880800939172324, 1e-15);
+    ck_assert_double_eq_tol(kb_ref_glu_act(KB_ACT_GELU_TANH, 2.0), 1.954597694087775, 1e-15);
+    ck_assert_double_eq_tol(kb_ref_glu_act(KB_ACT_SILU, 1.0), 0.7310585786300049, 1e-15);
+    ck_assert_double_eq_tol(kb_ref_glu_act(KB_ACT_SILU, -2.0), -0.2384058440442351, 1e-15);
+    ck_assert_double_eq_tol(kb_ref_glu_dact(KB_ACT_GELU_TANH, 1.0), 1.0829640837983767, 1e-8);
+    ck_assert_double_eq_tol(kb_ref_glu_dact(KB_ACT_SILU, 1.0), 0.9276705117966522, 1e-8);
+    const kb_glu_act acts[] = {KB_ACT_GELU_TANH, KB_ACT_SILU};
     for (int f = 0; f < 2; f++) {
-        const kb_family_id fam = fams[f];
-        ck_assert_double_eq(kb_ref_glu_act(fam, 0.0), 0.0);
-        ck_assert_double_eq_tol(kb_ref_glu_dact(fam, 0.0), 0.5, 1e-15);
+        const kb_glu_act act = acts[f];
+        ck_assert_double_eq(kb_ref_glu_act(act, 0.0), 0.0);
+        ck_assert_double_eq_tol(kb_ref_glu_dact(act, 0.0), 0.5, 1e-15);
         for (double x = 0.125; x < 8.0; x *= 1.5) {
-            ck_assert_double_eq_tol(kb_ref_glu_act(fam, x) - kb_ref_glu_act(fam, -x), x,
+            ck_assert_double_eq_tol(kb_ref_glu_act(act, x) - kb_ref_glu_act(act, -x), x,
                                     1e-14 * x);
-            ck_assert_double_eq_tol(kb_ref_glu_dact(fam, x) + kb_ref_glu_dact(fam, -x), 1.0,
+            ck_assert_double_eq_tol(kb_ref_glu_dact(act, x) + kb_ref_glu_dact(act, -x), 1.0,
                                     1e-14);
         }
         const double big[] = {100.0, 1000.0, 1e20, FLT_MAX};
         for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
             /* silu(-100) = -100 e^-100: tiny, not 0 */
-            ck_assert_double_eq(kb_ref_glu_act(fam, big[i]), big[i]);
-            ck_assert_double_eq_tol(kb_ref_glu_act(fam, -big[i]), 0.0, 1e-30);
-            ck_assert_double_eq(kb_ref_glu_dact(fam, big[i]), 1.0);
-            ck_assert_double_eq_tol(kb_ref_glu_dact(fam, -big[i]), 0.0, 1e-30);
+            ck_assert_double_eq(kb_ref_glu_act(act, big[i]), big[i]);
+            ck_assert_double_eq_tol(kb_ref_glu_act(act, -big[i]), 0.0, 1e-30);
+            ck_assert_double_eq(kb_ref_glu_dact(act, big[i]), 1.0);
+            ck_assert_double_eq_tol(kb_ref_glu_dact(act, -big[i]), 0.0, 1e-30);
         }
     }
 }
@@ -303,15 +304,15 @@ END_TEST
  * out = [dy * up * act'(x); dy * act(x)]. */
 START_TEST(test_glu_derivatives_and_layout)
 {
-    const kb_family_id fams[] = {KB_FAM_GEGLU, KB_FAM_SWIGLU};
+    const kb_glu_act acts[] = {KB_ACT_GELU_TANH, KB_ACT_SILU};
     for (int f = 0; f < 2; f++)
         for (double x = -8.0; x <= 8.0; x += 0.0625) {
             const double h = 0x1p-12;
-            const double fd = (kb_ref_glu_act(fams[f], x + h) - kb_ref_glu_act(fams[f], x - h)) /
+            const double fd = (kb_ref_glu_act(acts[f], x + h) - kb_ref_glu_act(acts[f], x - h)) /
                               (2 * h);
-            ck_assert_msg(fabs(fd - kb_ref_glu_dact(fams[f], x)) < 1e-6,
-                          "fam %d x %g: act' %.12g, finite difference %.12g", (int)fams[f], x,
-                          kb_ref_glu_dact(fams[f], x), fd);
+            ck_assert_msg(fabs(fd - kb_ref_glu_dact(acts[f], x)) < 1e-6,
+                          "act %d x %g: act' %.12g, finite difference %.12g", (int)acts[f], x,
+                          kb_ref_glu_dact(acts[f], x), fd);
         }
     const int64_t M = 2, N = 3;
     float x[6] = {-3.0f, -0.5f, 0.0f, 0.25f, 1.0f, 20.0f}, up[6] = {1, -2, 3, 0.5f, -1, 2};
@@ -320,16 +321,21 @@ START_TEST(test_glu_derivatives_and_layout)
     for (int f = 0; f < 2; f++) {
         run(fwd[f], M, N, &(kb_ref_in){.x = x, .up = up}, out, NULL);
         for (int i = 0; i < 6; i++)
-            ck_assert_float_eq(out[i], (float)(kb_ref_glu_act(fams[f], x[i]) * up[i]));
+            ck_assert_float_eq(out[i], (float)(kb_ref_glu_act(acts[f], x[i]) * up[i]));
         run(bwd[f], M, N, &(kb_ref_in){.x = x, .up = up, .dy = dy}, out, NULL);
         for (int i = 0; i < 6; i++) {
             ck_assert_float_eq(out[i], (float)((double)dy[i] * up[i] *
-                                               kb_ref_glu_dact(fams[f], x[i])));
-            ck_assert_float_eq(out[6 + i], (float)((double)dy[i] * kb_ref_glu_act(fams[f], x[i])));
+                                               kb_ref_glu_dact(acts[f], x[i])));
+            ck_assert_float_eq(out[6 + i], (float)((double)dy[i] * kb_ref_glu_act(acts[f], x[i])));
         }
     }
+    /* Each GLU benchmark's activation: GeGLU's GELU, SwiGLU's SiLU. */
+    for (int f = 0; f < 2; f++) {
+        ck_assert_int_eq(kb_glu_ref_act(fwd[f]), acts[f]);
+        ck_assert_int_eq(kb_glu_ref_act(bwd[f]), acts[f]);
+    }
     /* A wrong activation is caught: SiLU's values are not GELU's. */
-    ck_assert_double_gt(fabs(kb_ref_glu_act(KB_FAM_GEGLU, 1.0) - kb_ref_glu_act(KB_FAM_SWIGLU, 1.0)),
+    ck_assert_double_gt(fabs(kb_ref_glu_act(KB_ACT_GELU_TANH, 1.0) - kb_ref_glu_act(KB_ACT_SILU, 1.0)),
                         0.1);
 }
 END_TEST

@@ -1,11 +1,13 @@
-/* CPU reference of mlp_forward (mlp_math.h), in double: O(T*D*H), for the
- * small shapes of the unit tests and --self-test. */
+/* The MLP block's CPU reference (C11, no CUDA; mlp_math.h), in double:
+ * O(T*D*H), for the small shapes of the unit tests and --self-test. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 
-#include "mlp_math.h"
-#include "reference.h"
+#include "mlp_ref.h"
+#include "registry.h"
+
+int kb_mlp_ref_act(kb_bench_id b) { return b == KB_MLP_SWIGLU_FWD ? KB_MLP_SILU : KB_MLP_GELU_TANH; }
 
 kb_status kb_ref_cpu_mlp(int act, int64_t T, int64_t D, int64_t H, const float *x,
                          const float *wts, float *y, float *scale, kb_err *e)
@@ -42,4 +44,15 @@ kb_status kb_ref_cpu_mlp(int act, int64_t T, int64_t D, int64_t H, const float *
     }
     free(h);
     return KB_OK;
+}
+
+kb_status kb_mlp_ref_cpu(const kb_problem *p, const kb_ref_in *in, kb_ref_out *out, kb_err *e)
+{
+    KB_TRY(kb_ref_cpu_check(p->bench, p->M, p->N, in, out, e));
+    if (p->K < 1)
+        return KB_FAIL(e, KB_ERR_ARG, "cpu reference %s %" PRId64 "x%" PRId64
+                       ": a 3-D op (MxNxK) needs K >= 1", kb_bench_info_get(p->bench)->name,
+                       p->M, p->N);
+    return kb_ref_cpu_mlp(kb_mlp_ref_act(p->bench), p->M, p->N, p->K, in->x, in->wts, out->out,
+                          out->scale, e);
 }
