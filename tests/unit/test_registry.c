@@ -427,6 +427,28 @@ START_TEST(known_deviations)
 }
 END_TEST
 
+/* Every registered benchmark has its reference: a CPU one in its descriptor
+ * and a GPU gold registered with its backends (kbench's registration, as
+ * kbench_unit_core's main runs it); a case of an op without them could not
+ * be checked. Registering a second GPU half for a benchmark is refused. */
+START_TEST(every_op_has_its_references)
+{
+    for (int b = 0; b < KB_NUM_BENCH; b++) {
+        const kb_bench_info *bi = kb_bench_info_get((kb_bench_id)b);
+        ck_assert_ptr_nonnull(bi);
+        ck_assert_msg(bi->ref_cpu != NULL, "%s: no CPU reference", bi->name);
+        const kb_op_gpu *g = kb_op_gpu_get((kb_bench_id)b);
+        ck_assert_msg(g != NULL && g->gold != NULL, "%s: no GPU gold registered", bi->name);
+        ck_assert_int_eq(g->bench, b);
+        kb_op_gpu other = *g;
+        kb_err e = {{0}};
+        ck_assert_int_eq(kb_op_gpu_register(&other, &e), KB_ERR_ARG);
+        ck_assert_int_eq(kb_op_gpu_register(g, &e), KB_OK); /* the same one again: a no-op */
+    }
+    ck_assert_ptr_null(kb_op_gpu_get(KB_NUM_BENCH));
+}
+END_TEST
+
 Suite *kb_suite_registry(void)
 {
     Suite *s = suite_create("registry");
@@ -448,6 +470,7 @@ Suite *kb_suite_registry(void)
     tcase_add_test(t, bench_and_dtype_names);
     tcase_add_test(t, error_text_strips_location);
     tcase_add_test(t, out_of_memory_host_and_device);
+    tcase_add_test(t, every_op_has_its_references);
     suite_add_tcase(s, t);
     return s;
 }
