@@ -2,15 +2,14 @@
  * outputs with their error scale (formulas: add_rmsnorm_ref.h).
  *
  * Strategy: simple, obviously-correct kernels, as kernels/reference/
- * gpu_reference.cu: one CTA of 256 threads per row (grid-stride over rows
+ * the other ops' references: one CTA of 256 threads per row (grid-stride over rows
  * past 2^20), each thread strides over the row with scalar loads, several
  * passes re-reading the row, every sum and product in double (block sums
  * by shuffles plus 32 doubles of shared memory). Stored results only are
  * rounded: rstd to fp32, gold to fp32 then to the dtype, scale to fp32.
  * h in the forward is x + r rounded to the dtype first, as a backend stores
- * it and as y is defined on. dw: thread per column, partial sums in double
- * over chunks of rows into scratch, then an ordered sum of the chunks
- * (deterministic, no atomics).
+ * it and as y is defined on. dw: the norms' column sums (ref_dw.cuh), h
+ * as x and no mean.
  * gold_scale is the sum of the absolute values of the terms each output adds:
  *   h: |x| + |r|;  y: |h_T| * rstd * |w|;
  *   dx: rstd * (|g| + |xh| * mean_row|g * xh|) + |dres|.
@@ -18,6 +17,7 @@
 #include "add_rmsnorm_ref.h"
 #include "kb_cuda.cuh"
 #include "kb_dsum.cuh"
+#include "ref_dw.cuh"
 
 #define AR_EPS ((double)KB_NORM_EPS)
 #define AR_THREADS 256
@@ -103,28 +103,6 @@ static __global__ void ar_k_bwd(const T *h, const float *w, const T *dy, const T
     }
 }
 
-/* part[chunk, j] = sum over the chunk's rows of dy * h * rstd, in double. */
-template <typename T>
-static __global__ void ar_k_dw_partial(const T *h, const T *dy, const float *rstd, int64_t M,
-                                       int64_t N, int64_t rows, double *part)
-{
-    const int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= N) return;
-    const int64_t r0 = (int64_t)blockIdx.y * rows, r1 = r0 + rows < M ? r0 + rows : M;
-    double s = 0.0;
-    for (int64_t i = r0; i < r1; i++) s += ar_ld(dy[i * N + j]) * (ar_ld(h[i * N + j]) * (double)rstd[i]);
-    part[(int64_t)blockIdx.y * N + j] = s;
-}
-
-static __global__ void ar_k_dw_final(const double *part, int64_t chunks, int64_t N, float *dw)
-{
-    const int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= N) return;
-    double s = 0.0;
-    for (int64_t c = 0; c < chunks; c++) s += part[c * N + j];
-    dw[j] = (float)s;
-}
-
 /* ---- host ----------------------------------------------------------------------- */
 static unsigned ar_grid(int64_t M) { return (unsigned)(M < AR_MAX_GRID ? M : AR_MAX_GRID); }
 
@@ -169,43 +147,6 @@ extern "C" kb_status kb_add_rmsnorm_ref_gpu_saved(kb_buffers *b, cudaStream_t s,
     return KB_OK;
 }
 
-/* dw into gold_dw: about 2048 CTAs over (columns, chunks of rows). */
-static kb_status ar_gold_dw(const kb_problem *p, const kb_tensors *t, float *dw, cudaStream_t s,
-                            kb_err *e)
-{
-    const int64_t cols = kb_cdiv(p->N, AR_THREADS);
-    int64_t chunks = kb_cdiv(2048, cols);
-    if (chunks > p->M) chunks = p->M;
-    if (chunks > 65535) chunks = 65535;
-    const int64_t rows = kb_cdiv(p->M, chunks);
-    chunks = kb_cdiv(p->M, rows);
-    const size_t bytes = (size_t)chunks * (size_t)p->N * sizeof(double);
-    double *part = NULL;
-    cudaError_t rc = cudaMalloc((void **)&part, bytes);
-    if (rc != cudaSuccess)
-        return KB_FAIL(e, rc == cudaErrorMemoryAllocation ? KB_ERR_DEVMEM : KB_ERR_CUDA,
-                       "gpu reference add_rmsnorm dw %lldx%lld: cudaMalloc(%zu bytes of scratch): %s",
-                       (long long)p->M, (long long)p->N, bytes, cudaGetErrorString(rc));
-    KB_DISPATCH(p->dtype, T, {
-        ar_k_dw_partial<T><<<dim3((unsigned)cols, (unsigned)chunks), AR_THREADS, 0, s>>>(
-            (const T *)t->x, (const T *)t->dy, t->rstd, p->M, p->N, rows, part);
-    });
-    rc = cudaGetLastError();
-    if (rc == cudaSuccess) {
-        ar_k_dw_final<<<(unsigned)cols, AR_THREADS, 0, s>>>(part, chunks, p->N, dw);
-        rc = cudaGetLastError();
-    }
-    /* the kernels must be done with part before it goes */
-    const cudaError_t rs = cudaStreamSynchronize(s);
-    if (rc == cudaSuccess) rc = rs;
-    const cudaError_t rf = cudaFree(part);
-    if (rc == cudaSuccess) rc = rf;
-    if (rc != cudaSuccess)
-        return KB_FAIL(e, KB_ERR_CUDA, "gpu reference add_rmsnorm dw %lldx%lld: %s",
-                       (long long)p->M, (long long)p->N, cudaGetErrorString(rc));
-    return KB_OK;
-}
-
 extern "C" kb_status kb_add_rmsnorm_ref_gpu_gold(kb_buffers *b, cudaStream_t s, kb_err *e)
 {
     const char *const who = "GPU reference";
@@ -236,5 +177,5 @@ extern "C" kb_status kb_add_rmsnorm_ref_gpu_gold(kb_buffers *b, cudaStream_t s, 
             (T *)b->gold, b->gold_scale);
     });
     KB_LAUNCHED(e);
-    return ar_gold_dw(p, t, b->gold_dw, s, e);
+    return gold_dw(p, t, NULL, b->gold_dw, s, e); /* ref_dw.cuh, mean NULL: x * rstd */
 }
