@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "describe.h"
 #include "envinfo.h"
+#include "knobs.h"
 #include "reference.h"
 #include "registry.h"
 #include "report.h"
@@ -209,7 +210,9 @@ static int run_cases(const kb_options *o)
     }
     kb_session s;
     const double t_open = wall_s();
-    kb_status st = kb_session_open(&s, o, &e);
+    /* The test knobs (testing/knobs.h) wrap each use of a case: all off, the
+     * backends as they are, unless a KBENCH_TEST_* variable is set. */
+    kb_status st = kb_session_open(&s, o, &kb_test_knob_hooks, &e);
     print_banner(&s, st);
     if (st != KB_OK) {
         if (st == KB_ERR_NODEV) fprintf(stderr, "SKIP: %s\n", kb_err_text(&e));

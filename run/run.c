@@ -76,7 +76,8 @@ static kb_status gpu_limits(kb_session *s, kb_err *e)
     return KB_OK;
 }
 
-kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e)
+kb_status kb_session_open(kb_session *s, const kb_options *o, const kb_case_hooks *hooks,
+                          kb_err *e)
 {
     memset(s, 0, sizeof *s);
     s->o = o;
@@ -89,7 +90,8 @@ kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e)
     if (!isnan(o->budget_ms)) s->timing.max_ms = o->budget_ms;
     kb_gate_defaults(&s->gate);
     if (!isnan(o->perf_tolerance)) s->gate.tolerance = o->perf_tolerance;
-    KB_TRY(kb_knobs_from_env(&s->knobs, e));
+    s->hooks = hooks;
+    if (hooks && hooks->open) KB_TRY(hooks->open(&s->hooks_ctx, e));
     /* An explicit --baseline is checked and read before the device: a
      * mistyped path or a malformed file is an error on every machine, GPU
      * or not (after the device, no GPU's SKIP hid it). Read once: the
@@ -133,6 +135,8 @@ kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e)
 
 void kb_session_close(kb_session *s)
 {
+    if (s->hooks && s->hooks->close) s->hooks->close(s->hooks_ctx);
+    s->hooks_ctx = NULL;
     kb_gpu_lock_release(&s->lock);
     kb_kernel_checker_free(s->kernels);
     s->kernels = NULL;
@@ -347,18 +351,43 @@ static void record_timing(kb_session *s, const kb_problem *p, const kb_timing *t
 static kb_outcome time_and_judge(kb_session *s, const kb_case *c, timed_arg *arg, kb_result *r,
                                  kb_err *e);
 
+/* One use of a case (case_hooks.h): the backend's impl and state, or what
+ * the session's hooks wrap them in; close it after the use. */
+typedef struct {
+    const kb_impl *impl;
+    void *state;
+    void *undo;
+} case_use;
+
+static kb_status use_open(const kb_session *s, kb_impl_use use, const kb_case *c, void *state,
+                          kb_buffers *b, const char *series, const kb_knob_timer *timer,
+                          case_use *u, kb_err *e)
+{
+    u->impl = c->impl;
+    u->state = state;
+    u->undo = NULL;
+    if (!s->hooks || !s->hooks->wrap) return KB_OK;
+    return s->hooks->wrap(s->hooks_ctx, use, c->impl, state, b, series, timer, &u->impl,
+                          &u->state, &u->undo, e);
+}
+
+static void use_close(const kb_session *s, case_use *u)
+{
+    if (u->undo && s->hooks && s->hooks->unwrap) s->hooks->unwrap(u->undo);
+    u->undo = NULL;
+}
+
 /* The kernel check (kernel_check.h), its wall time a phase of its own. */
 static kb_outcome kernel_check(kb_session *s, const kb_case *c, void *state, kb_buffers *b,
                                kb_outcome oc, kb_result *r, kb_err *e)
 {
-    kb_knobbed traced;
-    if (kb_knobbed_open(&s->knobs, KB_USE_TRACED, c->impl, state, b, r->backend, NULL, &traced,
-                        e) != KB_OK)
+    case_use traced;
+    if (use_open(s, KB_USE_TRACED, c, state, b, r->backend, NULL, &traced, e) != KB_OK)
         return KB_CASE_FAIL;
     kb_case as_run = *c;
     as_run.impl = traced.impl;
     oc = kb_kernel_check(s, &as_run, traced.state, &b->t, oc, r);
-    kb_knobbed_close(&traced);
+    use_close(s, &traced);
     s->phases.kernels = (1e3 * kb_mono_s());
     return oc;
 }
@@ -371,14 +400,13 @@ static kb_outcome run_buffers(kb_session *s, const kb_case *c, const char *case_
     if (kb_flops(&c->p) > 0 && !(s->gemm_tflops > 0) && !s->o->no_timing &&
         kb_gemm_sol(&s->dev, KBENCH_STATE_DIR, s->stream, &s->gemm_tflops, e) != KB_OK)
         return KB_CASE_FAIL;
-    kb_knobbed checked; /* the test knobs (knobs.h); off: the case's own impl */
-    kb_status st = kb_knobbed_open(&s->knobs, KB_USE_CHECKED, c->impl, state, b, r->backend, NULL,
-                                   &checked, e);
+    case_use checked; /* the session's hooks (the test knobs); none: the case's own impl */
+    kb_status st = use_open(s, KB_USE_CHECKED, c, state, b, r->backend, NULL, &checked, e);
     if (st == KB_ERR_UNSUPPORTED) return KB_CASE_SKIP;
     if (st == KB_OK) st = kb_buffers_prepare(b, KB_SEED, s->stream, e);
     if (st == KB_OK) st = kb_buffers_poison(b, s->stream, e);
     if (st == KB_OK) st = checked.impl->run(&c->p, &b->t, checked.state, s->stream, e);
-    kb_knobbed_close(&checked);
+    use_close(s, &checked);
     if (st == KB_OK) {
         cudaError_t rc = cudaStreamSynchronize(s->stream);
         if (rc != cudaSuccess)
@@ -419,15 +447,14 @@ static kb_outcome run_buffers(kb_session *s, const kb_case *c, const char *case_
         fprintf(stderr, "%s: timing waited %.0f ms for the GPU to settle (memory bandwidth %.1f%% "
                 "below the session's best at first%s)\n", case_name, rep.waited_ms,
                 100 * rep.first_slow, rep.gave_up ? "; gave up: that is the new reference" : "");
-    kb_knobbed timed;
+    case_use timed;
     const kb_knob_timer timer = {&s->timing, &s->flusher, s->stream, case_name};
-    if (kb_knobbed_open(&s->knobs, KB_USE_TIMED, c->impl, state, b, r->backend, &timer, &timed,
-                        e) != KB_OK)
+    if (use_open(s, KB_USE_TIMED, c, state, b, r->backend, &timer, &timed, e) != KB_OK)
         return KB_CASE_FAIL;
     timed_arg arg = {timed.impl, &c->p, &b->t, timed.state};
     kb_outcome oc = time_and_judge(s, c, &arg, r, e);
     s->phases.timing = (1e3 * kb_mono_s());
-    kb_knobbed_close(&timed);
+    use_close(s, &timed);
     return kernel_check(s, c, state, b, oc, r, e);
 }
 

@@ -10,7 +10,7 @@
 #include "envinfo.h"
 #include "gate.h"
 #include "gpulock.h"
-#include "knobs.h"
+#include "case_hooks.h"
 #include "results.h"
 #include "rowfile.h"
 #include "timing.h"
@@ -49,7 +49,8 @@ typedef struct {
     cudaStream_t stream;
     kb_results results;
     kb_rowfile csv_out, json_out; /* --csv, --json: a row as each case ends */
-    kb_knobs knobs; /* test-only (knobs.h); all off in real runs */
+    const kb_case_hooks *hooks; /* what wraps a case's runs (case_hooks.h), or NULL */
+    void *hooks_ctx;
     kb_phases phases; /* of the last case */
     double open_ms[4];  /* session start-up: device, baseline, flush buffer+stream, SOL/floor */
     struct kb_kernel_checker *kernels; /* kernel_check.h; NULL until the first check */
@@ -57,7 +58,10 @@ typedef struct {
 
 typedef enum { KB_CASE_PASS = 0, KB_CASE_FAIL, KB_CASE_SKIP } kb_outcome;
 
-kb_status kb_session_open(kb_session *s, const kb_options *o, kb_err *e);
+/* hooks: what wraps each use of a case (case_hooks.h: kbench hands the test
+ * knobs), or NULL: every case runs its backend as it is. */
+kb_status kb_session_open(kb_session *s, const kb_options *o, const kb_case_hooks *hooks,
+                          kb_err *e);
 /* The baseline file a run gates against (--baseline, or the default file of
  * gpu_name, which may be NULL with --baseline) and whether it is missing; KB_ERR_ARG for an explicit path that does
  * not exist (unless --update-baseline will create it). */

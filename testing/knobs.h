@@ -58,6 +58,7 @@
 #define KB_KNOBS_H
 
 #include "buffers.h"
+#include "case_hooks.h"
 #include "timing.h"
 
 #ifdef __cplusplus
@@ -125,15 +126,8 @@ kb_status kb_perturb_output(const kb_knobs *k, kb_buffers *b, cudaStream_t s, kb
  * impl and state, untouched. The wrapper's other hooks: kernels forwards to
  * the backend's (NULL where it has none); setup, describe and teardown are
  * NULL (the harness calls the backend's on its own state). */
-typedef enum { KB_USE_CHECKED, KB_USE_TIMED, KB_USE_TRACED } kb_impl_use;
-
-/* The case's own timer, for KBENCH_TEST_EXTRA_TIME's pilot (KB_USE_TIMED). */
-typedef struct {
-    const kb_timing_opts *o;
-    kb_flusher *flusher;
-    cudaStream_t stream;
-    const char *case_name; /* in the pilot's messages */
-} kb_knob_timer;
+/* (kb_impl_use and kb_knob_timer, the timer of KBENCH_TEST_EXTRA_TIME's
+ * pilot, are the run layer's: case_hooks.h.) */
 
 /* Run impl->run(p, t, state, ...). The struct points into itself: open it
  * where it is used, never copy it. */
@@ -161,6 +155,11 @@ kb_status kb_knobbed_open(const kb_knobs *k, kb_impl_use use, const kb_impl *inn
                           void *inner_state, kb_buffers *b, const char *series,
                           const kb_knob_timer *timer, kb_knobbed *w, kb_err *e);
 void kb_knobbed_close(kb_knobbed *w);
+
+/* The knobs as the run layer's case hooks (case_hooks.h): a session's
+ * knobs from the environment, each use of a case wrapped by
+ * kb_knobbed_open. kbench hands them to its session. */
+extern const kb_case_hooks kb_test_knob_hooks;
 
 /* Enqueue on s the fault k->fault (KBENCH_TEST_FAULT). */
 kb_status kb_test_fault(const kb_knobs *k, cudaStream_t s, kb_err *e);

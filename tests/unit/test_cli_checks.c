@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "knobs.h"
 #include "dump.h"
 #include "envinfo.h"
 #include "run.h"
@@ -311,7 +312,7 @@ START_TEST(explicit_baseline_read_before_the_device)
     kb_err e;
     ck_assert_int_eq(PARSE(&o, &e, "softmax_forward", "--baseline", path), KB_OK);
     kb_session s;
-    const kb_status st = kb_session_open(&s, &o, &e);
+    const kb_status st = kb_session_open(&s, &o, &kb_test_knob_hooks, &e);
     kb_session_close(&s);
     ck_assert_msg(st == KB_ERR_PARSE, "status %d: %s", st, e.msg);
     ck_assert_ptr_nonnull(strstr(e.msg, path));
@@ -429,7 +430,7 @@ START_TEST(long_paths_refused_not_cut)
     setenv("KBENCH_TUNE_CACHE", long_path, 1);
     ck_assert_int_eq(PARSE(&o, &e, "softmax_forward"), KB_OK);
     kb_session s;
-    const kb_status st = kb_session_open(&s, &o, &e);
+    const kb_status st = kb_session_open(&s, &o, &kb_test_knob_hooks, &e);
     kb_session_close(&s);
     if (saved) setenv("KBENCH_TUNE_CACHE", saved, 1);
     else unsetenv("KBENCH_TUNE_CACHE");
