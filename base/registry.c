@@ -10,7 +10,7 @@
 
 /* ---- backends ------------------------------------------------------------
  * The registry knows no backend by itself: the program registers those it
- * links at start-up (kb_register; kernels/backends.c lists them), so a build
+ * links at start-up (kb_register; each op folder's register.c lists them), so a build
  * without one (cuDNN switched off at configure time) simply never registers
  * it. */
 /* cublaslt_epilogue: the activation fused into the GEMM by cuBLASLt's

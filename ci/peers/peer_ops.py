@@ -122,7 +122,7 @@ GELU_KAPPA = 0.044715
 
 
 def glu_act_dact(torch, bench, g):
-    """act(g) and act'(g) in float64 (kernels/reference/glu_ref.h's formulas)."""
+    """act(g) and act'(g) in float64 (kernels/glu/glu_ref.h's formulas)."""
     if bench.startswith("geglu"):
         t = torch.tanh(GELU_BETA * (g + GELU_KAPPA * g * g * g))
         return (0.5 * g * (1.0 + t),
