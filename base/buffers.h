@@ -1,6 +1,8 @@
 /* Device buffers of one case: inputs, saved forward statistics, outputs,
- * gold and the backend's workspace, allocated together after checking that
- * they fit in free device memory. */
+ * gold and the backend's workspace, in one allocation: the type the
+ * references and the harness share, and the layout rules (base/buffers.c,
+ * pure). Allocating, poisoning and checking the guard bands is the run
+ * layer's (run/buffers_gpu.h). */
 #ifndef KB_BUFFERS_H
 #define KB_BUFFERS_H
 
@@ -54,21 +56,8 @@ size_t kb_buffers_bytes(const kb_problem *p, size_t ws);
  * bytes and 1 GB of headroom do not fit in free_b bytes of free device
  * memory. Pure: the rule kb_buffers_alloc applies. */
 kb_status kb_buffers_fit(const kb_problem *p, size_t need, size_t free_b, kb_err *e);
-/* KB_ERR_DEVMEM (kb_buffers_fit's, or cudaMalloc's out of memory) when it
- * does not fit; other CUDA failures are KB_ERR_CUDA. */
-kb_status kb_buffers_alloc(const kb_problem *p, size_t ws, kb_buffers *b, kb_err *e);
-void kb_buffers_free(kb_buffers *b);
 /* Number of elements / bytes of t.out for p. */
 int64_t kb_out_elems(const kb_problem *p);
-
-/* Fill outputs (out, dw) with NaN so unwritten elements fail accuracy, and
- * every guard band with its pattern. */
-kb_status kb_buffers_poison(kb_buffers *b, cudaStream_t s, kb_err *e);
-/* After the checked run (stream synchronised): 0 when every guard band is
- * intact, 1 with the damage described in msg (guard.h); KB_ERR_CUDA through
- * *st when the bands cannot be read. */
-int kb_buffers_guards_broken(const kb_buffers *b, char *msg, size_t len, kb_status *st,
-                             kb_err *e);
 
 #ifdef __cplusplus
 }

@@ -25,7 +25,7 @@
  * K: the third size of a 3-D op (mlp_forward: M = T, N = D, K = H), empty
  * (read as 0) for the 2-D ops and in older files. tflops: a compute-bound
  * op's FLOP rate (the descriptor's flops_mnk * M*N*K / median), peak_tflops
- * the measured bf16 GEMM peak of the GPU (base/gemm_sol.h), and sol_pct
+ * the measured bf16 GEMM peak of the GPU (run/gemm_sol.h), and sol_pct
  * is then tflops / peak_tflops; for the memory-bound ops both are empty and
  * sol_pct is gbps / sol_gbps. */
 #ifndef KB_RESULTS_H

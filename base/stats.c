@@ -2,7 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "timing.h"
+#include "stats.h"
 
 static int cmp_double(const void *a, const void *b)
 {

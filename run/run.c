@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "accuracy.h"
-#include "buffers.h"
+#include "buffers_gpu.h"
 #include "dump.h"
 #include "files.h"
 #include "gemm_sol.h"

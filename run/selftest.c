@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buffers_gpu.h"
 #include "half.h"
 #include "reference.h"
 #include "registry.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "accuracy.h"
-#include "buffers.h"
+#include "buffers_gpu.h"
 #include "reference.h"
 #include "registry.h"
 #include "timing.h"

@@ -1,5 +1,5 @@
 /* cuBLASLt GEMMs of the MLP block (lt_gemm.h) and the bf16 GEMM peak
- * measurement behind the compute-bound SOL (base/gemm_sol.h). */
+ * measurement behind the compute-bound SOL (run/gemm_sol.h). */
 #include "lt_gemm.h"
 
 #include <dlfcn.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gemm_sol.h"
+#include "gemm_peak.h"
 
 #define LT(e, call, what)                                                                    \
     do {                                                                                     \

@@ -2,7 +2,7 @@
 #include <check.h>
 #include <math.h>
 
-#include "timing.h"
+#include "stats.h"
 #include "unit.h"
 
 START_TEST(odd_and_even_counts)

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "device.h"
+#include "gemm_peak.h"
 #include "kbench.h"
 
 #ifdef __cplusplus
@@ -26,10 +27,8 @@ kb_status kb_gemm_sol(const kb_device *d, const char *cache_dir, cudaStream_t s,
 /* The cache file's text: 1 and *tflops when its first line is a positive
  * number, else 0 (missing or damaged: measure). Pure. */
 int kb_gemm_sol_parse(const char *text, double *tflops);
-/* The measurement itself (kernels/mlp/lt_gemm.c, cuBLASLt): TFLOP/s and a
- * text naming the algorithm. */
-kb_status kb_gemm_peak_measure(cudaStream_t s, double *tflops, char *algo, size_t len,
-                               kb_err *e);
+/* The measurement itself, kb_gemm_peak_measure, is the MLP kernels'
+ * (kernels/mlp/gemm_peak.h: cuBLASLt, TFLOP/s and the algorithm's name). */
 
 #ifdef __cplusplus
 }

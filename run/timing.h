@@ -9,6 +9,7 @@
 #define KB_TIMING_H
 
 #include "kbench.h"
+#include "stats.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,13 +24,8 @@ typedef struct {
     double target_rel_err; /* e.g. 0.005                               */
 } kb_timing_opts;
 
-typedef struct {
-    double median_ms, min_ms, max_ms, mean_ms;
-    double noise;  /* robust relative spread: 1.4826*MAD/median         */
-    double q1_ms, q3_ms;
-    int samples;
-    int converged; /* 1: stopped on the noise rule, 0: on the budget    */
-} kb_timing;
+/* kb_timing (one case's timing statistics), kb_stats and the settle rule
+ * are base/stats.h's: pure C. */
 
 typedef kb_status (*kb_timed_fn)(void *arg, cudaStream_t s, kb_err *e);
 
@@ -89,16 +85,7 @@ kb_status kb_sm_clock(cudaStream_t s, double *mhz, double *max_mhz, kb_err *e);
  * regression not seen). So before timing, a probe (back-to-back memsets of
  * the flush buffer) is timed until `need` probes in a row are within `tol`
  * of the session's fastest probe. */
-typedef struct {
-    double ref_ms; /* fastest probe of the session; 0 before the first */
-    int calm;      /* probes in a row within tol of ref_ms             */
-} kb_settle;
 
-/* One probe into the rule; 1 once `need` probes in a row are calm. A probe
- * faster than every earlier one becomes the reference (and is calm). Pure C,
- * unit tested. */
-int kb_settle_step(kb_settle *st, double probe_ms, double tol, int need);
-#define KB_SETTLE_NEED 2 /* calm probes in a row before a case is timed */
 
 /* Probes until kb_settle_step says calm or max_ms of wall time pass. On the
  * time limit the last probe becomes the reference: a GPU that stays slower
@@ -112,8 +99,6 @@ typedef struct {
 kb_status kb_settle_wait(kb_flusher *f, cudaStream_t s, kb_settle *st, double max_ms,
                          kb_settle_report *rep, kb_err *e);
 
-/* Statistics on samples (sorted in place); pure C, unit tested. */
-void kb_stats(double *ms, int n, kb_timing *out);
 
 #ifdef __cplusplus
 }
