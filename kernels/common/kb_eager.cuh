@@ -44,8 +44,16 @@ template <typename T> struct Load {
     __device__ float operator()(int64_t i) const { return kb_to_float(a[i]); }
 };
 
-template <bool FULL, typename Out, typename F>
-__device__ __forceinline__ void ew_tile(Out *out, int64_t base, int64_t total, const F &f)
+/* Where a tile's element i is stored: out[i] (Dense), or out[dst.at(i)] for
+ * a strided view (rope's eager copies into one half of each head row, as
+ * copy_ into a slice does). */
+struct Dense {
+    __device__ __forceinline__ int64_t at(int64_t i) const { return i; }
+};
+
+template <bool FULL, typename Out, typename F, typename DST = Dense>
+__device__ __forceinline__ void ew_tile(Out *out, int64_t base, int64_t total, const F &f,
+                                        const DST &dst = DST())
 {
     float v[EW_UNROLL];
 #pragma unroll
@@ -56,20 +64,34 @@ __device__ __forceinline__ void ew_tile(Out *out, int64_t base, int64_t total, c
 #pragma unroll
     for (int k = 0; k < EW_UNROLL; k++) {
         const int64_t i = base + k * EW_THREADS + threadIdx.x;
-        if (FULL || i < total) out[i] = kb_from_float<Out>(v[k]);
+        if (FULL || i < total) out[dst.at(i)] = kb_from_float<Out>(v[k]);
+    }
+}
+
+/* The grid-strided tiles of total elements, full tiles without bounds checks. */
+template <typename Out, typename F, typename DST>
+__device__ __forceinline__ void ew_tiles(Out *out, int64_t total, const F &f, const DST &dst)
+{
+    const int64_t tile = (int64_t)EW_THREADS * EW_UNROLL;
+    for (int64_t base = (int64_t)blockIdx.x * tile; base < total; base += (int64_t)gridDim.x * tile) {
+        if (base + tile <= total)
+            ew_tile<true>(out, base, total, f, dst);
+        else
+            ew_tile<false>(out, base, total, f, dst);
     }
 }
 
 template <typename Out, typename F>
 __global__ void __launch_bounds__(EW_THREADS) ew_kernel(Out *out, int64_t total, F f)
 {
-    const int64_t tile = (int64_t)EW_THREADS * EW_UNROLL;
-    for (int64_t base = (int64_t)blockIdx.x * tile; base < total; base += (int64_t)gridDim.x * tile) {
-        if (base + tile <= total)
-            ew_tile<true>(out, base, total, f);
-        else
-            ew_tile<false>(out, base, total, f);
-    }
+    ew_tiles(out, total, f, Dense());
+}
+
+/* ew_kernel storing through a view (DST: at(i) gives element i's index). */
+template <typename Out, typename F, typename DST>
+__global__ void __launch_bounds__(EW_THREADS) ew_to_kernel(Out *out, int64_t total, F f, DST dst)
+{
+    ew_tiles(out, total, f, dst);
 }
 
 template <typename Out, typename F>

@@ -105,36 +105,6 @@ struct zero_f {
     __device__ __forceinline__ float operator()(int64_t) const { return 0.f; }
 };
 
-/* ew's tile with the output written through dst.at(i): copy_ into a slice. */
-template <bool FULL, typename T, typename F, typename DST>
-__device__ __forceinline__ void ew_to_tile(T *out, int64_t base, int64_t total, const F &f,
-                                           const DST &dst)
-{
-    float v[EW_UNROLL];
-#pragma unroll
-    for (int k = 0; k < EW_UNROLL; k++) {
-        const int64_t i = base + k * EW_THREADS + threadIdx.x;
-        v[k] = FULL || i < total ? f(i) : 0.f;
-    }
-#pragma unroll
-    for (int k = 0; k < EW_UNROLL; k++) {
-        const int64_t i = base + k * EW_THREADS + threadIdx.x;
-        if (FULL || i < total) out[dst.at(i)] = kb_from_float<T>(v[k]);
-    }
-}
-
-template <typename T, typename F, typename DST>
-__global__ void __launch_bounds__(EW_THREADS) ew_to_kernel(T *out, int64_t total, F f, DST dst)
-{
-    const int64_t tile = (int64_t)EW_THREADS * EW_UNROLL;
-    for (int64_t base = (int64_t)blockIdx.x * tile; base < total; base += (int64_t)gridDim.x * tile) {
-        if (base + tile <= total)
-            ew_to_tile<true>(out, base, total, f, dst);
-        else
-            ew_to_tile<false>(out, base, total, f, dst);
-    }
-}
-
 /* dst[..., off:off+D/2] = f over [rows, D/2]. */
 template <typename T, typename F>
 kb_status copy_to_half(T *dst, int64_t rows, int64_t off, const F &f, cudaStream_t s, kb_err *e)
