@@ -22,25 +22,6 @@
 #define KB_GR static __host__ __device__ __forceinline__
 #else
 #define KB_GR static inline
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* The activation of a GLU benchmark: GELU (tanh) for geglu_*, SiLU for
- * swiglu_*. */
-kb_glu_act kb_glu_ref_act(kb_bench_id b);
-/* The activations and their derivatives in double (the unit tests check them
- * against closed forms). */
-double kb_ref_glu_act(kb_glu_act act, double x);
-double kb_ref_glu_dact(kb_glu_act act, double x);
-/* Double math over host float arrays, results rounded to float. */
-kb_status kb_glu_ref_cpu(const kb_problem *p, const kb_ref_in *in, kb_ref_out *out, kb_err *e);
-/* b->gold of either direction. */
-kb_status kb_glu_ref_gpu_gold(kb_buffers *b, cudaStream_t s, kb_err *e);
-
-#ifdef __cplusplus
-}
-#endif
 #endif
 
 #define KB_GELU_BETA_D 0.79788456080286535588 /* sqrt(2/pi) */
