@@ -81,7 +81,9 @@ static void print_measured(const run_state *rs, const kb_result *r, kb_outcome o
     else {
         char shape[72];
         kb_shape_format(shape, sizeof shape, r->M, r->N, r->K);
-        if (r->K > 0) /* compute-bound: TFLOP/s against the GEMM peak */
+        /* Compute-bound (the op counts flops): TFLOP/s against the GEMM peak; a
+         * 3-D shape alone (rope's kv heads) is still memory-bound. */
+        if (isfinite(r->tflops) && r->tflops > 0)
             printf("%s %s %s %s: %.1f TFLOP/s (%.1f%% of GEMM peak), %.1f GB/s %s\n",
                    r->benchmark, r->backend, r->dtype, shape, r->tflops, r->sol_pct, r->gbps,
                    r->verdict);

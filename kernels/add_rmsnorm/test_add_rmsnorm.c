@@ -10,31 +10,9 @@
 
 #include "add_rmsnorm_ref.h"
 #include "half.h"
+#include "qfill.h"
 
 #define AR_EPS ((double)KB_NORM_EPS)
-
-/* Multiples of 2^-8 in [-2, 2): exact in fp32 and fp16, not always in bf16
- * (9 significant bits), so a test that needs dtype values rounds them. */
-static float ar_qrand(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return (float)((int)((*s >> 33) % 1024u) - 512) / 256.0f;
-}
-
-static float *ar_fill(int64_t n, uint64_t seed)
-{
-    float *a = malloc((size_t)n * sizeof *a);
-    ck_assert_ptr_nonnull(a);
-    for (int64_t i = 0; i < n; i++) a[i] = ar_qrand(&seed);
-    return a;
-}
-
-static float *ar_zeros(int64_t n)
-{
-    float *a = calloc((size_t)n, sizeof *a);
-    ck_assert_ptr_nonnull(a);
-    return a;
-}
 
 static void ar_run(kb_bench_id b, kb_dtype d, int64_t M, int64_t N, const kb_ref_in *in,
                    float *out, float *dw)
@@ -62,8 +40,8 @@ START_TEST(ar_zero_residual_is_rmsnorm)
 {
     const int64_t M = 3, N = 7;
     for (int d = 0; d < KB_NUM_DTYPES; d++) {
-        float *x = ar_fill(M * N, 11), *w = ar_fill(N, 12), *r = ar_zeros(M * N);
-        float *out = ar_zeros(2 * M * N);
+        float *x = kb_qfill(M * N, 11), *w = kb_qfill(N, 12), *r = kb_qzeros(M * N);
+        float *out = kb_qzeros(2 * M * N);
         double y[21];
         for (int64_t k = 0; k < M * N; k++) x[k] = kb_round_to((kb_dtype)d, x[k]); /* a dtype input */
         ar_run(KB_ADD_RMSNORM_FWD, (kb_dtype)d, M, N, &(kb_ref_in){.x = x, .res = r, .w = w}, out,
@@ -120,8 +98,8 @@ END_TEST
 START_TEST(ar_backward_zero_dy)
 {
     const int64_t M = 4, N = 9;
-    float *h = ar_fill(M * N, 21), *w = ar_fill(N, 22), *dres = ar_fill(M * N, 23);
-    float *dy = ar_zeros(M * N), *rstd = ar_zeros(M), *dx = ar_zeros(M * N), *dw = ar_fill(N, 24);
+    float *h = kb_qfill(M * N, 21), *w = kb_qfill(N, 22), *dres = kb_qfill(M * N, 23);
+    float *dy = kb_qzeros(M * N), *rstd = kb_qzeros(M), *dx = kb_qzeros(M * N), *dw = kb_qfill(N, 24);
     kb_add_rmsnorm_ref_cpu_rstd(M, N, h, rstd);
     ar_run(KB_ADD_RMSNORM_BWD, KB_BF16, M, N,
            &(kb_ref_in){.x = h, .w = w, .dy = dy, .dres = dres, .rstd = rstd}, dx, dw);
@@ -151,9 +129,9 @@ static double ar_loss(int64_t M, int64_t N, const double *h, const double *w, co
 static void ar_check_fd(int64_t M, int64_t N, uint64_t seed)
 {
     const int64_t MN = M * N;
-    float *h = ar_fill(MN, seed), *w = ar_fill(N, seed + 1), *dy = ar_fill(MN, seed + 2);
-    float *dres = ar_fill(MN, seed + 3), *rstd = ar_zeros(M), *dx = ar_zeros(MN),
-          *dw = ar_zeros(N);
+    float *h = kb_qfill(MN, seed), *w = kb_qfill(N, seed + 1), *dy = kb_qfill(MN, seed + 2);
+    float *dres = kb_qfill(MN, seed + 3), *rstd = kb_qzeros(M), *dx = kb_qzeros(MN),
+          *dw = kb_qzeros(N);
     for (int64_t k = 0; k < MN; k++) h[k] += 0.5f; /* no all-zero row */
     kb_add_rmsnorm_ref_cpu_rstd(M, N, h, rstd);
     ar_run(KB_ADD_RMSNORM_BWD, KB_FP32, M, N,

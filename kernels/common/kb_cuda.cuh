@@ -162,6 +162,23 @@ template <kb_cache C, typename T> __device__ __forceinline__ uint4 kb_ld128_c(co
     else if constexpr (C == KB_LD_LAST) return kb_ld128_last(p, pol);
     else return kb_ld128(p);
 }
+/* A tuned kernel's `hint` parameter on its 16-byte loads and stores (GLU,
+ * rope): HINT 0 streams both (evict-first), 1 streams the loads and stores
+ * plainly, 2 loads and stores plainly. */
+template <int HINT> __device__ __forceinline__ uint4 kb_ld128_hint(const uint4 *p)
+{
+    if constexpr (HINT <= 1)
+        return __ldcs(p);
+    else
+        return *p;
+}
+template <int HINT> __device__ __forceinline__ void kb_st128_hint(uint4 *p, const uint4 &v)
+{
+    if constexpr (HINT == 0)
+        __stcs(p, v);
+    else
+        *p = v;
+}
 template <typename T> __device__ __forceinline__ void kb_st128(T *p, uint4 u)
 {
     __stwb(reinterpret_cast<uint4 *>(p), u);

@@ -223,22 +223,6 @@ __global__ void glu_tuned_kernel(ptrs<T, OP::NIN, OP::NOUT> p, int64_t ldi, int6
     }
 }
 
-/* A 16-byte load / store with hint's cache operators (kb_glu_cfg.hint). */
-template <int HINT> __device__ __forceinline__ uint4 ld_vec(const uint4 *p)
-{
-    if constexpr (HINT <= 1)
-        return __ldcs(p);
-    else
-        return *p;
-}
-template <int HINT> __device__ __forceinline__ void st_vec(uint4 *p, const uint4 &v)
-{
-    if constexpr (HINT == 0)
-        __stcs(p, v);
-    else
-        *p = v;
-}
-
 /* Dense tensors whose pointers share one offset within 16 bytes: one flat
  * array of n elements, `head` scalar elements before the first 16-byte
  * boundary, nvec vectors, the rest scalar. Fewer live registers than the row
@@ -268,7 +252,7 @@ glu_flat_kernel(ptrs<T, OP::NIN, OP::NOUT> p, int64_t head, int64_t nvec, int64_
             const int64_t v = base + (int64_t)k * blockDim.x;
             if (v < nvec)
 #pragma unroll
-                for (int i = 0; i < NIN; i++) raw[k][i] = ld_vec<HINT>(in[i] + v);
+                for (int i = 0; i < NIN; i++) raw[k][i] = kb_ld128_hint<HINT>(in[i] + v);
         }
 #pragma unroll
         for (int k = 0; k < U; k++) {
@@ -277,7 +261,7 @@ glu_flat_kernel(ptrs<T, OP::NIN, OP::NOUT> p, int64_t head, int64_t nvec, int64_
             uint4 o[NOUT];
             vec_apply<T, OP>(raw[k], o);
 #pragma unroll
-            for (int i = 0; i < NOUT; i++) st_vec<HINT>(out[i] + v, o[i]);
+            for (int i = 0; i < NOUT; i++) kb_st128_hint<HINT>(out[i] + v, o[i]);
         }
     }
 }

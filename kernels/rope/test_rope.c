@@ -9,29 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qfill.h"
 #include "reference.h"
 #include "rope.h"
-#include <check.h>
 
 #define D KB_ROPE_HEAD_DIM
 #define HALF (D / 2)
 
 /* ---- helpers --------------------------------------------------------------- */
-/* Deterministic values in [-2, 2), multiples of 2^-8. */
-static float qrand(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return (float)((int)((*s >> 33) % 1024u) - 512) / 256.0f;
-}
-
-static float *fill(int64_t n, uint64_t seed)
-{
-    float *a = malloc((size_t)n * sizeof *a);
-    ck_assert_ptr_nonnull(a);
-    for (int64_t i = 0; i < n; i++) a[i] = qrand(&seed);
-    return a;
-}
-
 static int64_t elems(int64_t M, int64_t N, int64_t K) { return (N + K) * M * D; }
 
 /* cos then sin, [M, D] each, from the reference table rounded to float. */
@@ -109,7 +94,7 @@ END_TEST
 START_TEST(rope_position0_identity)
 {
     const int64_t M = 1, N = 3, K = 2, n = elems(M, N, K);
-    float *x = fill(n, 11), *cs = table(M), *y = malloc((size_t)n * sizeof *y);
+    float *x = kb_qfill(n, 11), *cs = table(M), *y = malloc((size_t)n * sizeof *y);
     for (int64_t d = 0; d < D; d++) {
         ck_assert(cs[d] == 1.0f);
         ck_assert(cs[D + d] == 0.0f);
@@ -126,7 +111,7 @@ END_TEST
 START_TEST(rope_pair_norm_kept)
 {
     const int64_t M = 37, N = 2, K = 1, n = elems(M, N, K);
-    float *x = fill(n, 5), *cs = table(M), *y = malloc((size_t)n * sizeof *y);
+    float *x = kb_qfill(n, 5), *cs = table(M), *y = malloc((size_t)n * sizeof *y);
     for (int b = 0; b < 2; b++) {
         run(b ? KB_ROPE_BWD : KB_ROPE_FWD, M, N, K, x, cs, y);
         int moved = 0;
@@ -150,7 +135,7 @@ END_TEST
 START_TEST(rope_backward_is_transpose)
 {
     const int64_t M = 5, N = 3, K = 2, n = elems(M, N, K);
-    float *x = fill(n, 21), *dy = fill(n, 22), *cs = table(M);
+    float *x = kb_qfill(n, 21), *dy = kb_qfill(n, 22), *cs = table(M);
     float *fx = malloc((size_t)n * sizeof *fx), *bdy = malloc((size_t)n * sizeof *bdy);
     run(KB_ROPE_FWD, M, N, K, x, cs, fx);
     run(KB_ROPE_BWD, M, N, K, dy, cs, bdy);
@@ -176,7 +161,7 @@ END_TEST
 START_TEST(rope_forward_then_backward)
 {
     const int64_t M = 19, N = 4, K = 4, n = elems(M, N, K);
-    float *x = fill(n, 31), *cs = table(M), *y = malloc((size_t)n * sizeof *y),
+    float *x = kb_qfill(n, 31), *cs = table(M), *y = malloc((size_t)n * sizeof *y),
           *z = malloc((size_t)n * sizeof *z);
     run(KB_ROPE_FWD, M, N, K, x, cs, y);
     run(KB_ROPE_BWD, M, N, K, y, cs, z);
@@ -195,7 +180,7 @@ START_TEST(rope_odd_shapes)
     const int64_t shapes[][3] = {{1, 1, 1}, {1, 5, 3}, {7, 5, 3}, {4, 1, 2}, {13, 32, 8}};
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
         const int64_t M = shapes[k][0], N = shapes[k][1], K = shapes[k][2], n = elems(M, N, K);
-        float *x = fill(n, 40 + k), *cs = table(M), *y = malloc((size_t)n * sizeof *y);
+        float *x = kb_qfill(n, 40 + k), *cs = table(M), *y = malloc((size_t)n * sizeof *y);
         for (int b = 0; b < 2; b++) {
             run(b ? KB_ROPE_BWD : KB_ROPE_FWD, M, N, K, x, cs, y);
             for (int64_t h = 0; h < N + K; h++)
@@ -225,7 +210,7 @@ END_TEST
 START_TEST(rope_reads_both_halves)
 {
     const int64_t M = 2, N = 1, K = 1, n = elems(M, N, K);
-    float *x = fill(n, 50), *cs = table(M), *y0 = malloc((size_t)n * sizeof *y0),
+    float *x = kb_qfill(n, 50), *cs = table(M), *y0 = malloc((size_t)n * sizeof *y0),
           *y1 = malloc((size_t)n * sizeof *y1);
     run(KB_ROPE_FWD, M, N, K, x, cs, y0);
     cs[1 * D + HALF + 3] = 0.5f; /* cos at m = 1, d = 67 */

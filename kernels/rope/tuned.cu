@@ -116,22 +116,6 @@ __device__ __forceinline__ void opaque(uint4 (&c)[4])
         asm volatile("" : "+r"(c[i].x), "+r"(c[i].y), "+r"(c[i].z), "+r"(c[i].w));
 }
 
-/* q/k loads and stores under hint's cache operators. */
-template <int HINT> __device__ __forceinline__ uint4 ld_x(const uint4 *p)
-{
-    if constexpr (HINT <= 1)
-        return __ldcs(p);
-    else
-        return *p;
-}
-template <int HINT> __device__ __forceinline__ void st_x(uint4 *p, const uint4 &v)
-{
-    if constexpr (HINT == 0)
-        __stcs(p, v);
-    else
-        *p = v;
-}
-
 /* Block size cap of the vector kernel: at unroll 4 the 16-bit kernels need
  * more than the 64 registers a 1024-thread block leaves (they spilled), so
  * those blocks stop at 512 (valid() then rejects 1024). */
@@ -175,16 +159,16 @@ rope_tuned_kernel(const T *__restrict__ x, const T *__restrict__ cs, T *__restri
 #pragma unroll
             for (int k = 0; k < U; k++)
                 if (k0 + k < nh) {
-                    lo[k] = ld_x<HINT>(xi + at + k * hstride);
-                    hi[k] = ld_x<HINT>(xi + at + k * hstride + H / V);
+                    lo[k] = kb_ld128_hint<HINT>(xi + at + k * hstride);
+                    hi[k] = kb_ld128_hint<HINT>(xi + at + k * hstride + H / V);
                 }
 #pragma unroll
             for (int k = 0; k < U; k++)
                 if (k0 + k < nh) {
                     uint4 olo, ohi;
                     rot_vec<T, BWD>(lo[k], hi[k], c, olo, ohi);
-                    st_x<HINT>(xo + at + k * hstride, olo);
-                    st_x<HINT>(xo + at + k * hstride + H / V, ohi);
+                    kb_st128_hint<HINT>(xo + at + k * hstride, olo);
+                    kb_st128_hint<HINT>(xo + at + k * hstride + H / V, ohi);
                 }
             at += U * hstride;
         }

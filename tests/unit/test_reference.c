@@ -9,32 +9,9 @@
 
 #include "glu_ref.h"
 #include "half.h"
+#include "qfill.h"
 #include "reference.h"
 #include "unit.h"
-
-/* ---- helpers --------------------------------------------------------------- */
-/* Deterministic values that are multiples of 2^-8 in [-2, 2): x +- h stays
- * exact in float for the finite-difference steps below. */
-static float qrand(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return (float)((int)((*s >> 33) % 1024u) - 512) / 256.0f;
-}
-
-static float *fill(int64_t n, uint64_t seed)
-{
-    float *a = malloc((size_t)n * sizeof *a);
-    ck_assert_ptr_nonnull(a);
-    for (int64_t i = 0; i < n; i++) a[i] = qrand(&seed);
-    return a;
-}
-
-static float *zeros(int64_t n)
-{
-    float *a = calloc((size_t)n, sizeof *a);
-    ck_assert_ptr_nonnull(a);
-    return a;
-}
 
 static void run(kb_bench_id b, int64_t M, int64_t N, const kb_ref_in *in, float *out, float *dw)
 {
@@ -121,7 +98,7 @@ END_TEST
 START_TEST(test_softmax_bwd_constant_dy)
 {
     const int64_t M = 3, N = 9;
-    float *x = fill(M * N, 7), *y = zeros(M * N), *dy = zeros(M * N), *dx = zeros(M * N);
+    float *x = kb_qfill(M * N, 7), *y = kb_qzeros(M * N), *dy = kb_qzeros(M * N), *dx = kb_qzeros(M * N);
     for (int64_t i = 0; i < M * N; i++) dy[i] = 0.7f * (float)(1 + i / N);
     kb_ref_cpu_saved(KB_SOFTMAX_BWD, M, N, x, NULL, NULL, NULL, y);
     run(KB_SOFTMAX_BWD, M, N, &(kb_ref_in){.dy = dy, .y = y}, dx, NULL);
@@ -133,7 +110,7 @@ END_TEST
 START_TEST(test_ce_bwd_row_sums)
 {
     const int64_t M = 4, N = 11;
-    float *x = fill(M * N, 11), *dx = zeros(M * N), lse[4];
+    float *x = kb_qfill(M * N, 11), *dx = kb_qzeros(M * N), lse[4];
     const float dloss[4] = {1.0f, -0.5f, 2.25f, 0.0f};
     const int64_t target[4] = {0, 10, 5, 3};
     kb_ref_cpu_saved(KB_CE_BWD, M, N, x, lse, NULL, NULL, NULL);
@@ -165,7 +142,7 @@ typedef struct {
 static double loss_of(const fd_case *f)
 {
     const int64_t nout = f->fwd == KB_CE_FWD ? f->M : f->M * f->N;
-    float *out = zeros(nout);
+    float *out = kb_qzeros(nout);
     run(f->fwd, f->M, f->N, &(kb_ref_in){.x = f->x, .w = f->w, .target = f->target}, out, NULL);
     double L = 0.0;
     for (int64_t i = 0; i < nout; i++) L += (double)f->c[i] * out[i];
@@ -192,16 +169,16 @@ static double fd(fd_case *f, float *v)
 
 static void fd_check(kb_bench_id fwd, kb_bench_id bwd, int64_t M, int64_t N, uint64_t seed)
 {
-    fd_case f = {fwd, bwd, M, N, fill(M * N, seed), fill(N, seed + 1), NULL, NULL};
+    fd_case f = {fwd, bwd, M, N, kb_qfill(M * N, seed), kb_qfill(N, seed + 1), NULL, NULL};
     const int ce = fwd == KB_CE_FWD;
-    f.c = fill(ce ? M : M * N, seed + 2);
+    f.c = kb_qfill(ce ? M : M * N, seed + 2);
     int64_t *target = malloc((size_t)M * sizeof *target);
     ck_assert_ptr_nonnull(target);
     for (int64_t i = 0; i < M; i++) target[i] = (i * 7 + 3) % N;
     f.target = target;
 
-    float *lse = zeros(M), *mean = zeros(M), *rstd = zeros(M), *y = zeros(M * N);
-    float *dx = zeros(M * N), *dw = zeros(N);
+    float *lse = kb_qzeros(M), *mean = kb_qzeros(M), *rstd = kb_qzeros(M), *y = kb_qzeros(M * N);
+    float *dx = kb_qzeros(M * N), *dw = kb_qzeros(N);
     kb_ref_cpu_saved(bwd, M, N, f.x, lse, mean, rstd, y);
     const kb_ref_in in = {.x = f.x, .w = f.w, .target = target, .lse = lse, .mean = mean,
                           .rstd = rstd, .y = y, .dy = ce ? NULL : f.c, .dloss = ce ? f.c : NULL};
@@ -245,9 +222,9 @@ END_TEST
 START_TEST(test_fd_detects_wrong_formula)
 {
     const int64_t M = 2, N = 6;
-    fd_case f = {KB_LAYERNORM_FWD, KB_LAYERNORM_BWD, M, N, fill(M * N, 5), fill(N, 6),
-                 fill(M * N, 7), NULL};
-    float rstd[2], *dx = zeros(M * N), *dw = zeros(N);
+    fd_case f = {KB_LAYERNORM_FWD, KB_LAYERNORM_BWD, M, N, kb_qfill(M * N, 5), kb_qfill(N, 6),
+                 kb_qfill(M * N, 7), NULL};
+    float rstd[2], *dx = kb_qzeros(M * N), *dw = kb_qzeros(N);
     kb_ref_cpu_saved(KB_RMSNORM_BWD, M, N, f.x, NULL, NULL, rstd, NULL);
     /* RMSNorm's backward applied to LayerNorm's forward: must disagree. */
     run(KB_RMSNORM_BWD, M, N, &(kb_ref_in){.x = f.x, .w = f.w, .dy = f.c, .rstd = rstd}, dx, dw);
