@@ -375,6 +375,22 @@ def torch_fn(torch, bench):
     return lambda x, w: ln_ref(torch, x, w)
 
 
+def liger_mlp_fn(torch, bench):
+    """The MLP block as Liger-Kernel's own modules run it: LigerGEGLUMLP
+    (mlp_forward) and LigerSwiGLUMLP (mlp_swiglu_forward) compute
+    down_proj(Fn.apply(gate_proj(x), up_proj(x))) with bias-free nn.Linear
+    layers, i.e. PyTorch's GEMMs with Liger's fused act(gate) * up kernel
+    between them; here F.linear on the same weights as the torch peers.
+    LigerGELUMulFunction is the tanh GELU, as kbench's mlp_forward and
+    mlp_act's GeGLU."""
+    F = torch.nn.functional
+    if bench == "mlp_swiglu_forward":
+        from liger_kernel.ops.swiglu import LigerSiLUMulFunction as Fn
+    else:
+        from liger_kernel.ops.geglu import LigerGELUMulFunction as Fn
+    return lambda x, wg, wu, wd: F.linear(Fn.apply(F.linear(x, wg), F.linear(x, wu)), wd)
+
+
 def module_fn(torch, backend, bench, N, w):
     """The forward of a library backend as f(x[, target]) -> output, plus the
     weight tensor autograd should differentiate (norms) or None."""
@@ -439,9 +455,9 @@ def build(torch, backend, bench, d):
     M, N = d["x"].shape
     backward = bench.endswith("backward")
     if bench.startswith("mlp"):
-        if backend not in ("torch_eager", "torch_compile"):
-            raise RuntimeError("%s: no mlp_forward peer in this script" % backend)
-        f = torch_fn(torch, bench)
+        if backend not in ("torch_eager", "torch_compile", "liger"):
+            raise RuntimeError("%s: no %s peer in this script" % (backend, bench))
+        f = liger_mlp_fn(torch, bench) if backend == "liger" else torch_fn(torch, bench)
         config = ""
         if backend == "torch_compile":
             # Specialised per shape, as Inductor in the blog; the default mode:
