@@ -126,6 +126,26 @@ static double ar_loss(int64_t M, int64_t N, const double *h, const double *w, co
     return L;
 }
 
+/* Central differences of ar_loss in each of the n elements of v (hd or wd:
+ * the point, in double) against the reference's gradient got. */
+static void ar_check_fd_of(const char *what, double *v, const float *got, int64_t n, int64_t M,
+                           int64_t N, const double *hd, const double *wd, const float *dy,
+                           const float *dres)
+{
+    const double step = 1e-3;
+    for (int64_t k = 0; k < n; k++) {
+        const double v0 = v[k];
+        v[k] = v0 + step;
+        const double lp = ar_loss(M, N, hd, wd, dy, dres);
+        v[k] = v0 - step;
+        const double lm = ar_loss(M, N, hd, wd, dy, dres);
+        v[k] = v0;
+        const double g = (lp - lm) / (2.0 * step);
+        ck_assert_msg(fabs(got[k] - g) <= 1e-3 * (1.0 + fabs(g)), "%s[%lld] = %g, fd %g", what,
+                      (long long)k, got[k], g);
+    }
+}
+
 static void ar_check_fd(int64_t M, int64_t N, uint64_t seed)
 {
     const int64_t MN = M * N;
@@ -141,27 +161,8 @@ static void ar_check_fd(int64_t M, int64_t N, uint64_t seed)
     ck_assert_ptr_nonnull(wd);
     for (int64_t k = 0; k < MN; k++) hd[k] = h[k];
     for (int64_t j = 0; j < N; j++) wd[j] = w[j];
-    const double step = 1e-3;
-    for (int64_t k = 0; k < MN; k++) {
-        hd[k] = h[k] + step;
-        const double lp = ar_loss(M, N, hd, wd, dy, dres);
-        hd[k] = h[k] - step;
-        const double lm = ar_loss(M, N, hd, wd, dy, dres);
-        hd[k] = h[k];
-        const double g = (lp - lm) / (2.0 * step);
-        ck_assert_msg(fabs(dx[k] - g) <= 1e-3 * (1.0 + fabs(g)), "dx[%lld] = %g, fd %g",
-                      (long long)k, dx[k], g);
-    }
-    for (int64_t j = 0; j < N; j++) {
-        wd[j] = w[j] + step;
-        const double lp = ar_loss(M, N, hd, wd, dy, dres);
-        wd[j] = w[j] - step;
-        const double lm = ar_loss(M, N, hd, wd, dy, dres);
-        wd[j] = w[j];
-        const double g = (lp - lm) / (2.0 * step);
-        ck_assert_msg(fabs(dw[j] - g) <= 1e-3 * (1.0 + fabs(g)), "dw[%lld] = %g, fd %g",
-                      (long long)j, dw[j], g);
-    }
+    ar_check_fd_of("dx", hd, dx, MN, M, N, hd, wd, dy, dres);
+    ar_check_fd_of("dw", wd, dw, N, M, N, hd, wd, dy, dres);
     free(hd), free(wd), free(h), free(w), free(dy), free(dres), free(rstd), free(dx), free(dw);
 }
 
