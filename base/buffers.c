@@ -14,6 +14,15 @@
 
 static size_t up(size_t v) { return (v + ALIGN - 1) / ALIGN * ALIGN; }
 
+/* Saturating size arithmetic: a shape --shape accepts (kb_shape_too_large
+ * bounds M*N, M*K and N*K) can still need more bytes than size_t holds, and
+ * a count that wrapped around could come out small enough for
+ * kb_buffers_fit to pass (add_rmsnorm_forward fp32 2^30 x 2^30 came to 4.3
+ * GB): the case would then write far past its block. SIZE_MAX instead never
+ * fits, so such a case SKIPs naming what it needs. */
+static size_t add_sat(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
+static size_t mul_sat(size_t a, size_t b) { return a && b > SIZE_MAX / a ? SIZE_MAX : a * b; }
+
 int64_t kb_out_elems(const kb_problem *p) { return kb_out_rows(p) * kb_out_cols(p); }
 
 /* Byte size of every tensor the benchmark uses (0: not used), from its
@@ -27,8 +36,13 @@ void kb_buffers_layout(const kb_problem *p, size_t ws, kb_layout *out)
     l.bytes[KB_SLOT_GOLD_DW] = l.bytes[KB_R_DW];
     l.bytes[KB_SLOT_WS] = ws;
     const kb_err_scale sc = kb_bench_info_get(p->bench)->scale;
-    if (sc == KB_SCALE_GEMM || sc == KB_SCALE_TERMS)
-        l.bytes[KB_SLOT_GOLD_SCALE] = (size_t)kb_out_elems(p) * sizeof(float);
+    if (sc == KB_SCALE_GEMM || sc == KB_SCALE_TERMS) {
+        /* rows * cols, not kb_out_elems: that int64 product overflows for
+         * the shapes whose bytes saturate */
+        int64_t rows, cols;
+        kb_tensor_dims(p, KB_R_OUT, &rows, &cols);
+        l.bytes[KB_SLOT_GOLD_SCALE] = mul_sat(mul_sat((size_t)rows, (size_t)cols), sizeof(float));
+    }
     *out = l;
 }
 
@@ -61,11 +75,16 @@ size_t kb_buffers_place(const kb_layout *l, size_t off[KB_NSLOTS])
         const int i = kb_slot_order[k];
         const size_t bytes = l->bytes[i];
         if (!bytes) continue;
+        /* a tensor within a page of SIZE_MAX: its end, padded and banded,
+         * overflows below */
+        if (bytes > SIZE_MAX - 2 * PAGE) return SIZE_MAX;
         const size_t band = kb_slot_guarded(i) ? KB_GUARD_BYTES : 0;
-        const size_t min = at + band;
-        off[i] = min + (plain % PAGE + PAGE - min % PAGE) % PAGE;
-        plain += up(bytes);
-        at = off[i] + up(bytes) + band;
+        const size_t min = add_sat(at, band);
+        const size_t pad = (plain % PAGE + PAGE - min % PAGE) % PAGE;
+        off[i] = add_sat(min, pad);
+        plain = add_sat(plain, up(bytes));
+        at = add_sat(add_sat(off[i], up(bytes)), band);
+        if (at == SIZE_MAX) return SIZE_MAX;
     }
     return at;
 }

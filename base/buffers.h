@@ -47,7 +47,9 @@ int kb_slot_guarded(int slot);
  * (buffers.c says why). */
 #define KB_PLACE_PERIOD ((size_t)2 << 20)
 /* Offsets of l's tensors in the block (those of 0 bytes are left unset) and
- * the block's size. Pure. */
+ * the block's size; SIZE_MAX (the offsets then unusable) when the block would
+ * not fit in size_t, which kb_buffers_fit refuses like any block too large for
+ * the device. Pure. */
 size_t kb_buffers_place(const kb_layout *l, size_t off[KB_NSLOTS]);
 
 /* Bytes kb_buffers_alloc would take for p with ws bytes of workspace. */

@@ -91,6 +91,12 @@ void kb_tensor_dims(const kb_problem *p, kb_role r, int64_t *rows, int64_t *cols
     }
 }
 
+/* a * b, or SIZE_MAX where that overflows: a tensor of a shape --shape
+ * accepts can still have more bytes than size_t holds (rope's x is 128 *
+ * (N + K) * M elements, add_rmsnorm's out 2 * M * N), and a wrapped count
+ * would let kb_buffers_fit pass a case that then writes past its block. */
+static size_t mul_sat(size_t a, size_t b) { return a && b > SIZE_MAX / a ? SIZE_MAX : a * b; }
+
 size_t kb_tensor_bytes(const kb_problem *p, kb_tensor_bit bit)
 {
     for (int r = 0; r < KB_NUM_ROLES; r++) {
@@ -98,7 +104,8 @@ size_t kb_tensor_bytes(const kb_problem *p, kb_tensor_bit bit)
         int64_t rows, cols;
         kb_tensor_dims(p, (kb_role)r, &rows, &cols);
         const int eb = tensors[r].elem_bytes;
-        return (size_t)rows * (size_t)cols * (eb ? (size_t)eb : kb_dtype_size(p->dtype));
+        return mul_sat(mul_sat((size_t)rows, (size_t)cols),
+                       eb ? (size_t)eb : kb_dtype_size(p->dtype));
     }
     return 0;
 }

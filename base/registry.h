@@ -213,7 +213,8 @@ const kb_tensor_info *kb_tensor_info_get(int i); /* i < KB_NUM_ROLES */
 /* Rows and columns of role r for p (the descriptor's tensor_dims, else the
  * role table's); 0 rows when the benchmark does not use it. */
 void kb_tensor_dims(const kb_problem *p, kb_role r, int64_t *rows, int64_t *cols);
-/* Bytes of tensor `bit` (KB_T_*) for p (0 when the benchmark does not use it). */
+/* Bytes of tensor `bit` (KB_T_*) for p (0 when the benchmark does not use it;
+ * SIZE_MAX when they overflow size_t). */
 size_t kb_tensor_bytes(const kb_problem *p, kb_tensor_bit bit);
 /* Columns of out: 1 for a per-row output (loss), N otherwise. */
 int64_t kb_out_cols(const kb_problem *p);

@@ -1,7 +1,8 @@
 /* The add_rmsnorm CPU reference against closed forms and a finite
  * difference: r = 0 is plain RMSNorm of x; a constant row; dy = 0 passes
  * dres through with dw = 0; dx is the gradient of sum(dy * y) with respect
- * to h (dres added); N = 1 and M = 1; argument errors name the shape. */
+ * to h (dres added); N = 1 and M = 1; argument errors name the shape; a
+ * shape whose buffers overflow size_t SKIPs for memory. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -215,6 +216,41 @@ START_TEST(ar_bad_arguments)
 }
 END_TEST
 
+/* Shapes --shape accepts (kb_shape_too_large bounds M*N) whose buffers hold
+ * more bytes than size_t: fp32 2^30 x 2^30 (x and res 2^62 bytes, out, gold
+ * and gold_scale 2^63 each: 2^65 in all) and bf16 922337203685477581 x 1
+ * (20 bytes an element: just past 2^64). Their byte counts must not wrap
+ * around to a size some device has free: the case SKIPs for memory, naming
+ * the shape, instead of filling a small block with 2^60 elements. */
+START_TEST(ar_huge_shapes_skip)
+{
+    const struct { const char *shape; kb_dtype d; } huge[] = {
+        {"1073741824x1073741824", KB_FP32}, {"922337203685477581x1", KB_BF16}};
+    const size_t free_b = (size_t)141 << 30; /* an H200's memory */
+    for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++)
+        for (int b = 0; b < 2; b++) {
+            kb_shape sh;
+            kb_err e = {{0}};
+            ck_assert_int_eq(kb_shape_parse(huge[i].shape, &sh, &e), KB_OK);
+            const kb_problem p = {b ? KB_ADD_RMSNORM_BWD : KB_ADD_RMSNORM_FWD, huge[i].d, sh.M,
+                                  sh.N, 0};
+            const size_t need = kb_buffers_bytes(&p, 0);
+            ck_assert_msg(need >= kb_tensor_bytes(&p, KB_T_X) && need > free_b,
+                          "%s %s: %zu bytes", huge[i].shape, b ? "backward" : "forward", need);
+            ck_assert_int_eq(kb_buffers_fit(&p, need, free_b, &e), KB_ERR_DEVMEM);
+            ck_assert_msg(strstr(e.msg, huge[i].shape) && strstr(e.msg, "skipped"), "%s", e.msg);
+        }
+    /* a shape that fits is counted as before: bf16 4096 x 4096 forward is
+     * x, res, out (twice the size), gold, gold_scale (fp32, out's elements)
+     * and w, each padded to 256 bytes and banded where guarded */
+    const kb_problem ok = {KB_ADD_RMSNORM_FWD, KB_BF16, 4096, 4096, 0};
+    const size_t mn = (size_t)4096 * 4096;
+    const size_t tensors = 2 * mn * 2 + 2 * (2 * mn * 2) + 2 * mn * 4 + 4096 * 4;
+    const size_t need = kb_buffers_bytes(&ok, 0);
+    ck_assert_msg(need >= tensors && need < tensors + ((size_t)16 << 20), "%zu bytes", need);
+}
+END_TEST
+
 Suite *kb_suite_add_rmsnorm(void)
 {
     Suite *s = suite_create("add_rmsnorm");
@@ -227,6 +263,7 @@ Suite *kb_suite_add_rmsnorm(void)
     tcase_add_test(tc, ar_backward_one_row_one_col);
     tcase_add_test(tc, ar_forward_n1);
     tcase_add_test(tc, ar_bad_arguments);
+    tcase_add_test(tc, ar_huge_shapes_skip);
     suite_add_tcase(s, tc);
     return s;
 }
