@@ -33,6 +33,16 @@ static inline kb_tol kb_tol_default(kb_dtype d)
  * fp32 summation whose partial sums each see a bounded number of roundings. */
 #define KB_DW_ROUNDING 8.0
 #define KB_FP32_UNIT_ROUNDOFF 5.9604644775390625e-8
+/* Rows per CTA row of the dw tolerance scale's column sums (run/accuracy.cu:
+ * grid.y = cdiv(M, rows)): KB_DW_SCALE_ROWS, or more where that many rows
+ * would need more CTA rows than CUDA's 65535 in y (M above 67,107,840, which a
+ * norm backward with N = 1 reaches in about 1 GB of buffers). */
+#define KB_DW_SCALE_ROWS 1024
+static inline KB_HD int64_t kb_dw_scale_rows(int64_t M)
+{
+    const int64_t fit = M / 65535 + (M % 65535 != 0);
+    return fit > KB_DW_SCALE_ROWS ? fit : KB_DW_SCALE_ROWS;
+}
 /* Norm backward dx: allowance for fp32 evaluation where the formula's terms
  * cancel (see run/accuracy.cu, dx_allowance). */
 #define KB_DX_ROUNDING 8.0

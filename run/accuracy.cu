@@ -447,7 +447,7 @@ extern "C" kb_status kb_check_dw(const kb_buffers *b, kb_tol tol, cudaStream_t s
     float *abs_sum = NULL;
     KB_CUDA(e, cudaMalloc(&abs_sum, (size_t)p->N * sizeof(float)));
     cudaError_t rc = cudaMemsetAsync(abs_sum, 0, (size_t)p->N * sizeof(float), s);
-    const int64_t rows = 1024;
+    const int64_t rows = kb_dw_scale_rows(p->M); /* grid.y <= 65535 */
     const dim3 grid((unsigned)kb_cdiv(p->N, 256), (unsigned)kb_cdiv(p->M, rows));
     if (rc == cudaSuccess) {
         KB_DISPATCH(p->dtype, T, dw_abs_kernel<T><<<grid, 256, 0, s>>>(

@@ -1,6 +1,6 @@
 /* The normwise criterion (tolerance.h) and the guard-band scan (guard.h):
  * pure host functions, the same ones the GPU check calls on its sums and on
- * host copies of the bands. */
+ * host copies of the bands; and the grid of the dw check's tolerance scale. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -328,6 +328,24 @@ START_TEST(fp32_implementation_passes)
 }
 END_TEST
 
+/* The dw tolerance scale's grid (kb_check_dw): 1024 rows a CTA row up to M =
+ * 65535 * 1024, then enough rows that grid.y stays within CUDA's 65535 (with
+ * 1024, add_rmsnorm_backward 67108865x1 launched 65537 and failed its check). */
+START_TEST(dw_scale_grid)
+{
+    const int64_t edge = (int64_t)65535 * KB_DW_SCALE_ROWS;
+    const int64_t ms[] = {1, 1023, 1024, 1025, edge, edge + 1, 67108865, (int64_t)1 << 40,
+                          INT64_MAX / 4};
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+        const int64_t M = ms[i], rows = kb_dw_scale_rows(M), ys = (M + rows - 1) / rows;
+        ck_assert_msg(rows >= KB_DW_SCALE_ROWS && ys >= 1 && ys <= 65535,
+                      "M = %lld: %lld rows, grid.y %lld", (long long)M, (long long)rows,
+                      (long long)ys);
+        if (M <= edge) ck_assert_int_eq(rows, KB_DW_SCALE_ROWS);
+    }
+}
+END_TEST
+
 Suite *kb_suite_accuracy(void)
 {
     Suite *s = suite_create("accuracy");
@@ -338,6 +356,7 @@ Suite *kb_suite_accuracy(void)
     tcase_add_test(n, scale_errors);
     tcase_add_test(n, zero_rows);
     tcase_add_test(n, subnormal_allowance);
+    tcase_add_test(n, dw_scale_grid);
     suite_add_tcase(s, n);
     TCase *g = tcase_create("guard");
     tcase_add_test(g, guard_intact);
