@@ -56,17 +56,25 @@ static kb_status launch_once(void *arg, cudaStream_t s, kb_err *e)
     return la->ta->sp->launch(la->ta->p, &la->t, la->c, s, e);
 }
 
+/* The case's shape as messages name it: "MxN", or "MxNxK" for a 3-D op
+ * (rope's key/value heads, the MLP's hidden width), whose K would otherwise
+ * be left out. buf holds 72 characters. */
+static const char *shape_text(const kb_problem *p, char *buf, size_t len)
+{
+    kb_shape_format(buf, len, p->M, p->N, p->K);
+    return buf;
+}
+
 static kb_status check_candidate(const timing_arg *ta, const kb_tune_cfg *c, kb_err *e)
 {
     const kb_problem *p = ta->p;
-    char what[160], cfg[256];
+    char what[160], cfg[256], shape[72];
     int bad = 0;
     KB_TRY(ta->m->check(ta->b, ta->s, &bad, what, sizeof what, e));
     if (!bad) return KB_OK;
     kb_tune_format(ta->sp, c, cfg, sizeof cfg);
-    return KB_FAIL(e, KB_ERR_ACCURACY, "tuning %s %s %lldx%lld: candidate %s is wrong: %s",
-                   ta->sp->op, kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, cfg,
-                   what);
+    return KB_FAIL(e, KB_ERR_ACCURACY, "tuning %s %s %s: candidate %s is wrong: %s", ta->sp->op,
+                   kb_dtype_name(p->dtype), shape_text(p, shape, sizeof shape), cfg, what);
 }
 
 static kb_status time_candidate(void *arg, const kb_tune_cfg *c, double *cost, kb_err *e)
@@ -130,6 +138,7 @@ static kb_status run_search(const kb_tune_space *sp, const kb_problem *p,
 
     kb_status st = KB_OK;
     double ms = INFINITY;
+    char shape[72];
     /* The environment's values first: a bad one fails before the search,
      * and an unwritable log before the search it would have recorded. */
     int max_evals = SEARCH_MAX_EVALS;
@@ -169,16 +178,16 @@ static kb_status run_search(const kb_tune_space *sp, const kb_problem *p,
         st = KB_FAIL(e, KB_ERR_IO, "KBENCH_TUNE_LOG '%s': write failed: %s", log_path,
                      strerror(errno));
     if (st == KB_OK && !isfinite(ms))
-        st = KB_FAIL(e, KB_ERR_CUDA, "%s %lldx%lld: no candidate configuration ran", sp->op,
-                     (long long)p->M, (long long)p->N);
+        st = KB_FAIL(e, KB_ERR_CUDA, "%s %s: no candidate configuration ran", sp->op,
+                     shape_text(p, shape, sizeof shape));
     if (ta.s) {
         /* A fault of the last candidate surfaces here: the search then did
          * not finish, whatever it measured (after a failure the first error
          * stands). */
         const cudaError_t sync = cudaStreamSynchronize(ta.s);
         if (sync != cudaSuccess && st == KB_OK)
-            st = KB_FAIL(e, KB_ERR_CUDA, "%s %lldx%lld: tuning search: %s", sp->op,
-                         (long long)p->M, (long long)p->N, cudaGetErrorString(sync));
+            st = KB_FAIL(e, KB_ERR_CUDA, "%s %s: tuning search: %s", sp->op,
+                         shape_text(p, shape, sizeof shape), cudaGetErrorString(sync));
     }
     if (st == KB_OK) *gbps = kb_bytes_moved(p) / (ms * 1e-3) / 1e9;
     if (ta.extra_ws) cudaFree(ta.extra_ws);
@@ -237,7 +246,7 @@ kb_status kb_tuned_setup(const kb_tune_space *sp, const kb_problem *p, const kb_
     if (sp->canon) sp->canon(&st->cfg);
     snprintf(st->source, sizeof st->source, "heuristic");
     kb_status rc = KB_OK;
-    char text[256];
+    char text[256], shape[72];
     if (!kb_tune_valid(sp, p, ctx, &st->cfg)) {
         kb_tune_format(sp, &st->cfg, text, sizeof text);
         /* A failure, not a SKIP: every shape the op accepts must have a
@@ -248,10 +257,10 @@ kb_status kb_tuned_setup(const kb_tune_space *sp, const kb_problem *p, const kb_
          * custom and cached configurations on purpose: a cache entry must
          * not hide a broken fallback that other buckets and GPUs run. */
         rc = KB_FAIL(e, KB_ERR_CUDA,
-                     "%s %s %lldx%lld: heuristic %s cannot run (a bug: the op's validity check "
+                     "%s %s %s: heuristic %s cannot run (a bug: the op's validity check "
                      "rejects it: a kernel that spills registers, a launch or 32-bit index limit, "
                      "or no code for this GPU)",
-                     sp->op, kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, text);
+                     sp->op, kb_dtype_name(p->dtype), shape_text(p, shape, sizeof shape), text);
         goto out;
     }
     if (ctx->custom_config) {
@@ -260,8 +269,9 @@ kb_status kb_tuned_setup(const kb_tune_space *sp, const kb_problem *p, const kb_
         if (rc != KB_OK) goto out;
         if (!kb_tune_valid(sp, p, ctx, &c)) {
             kb_tune_format(sp, &c, text, sizeof text);
-            rc = KB_FAIL(e, KB_ERR_ARG, "%s %s %lldx%lld: custom config %s cannot run this shape",
-                         sp->op, kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, text);
+            rc = KB_FAIL(e, KB_ERR_ARG, "%s %s %s: custom config %s cannot run this shape",
+                         sp->op, kb_dtype_name(p->dtype), shape_text(p, shape, sizeof shape),
+                         text);
             goto out;
         }
         st->cfg = c;

@@ -273,6 +273,17 @@ START_TEST(setup_fails_when_heuristic_cannot_run)
     ck_assert_msg(strstr(e.msg, "softmax_forward bf16 1024x262144: heuristic threads=512,rows=8") &&
                       strstr(e.msg, "cannot run (a bug"),
                   "%s", e.msg);
+    /* A 3-D op's message names its whole shape: rope's 4096x32x8 and
+     * 4096x32x32 are different cases. */
+    bad.op = "rope_forward";
+    const kb_problem rope = {KB_ROPE_FWD, KB_BF16, 4096, 32, 8};
+    ck_assert_int_eq(kb_tuned_setup(&bad, &rope, &ctx, &state, &ws, &e), KB_ERR_CUDA);
+    ck_assert_msg(strstr(e.msg, "rope_forward bf16 4096x32x8: heuristic"), "%s", e.msg);
+    /* so does a custom configuration's refusal */
+    ctx.custom_config = "threads=512,rows=8";
+    ck_assert_int_eq(kb_tuned_setup(&space, &rope, &ctx, &state, &ws, &e), KB_ERR_ARG);
+    ck_assert_msg(strstr(e.msg, "4096x32x8: custom config threads=512,rows=8,cluster=1 cannot run"),
+                  "%s", e.msg);
 }
 END_TEST
 
