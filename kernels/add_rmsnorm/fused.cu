@@ -12,8 +12,10 @@
  *   forward : one CTA per row (grid-stride past the grid limit). Pass 1
  *             reads x and r once (streaming), writes h_T and sums h_T^2;
  *             the vector path's tile cap is twice the plain norm's (16
- *             elements a thread) so that rows up to threads * 16 (N <= 8192
- *             at 512 threads, 65536 at 1024) stay in registers and pass 2 only reads w.
+ *             elements a thread) so that rows up to threads * 16 stay in
+ *             registers and pass 2 only reads w: every N <= 8192, and no
+ *             longer row (512 threads hold 8192; the 1024 threads of N >
+ *             16384 hold 16384).
  *             Longer rows re-read h from the out rows this CTA just wrote
  *             (coherent loads by the thread that stored them: mostly L2
  *             hits) and write y = h_T * rstd * w.
