@@ -309,9 +309,12 @@ const char *kb_known_deviation(const char *benchmark, const char *backend, const
 kb_status kb_shape_parse(const char *s, kb_shape *out, kb_err *e);
 /* 1 when sizes M, N >= 1 and K >= 0 (0: a 2-D op) are beyond what kbench
  * runs: element counts are int64 in the kernels, so M*N, N*K and M*K stay
- * well inside (the 3-D ops' tensors are [M,N], [K,N] and [M,K]); 0 when they
+ * well inside (the MLP's tensors are [M,N], [K,N] and [M,K]); 0 when they
  * fit. What --shape refuses, a results or baseline row may not hold either:
- * the byte and row counts (kb_out_rows: 2M) would overflow. */
+ * the byte and row counts (kb_out_rows: 2M) would overflow. It does not bound
+ * every op's tensors: rope's x has 128 * (N + K) * M elements, which rope's
+ * own check (kb_rope_check) refuses past 2^56, and the buffers' byte counts
+ * saturate (kb_tensor_bytes, kb_buffers_place), so such a case SKIPs. */
 int kb_shape_too_large(int64_t M, int64_t N, int64_t K);
 /* The bound in words, for messages. */
 #define KB_SHAPE_LIMIT_TEXT "M*N must stay below 2^61, M*K and N*K below 2^59"
