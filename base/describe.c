@@ -125,10 +125,11 @@ static void shapes(FILE *f, const kb_bench_info *bi, kb_shape_set set, const int
                 list[i].N);
         if (list[i].K > 0) fprintf(f, ", \"K\": %" PRId64, list[i].K);
         fputs(", \"bytes\": {", f);
-        /* tune_bucket: the 2-D ops' tuned kernels take cache entries; the
-         * 3-D ops' (the MLP block) do not: their GLU runs its heuristic on
-         * the GEMM's output, so ci/tune has nothing to search for them. */
-        const int nwhat = bi->dims == 3 ? 2 : 3;
+        /* tune_bucket: where the tuned backend takes cache entries (it has a
+         * search space). The MLP block's does not: its GLU runs its heuristic
+         * on the GEMM's output, so ci/tune has nothing to search for it. */
+        const kb_impl *tuned = kb_impl_get(bi->id, "tuned");
+        const int nwhat = tuned && tuned->tune_space ? 3 : 2;
         for (int what = 0; what < nwhat; what++) {
             if (what) fputs(what == 1 ? "}, \"written\": {" : "}, \"tune_bucket\": {", f);
             for (int d = 0, k = 0; d < KB_NUM_DTYPES; d++) {
@@ -139,7 +140,7 @@ static void shapes(FILE *f, const kb_bench_info *bi, kb_shape_set set, const int
                     fprintf(f, "%.17g", what ? kb_bytes_written(&p) : kb_bytes_moved(&p));
                 } else {
                     char bucket[64];
-                    kb_tune_bucket(p.dtype, p.M, p.N, bucket, sizeof bucket);
+                    kb_tune_bucket(p.dtype, p.M, p.N, p.K, bucket, sizeof bucket);
                     kb_json_string(f, bucket);
                 }
             }

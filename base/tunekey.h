@@ -17,9 +17,11 @@ extern "C" {
  * 1024x151936 8-13 %, one tuned at 32768x32768 costs 1x32768 up to 30 %).
  * A problem without an entry of its own takes the entry of an M class
  * within two powers of two, the larger first (kb_tuned_setup), else the
- * heuristic. */
+ * heuristic. A 3-D problem (K > 0: rope's kv heads) adds K rounded up to a
+ * power of two, ",K<=8": rope's 8192x32x8 and 8192x32x32 move a third more
+ * and less of their bytes through k, and one entry must not serve both. */
 int64_t kb_tune_rows_class(int64_t M); /* M rounded up to a power of two */
-void kb_tune_bucket(kb_dtype dtype, int64_t M, int64_t N, char *buf, size_t len);
+void kb_tune_bucket(kb_dtype dtype, int64_t M, int64_t N, int64_t K, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

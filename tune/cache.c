@@ -99,7 +99,8 @@ static int pow2_at(const char **s)
 
 static const char *bucket_why(const char *bucket, char *why, size_t len)
 {
-    snprintf(why, len, "bucket is not N<=n[,unaligned],M<=m with n, m powers of two: '%s'",
+    snprintf(why, len,
+             "bucket is not N<=n[,unaligned],M<=m[,K<=k] with n, m, k powers of two: '%s'",
              bucket);
     return why;
 }
@@ -127,8 +128,17 @@ static const char *key_why(const kb_tune_key *k, char *why, size_t len)
         return "bucket without M<= (written before the cache was keyed by M as well as N): "
                "delete the line, or the file, and tune again (ci/tune)";
     if (strncmp(s, ",unaligned", 10) == 0) s += 10;
-    if (strncmp(s, ",M<=", 4) != 0 || (s += 4, !pow2_at(&s)) || *s)
+    if (strncmp(s, ",M<=", 4) != 0 || (s += 4, !pow2_at(&s)))
         return bucket_why(k->bucket, why, len);
+    const int has_k = strncmp(s, ",K<=", 4) == 0;
+    if (has_k && (s += 4, !pow2_at(&s))) return bucket_why(k->bucket, why, len);
+    if (*s) return bucket_why(k->bucket, why, len);
+    /* K<= exactly where the benchmark's shapes have a K (kb_tune_bucket) */
+    if (has_k != (kb_bench_info_get(b)->dims == 3)) {
+        snprintf(why, len, "bucket '%s' %s K<=k, but %s takes %s shapes", k->bucket,
+                 has_k ? "has" : "lacks", k->op, has_k ? "2-D MxN" : "3-D MxNxK");
+        return why;
+    }
     return NULL;
 }
 
@@ -285,7 +295,8 @@ static const char cache_header[] =
     "# One entry per line: gpu|benchmark|dtype|bucket|config|GB/s\n"
     "#   bucket: N rounded up to a power of two; \",unaligned\" when N is not a\n"
     "#   multiple of the 16-byte vector width; then M rounded up to a power of two\n"
-    "#   (\"N<=4096,M<=32768\"). A shape without its own entry takes one of the M\n"
+    "#   (\"N<=4096,M<=32768\"); then, for an MxNxK benchmark (rope), K rounded up\n"
+    "#   to a power of two (\",K<=8\"). A shape without its own entry takes one of the M\n"
     "#   classes within two powers of two (larger first), else the heuristic.\n"
     "#   GB/s: measured when tuned.\n"
     "# Edit freely: '#' comments and blank lines are kept; a malformed line is an error.\n";

@@ -168,7 +168,7 @@ static kb_status run_search(const kb_tune_space *sp, const kb_problem *p,
         /* ci/tune's record of what each search cost (its run-time estimate). */
         char cfg[256], bucket[64];
         kb_tune_format(sp, best, cfg, sizeof cfg);
-        kb_tune_bucket(p->dtype, p->M, p->N, bucket, sizeof bucket);
+        kb_tune_bucket(p->dtype, p->M, p->N, p->K, bucket, sizeof bucket);
         /* benchmark,dtype,M,N,bucket,evals,search_s,best_ms,config */
         fprintf(lf, "%s,%s,%lld,%lld,\"%s\",%d,%.3f,%.4f,\"%s\"\n", sp->op,
                 kb_dtype_name(p->dtype), (long long)p->M, (long long)p->N, bucket, evals,
@@ -281,7 +281,7 @@ kb_status kb_tuned_setup(const kb_tune_space *sp, const kb_problem *p, const kb_
 
     char gpu[256], bucket[64];
     kb_tune_key_gpu(ctx->gpu_name, gpu, sizeof gpu);
-    kb_tune_bucket(p->dtype, p->M, p->N, bucket, sizeof bucket);
+    kb_tune_bucket(p->dtype, p->M, p->N, p->K, bucket, sizeof bucket);
     const kb_tune_key k = {gpu, sp->op, kb_dtype_name(p->dtype), bucket};
     if (ctx->tune) {
         /* The search starts at this bucket's own cache entry when this build
@@ -322,7 +322,7 @@ kb_status kb_tuned_setup(const kb_tune_space *sp, const kb_problem *p, const kb_
             if (near[i] < 1) continue;
             int found = 0;
             st->note[0] = '\0';
-            kb_tune_bucket(p->dtype, near[i], p->N, bucket, sizeof bucket);
+            kb_tune_bucket(p->dtype, near[i], p->N, p->K, bucket, sizeof bucket);
             rc = from_cache(sp, p, ctx, &k, st, &found, e);
             if (rc != KB_OK || !found) continue;
             if (strncmp(st->source, "cache", 5) == 0) { /* used */

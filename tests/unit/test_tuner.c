@@ -106,21 +106,28 @@ START_TEST(bucket_rounds_up_and_flags_unaligned)
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         char buf[64], want[64];
-        kb_tune_bucket(t[i].d, 32768, t[i].N, buf, sizeof buf);
+        kb_tune_bucket(t[i].d, 32768, t[i].N, 0, buf, sizeof buf);
         snprintf(want, sizeof want, "%s,M<=32768", t[i].want);
         ck_assert_msg(strcmp(buf, want) == 0, "N=%lld: got %s, want %s", (long long)t[i].N, buf,
                       want);
     }
     /* M is rounded up to a power of two too: the grid matters as much as the row */
     char buf[64];
-    kb_tune_bucket(KB_BF16, 1, 32768, buf, sizeof buf);
+    kb_tune_bucket(KB_BF16, 1, 32768, 0, buf, sizeof buf);
     ck_assert_str_eq(buf, "N<=32768,M<=1");
-    kb_tune_bucket(KB_BF16, 1024, 151936, buf, sizeof buf);
+    kb_tune_bucket(KB_BF16, 1024, 151936, 0, buf, sizeof buf);
     ck_assert_str_eq(buf, "N<=262144,M<=1024");
-    kb_tune_bucket(KB_BF16, 1025, 151936, buf, sizeof buf);
+    kb_tune_bucket(KB_BF16, 1025, 151936, 0, buf, sizeof buf);
     ck_assert_str_eq(buf, "N<=262144,M<=2048");
-    kb_tune_bucket(KB_BF16, 1152000, 4095, buf, sizeof buf);
+    kb_tune_bucket(KB_BF16, 1152000, 4095, 0, buf, sizeof buf);
     ck_assert_str_eq(buf, "N<=4096,unaligned,M<=2097152");
+    /* a 3-D problem's K (rope's kv heads) is its own class: 8 and 32 are two entries */
+    kb_tune_bucket(KB_BF16, 8192, 32, 8, buf, sizeof buf);
+    ck_assert_str_eq(buf, "N<=32,M<=8192,K<=8");
+    kb_tune_bucket(KB_BF16, 8192, 32, 32, buf, sizeof buf);
+    ck_assert_str_eq(buf, "N<=32,M<=8192,K<=32");
+    kb_tune_bucket(KB_BF16, 4099, 5, 3, buf, sizeof buf);
+    ck_assert_str_eq(buf, "N<=8,unaligned,M<=8192,K<=4");
     ck_assert_int_eq(kb_tune_rows_class(576000), 1048576);
     ck_assert_int_eq(kb_tune_rows_class(0), 1);
 }

@@ -139,6 +139,12 @@ static const struct {
     {"NVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024,x|threads=256|100", "bucket is not"},
     {"NVIDIA H200|softmax_forward|bf16|N<=4096,M<=0|threads=256|100", "bucket is not"},
     {"NVIDIA H200|softmax_forward|bf16|N<=04096,M<=1024|threads=256|100", "bucket is not"},
+    {"NVIDIA H200|rope_forward|bf16|N<=32,M<=8192,K<=3|threads=256|100", "bucket is not"},
+    {"NVIDIA H200|rope_forward|bf16|N<=32,M<=8192,K<=|threads=256|100", "bucket is not"},
+    {"NVIDIA H200|rope_forward|bf16|N<=32,K<=8,M<=8192|threads=256|100", "bucket is not"},
+    {"NVIDIA H200|rope_forward|bf16|N<=32,M<=8192,K<=8,K<=8|threads=256|100", "bucket is not"},
+    {"NVIDIA H200|rope_forward|bf16|N<=32,M<=8192|threads=256|100", "lacks K<=k"},
+    {"NVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024,K<=8|threads=256|100", "has K<=k"},
 };
 
 START_TEST(cache_malformed_line_names_file_and_line)
@@ -181,19 +187,22 @@ START_TEST(cache_bom_and_blanks_are_not_the_key)
     snprintf(path, sizeof path, "%s/cache.txt", tmpdir);
     kbt_write(path, "\xEF\xBB\xBFNVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024|threads=32|1\n"
                     "NVIDIA H200 |softmax_forward |bf16|N<=32768,M<=1 | threads=64 |2\n"
-                    "NVIDIA H200|softmax_forward|fp32|N<=65536,unaligned,M<=4096|threads=128|3\n");
-    static const char *const buckets[][3] = {{"bf16", "N<=4096,M<=1024", "threads=32"},
-                                            {"bf16", "N<=32768,M<=1", "threads=64"},
-                                            {"fp32", "N<=65536,unaligned,M<=4096", "threads=128"}};
-    for (size_t i = 0; i < 3; i++) {
-        const kb_tune_key k = {"NVIDIA H200", "softmax_forward", buckets[i][0], buckets[i][1]};
+                    "NVIDIA H200|softmax_forward|fp32|N<=65536,unaligned,M<=4096|threads=128|3\n"
+                    "NVIDIA H200|rope_forward|bf16|N<=32,M<=8192,K<=8|threads=128|4\n");
+    static const char *const buckets[][4] = {
+        {"softmax_forward", "bf16", "N<=4096,M<=1024", "threads=32"},
+        {"softmax_forward", "bf16", "N<=32768,M<=1", "threads=64"},
+        {"softmax_forward", "fp32", "N<=65536,unaligned,M<=4096", "threads=128"},
+        {"rope_forward", "bf16", "N<=32,M<=8192,K<=8", "threads=128"}};
+    for (size_t i = 0; i < 4; i++) {
+        const kb_tune_key k = {"NVIDIA H200", buckets[i][0], buckets[i][1], buckets[i][2]};
         double gbps = 0;
         int found = 0;
         kb_err e = {""};
         ck_assert_msg(kb_tune_cache_lookup(path, &k, cfg, sizeof cfg, &gbps, &found, &e) == KB_OK,
                       "%s", e.msg);
-        ck_assert_msg(found, "entry %zu (%s) not found", i, buckets[i][1]);
-        ck_assert_str_eq(cfg, buckets[i][2]);
+        ck_assert_msg(found, "entry %zu (%s) not found", i, buckets[i][2]);
+        ck_assert_str_eq(cfg, buckets[i][3]);
         ck_assert_double_eq(gbps, (double)(i + 1));
     }
     /* a key that could never be read back is not written */
