@@ -40,7 +40,8 @@ static inline int64_t kb_rope_heads(const kb_problem *p) { return p->N + p->K; }
 
 /* KB_OK when p is a rope case the kernels run: M, N, K >= 1, a known dtype,
  * and the (N+K)*M*D elements (and their bytes) well inside int64_t. Else
- * KB_ERR_ARG whose message names who and the shape. */
+ * KB_ERR_ARG for a bad problem, KB_ERR_UNSUPPORTED (a SKIP) for one too
+ * large, each message naming who and the shape. */
 static inline kb_status kb_rope_check(const kb_problem *p, const char *who, kb_err *e)
 {
     const int64_t lim = ((int64_t)1 << 56) / KB_ROPE_HEAD_DIM;
@@ -49,8 +50,12 @@ static inline kb_status kb_rope_check(const kb_problem *p, const char *who, kb_e
     if (p->M < 1 || p->N < 1 || p->K < 1 || (unsigned)p->dtype >= KB_NUM_DTYPES)
         return KB_FAIL(e, KB_ERR_ARG, "%s: bad problem %s dtype %d (M, N, K >= 1)", who, shape,
                        (int)p->dtype);
+    /* A SKIP, as any shape whose tensors do not fit: 2^56 elements is more
+     * than any device holds, and each backend says so alike. */
     if (p->N > lim || p->K > lim || p->M > lim / (p->N + p->K))
-        return KB_FAIL(e, KB_ERR_ARG, "%s: problem %s too large", who, shape);
+        return KB_FAIL(e, KB_ERR_UNSUPPORTED,
+                       "%s: problem %s too large (more than 2^56 elements in q and k)", who,
+                       shape);
     return KB_OK;
 }
 
