@@ -98,6 +98,15 @@ static void on_field(void *s, size_t len, void *data)
         r->row_open = 1;
         r->row_start = r->line;
     }
+    /* Fields are handed on as C strings: a NUL would cut one short without
+     * a word ("100\0junk" read as 100, a name read as its first letters). */
+    if (len && memchr(s, '\0', len)) {
+        r->st = KB_FAIL(r->e, KB_ERR_PARSE,
+                        "%s:%ld: field %zu holds a NUL byte (a binary file, or text saved as "
+                        "UTF-16? CSV files must be UTF-8 or ASCII)",
+                        r->path, r->line, r->n + 1);
+        return;
+    }
     char **nf = kb_grow(r->f, r->n, &r->cap, sizeof *nf, 16);
     if (!nf) {
         r->st = KB_FAIL(r->e, KB_ERR_NOMEM, "%s: out of host memory", r->path);

@@ -245,6 +245,38 @@ START_TEST(read_bad_values)
 }
 END_TEST
 
+/* A NUL byte in a field: before, the field was cut at it without a word, so
+ * "100<NUL>junk" read as 100 GB/s and "soft<NUL>max_forward" as "soft". A
+ * file saved as UTF-16 (every other byte NUL) is named as such. */
+static const struct {
+    const char *text;
+    size_t len;
+    const char *file_line, *what;
+} nul_files[] = {
+#define NUL_FILE(text, line, what) {text, sizeof text - 1, line, what}
+    NUL_FILE("benchmark,backend,dtype,M,N,median_ms,gbps,noise\n"
+             "softmax_forward,eager,bf16,4,4,0.5,100\0junk,0.01\n",
+             "nul.csv:2:", "field 7 holds a NUL byte"),
+    NUL_FILE("benchmark,backend,dtype,M,N,median_ms,gbps,noise\n"
+             "soft\0max_forward,eager,bf16,4,4,0.5,100,0.01\n",
+             "nul.csv:2:", "field 1 holds a NUL byte"),
+    NUL_FILE("b\0e\0n\0c\0h\0m\0a\0r\0k\0\n\0", "nul.csv:1:", "UTF-16"),
+#undef NUL_FILE
+};
+
+START_TEST(read_nul_byte)
+{
+    char dir[4096], path[4200];
+    kbt_tmpdir_file(dir, path, sizeof path, "nul.csv");
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(nul_files[_i].text, 1, nul_files[_i].len, f), nul_files[_i].len);
+    ck_assert_int_eq(fclose(f), 0);
+    expect_parse_error(path, nul_files[_i].file_line, nul_files[_i].what);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 START_TEST(upsert_keeps_other_rows)
 {
     kb_baseline b;
@@ -575,6 +607,7 @@ Suite *kb_suite_baseline(void)
     tcase_add_loop_test(t, read_duplicate_pair, 0, (int)(sizeof dup_files / sizeof dup_files[0]));
     tcase_add_test(t, read_results_file_is_refused);
     tcase_add_loop_test(t, read_bad_values, 0, (int)(sizeof bad_rows / sizeof bad_rows[0]));
+    tcase_add_loop_test(t, read_nul_byte, 0, (int)(sizeof nul_files / sizeof nul_files[0]));
     suite_add_tcase(s, t);
     t = tcase_create("update");
     tcase_add_test(t, upsert_keeps_other_rows);

@@ -306,6 +306,29 @@ START_TEST(read_errors)
 }
 END_TEST
 
+/* A NUL byte cut a field short without a word: "SAME<NUL>X" read as SAME
+ * and "2175.3<NUL>9" as 2175.3. Now the row is refused, naming the field. */
+START_TEST(read_rejects_nul_bytes)
+{
+    static const char text[] = "benchmark,backend,dtype,M,N,median_ms,gbps,verdict\n"
+                               "softmax_forward,eager,bf16,1,2,3,2175.3\0009,SAME\n";
+    char dir[4096], path[4200];
+    kbt_tmpdir_file(dir, path, sizeof path, "nul.csv");
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(text, 1, sizeof text - 1, f), sizeof text - 1);
+    ck_assert_int_eq(fclose(f), 0);
+    kb_results r;
+    kb_results_init(&r);
+    kb_err e = {{0}};
+    ck_assert_int_eq(kb_results_read_csv(path, &r, &e), KB_ERR_PARSE);
+    ck_assert_msg(strstr(e.msg, "nul.csv:2: field 7 holds a NUL byte"), "%s", e.msg);
+    ck_assert_uint_eq(r.n, 0);
+    kb_results_free(&r);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 /* Reading text from path fails (KB_ERR_PARSE) with want in the message,
  * appending nothing. */
 static void expect_read_error(const char *path, const char *text, const char *want)
@@ -677,6 +700,7 @@ Suite *kb_suite_results(void)
     tcase_add_test(t, read_errors);
     tcase_add_test(t, read_rejects_unmeasurable_numbers);
     tcase_add_test(t, read_rejects_unknown_verdicts);
+    tcase_add_test(t, read_rejects_nul_bytes);
     tcase_add_test(t, read_rejects_shapes_too_large);
     tcase_add_test(t, accuracy_state_text);
     tcase_add_test(t, write_failure_leaves_original);
