@@ -164,11 +164,12 @@ static const char *split_entry(char *line, cache_entry *ce, char *why, size_t le
     const char *bad = key_why(&k, why, len);
     if (bad) return bad;
     if (!cfg_text_ok(ce->f[4])) return "config is not key=int,key=int,...";
-    char *end;
-    errno = 0;
-    ce->gbps = strtod(ce->f[5], &end);
-    if (end == ce->f[5] || *end || errno != 0 || !isfinite(ce->gbps) || ce->gbps < 0)
-        return "GB/s is not a non-negative number";
+    /* The baselines' number rule (csvio.h): decimal, finite; strtod alone
+     * took "0x10" for 16 GB/s. */
+    if (kb_parse_double(ce->f[5], &ce->gbps) != 0 || ce->gbps < 0) {
+        snprintf(why, len, "GB/s is not a non-negative number: '%.40s'", ce->f[5]);
+        return why;
+    }
     return NULL;
 }
 
@@ -205,11 +206,23 @@ static int next_line(FILE *f, const char *path, char **buf, size_t *cap, int *li
 {
     const ssize_t n = getline(buf, cap, f);
     if (n < 0) return 0;
-    if (++*lineno == 1 && strncmp(*buf, "\xEF\xBB\xBF", 3) == 0)
-        memmove(*buf, *buf + 3, (size_t)n - 2);
+    size_t len = (size_t)n; /* the line's bytes, its NUL terminator not counted */
+    if (++*lineno == 1 && strncmp(*buf, "\xEF\xBB\xBF", 3) == 0) {
+        memmove(*buf, *buf + 3, len - 2);
+        len -= 3;
+    }
     if (n > KB_TUNE_LINE_MAX) {
         *st = KB_FAIL(e, KB_ERR_PARSE, "%s:%d: line longer than %d characters", path, *lineno,
                       KB_TUNE_LINE_MAX);
+        return 0;
+    }
+    /* The line is used as a C string: a NUL would end it there, and what
+     * came after it (a damaged GB/s, a second entry) was dropped unseen. */
+    if (memchr(*buf, '\0', len)) {
+        *st = KB_FAIL(e, KB_ERR_PARSE,
+                      "%s:%d: NUL byte in the line (a binary file, or text saved as UTF-16? "
+                      "the cache is UTF-8 or ASCII text)",
+                      path, *lineno);
         return 0;
     }
     chomp(*buf);

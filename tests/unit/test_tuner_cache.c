@@ -124,6 +124,9 @@ static const struct {
     {"NVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024|threads=256|1|2", "more than 6"},
     {"NVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024|threads=256|fast", "GB/s is not"},
     {"NVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024|threads=256|-3", "GB/s is not"},
+    /* strtod's hex: the baselines' rule (decimal) holds here too */
+    {"NVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024|threads=256|0x10",
+     "GB/s is not a non-negative number: '0x10'"},
     {"NVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024|threads:256|100", "config is not"},
     {"NVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024|threads=2x|100", "config is not"},
     {"NVIDIA H200||bf16|N<=4096,M<=1024|threads=256|100", "empty field"},
@@ -172,6 +175,34 @@ START_TEST(cache_malformed_line_names_file_and_line)
     /* A store refuses to rewrite a file it cannot read, and leaves it alone. */
     ck_assert_int_eq(kb_tune_cache_store(path, &k, "threads=64", 1, &e), KB_ERR_PARSE);
     ck_assert_str_eq(slurp(path), text);
+}
+END_TEST
+
+/* A NUL byte ended the line as a C string: "100<NUL>junk" read as 100 GB/s
+ * and whatever followed the NUL on its line was dropped unseen. */
+START_TEST(cache_nul_byte_is_refused)
+{
+    make_tmpdir();
+    char path[512], cfg[128];
+    snprintf(path, sizeof path, "%s/cache.txt", tmpdir);
+    static const char text[] =
+        "# header\nNVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024|threads=32|100\0junk\n";
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(text, 1, sizeof text - 1, f), sizeof text - 1);
+    ck_assert_int_eq(fclose(f), 0);
+    const kb_tune_key k = {"NVIDIA H200", "softmax_forward", "bf16", "N<=4096,M<=1024"};
+    double gbps = 0;
+    int found = 1;
+    kb_err e = {""};
+    ck_assert_int_eq(kb_tune_cache_lookup(path, &k, cfg, sizeof cfg, &gbps, &found, &e),
+                     KB_ERR_PARSE);
+    ck_assert_int_eq(found, 0);
+    char want[600];
+    snprintf(want, sizeof want, "%s:2: NUL byte in the line", path);
+    ck_assert_msg(strstr(e.msg, want), "message '%s' lacks '%s'", e.msg, want);
+    /* nor is such a file rewritten by a store */
+    ck_assert_int_eq(kb_tune_cache_store(path, &k, "threads=64", 1, &e), KB_ERR_PARSE);
 }
 END_TEST
 
@@ -480,6 +511,7 @@ Suite *kb_suite_tuner_cache(void)
                         (int)(sizeof bad_lines / sizeof bad_lines[0]));
     tcase_add_test(tc, setup_chooses_custom_cache_heuristic);
     tcase_add_test(tc, cache_bom_and_blanks_are_not_the_key);
+    tcase_add_test(tc, cache_nul_byte_is_refused);
     tcase_add_test(tc, setup_fails_when_heuristic_cannot_run);
     tcase_add_test(tc, setup_tune_needs_a_measurer);
     tcase_add_test(tc, key_gpu_field);
