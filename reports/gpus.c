@@ -144,8 +144,10 @@ kb_status kb_report_gpu_cmp_build(const kb_results *r, kb_report_gpu_cmp *c, kb_
         kb_report_gpu_cmp_free(c);
         return st;
     }
-    /* The input's order of cells (its first row of each), as the report's. */
-    qsort(c->v, c->n, sizeof *c->v, row_first_cmp);
+    /* The input's order of cells (its first row of each), as the report's.
+     * No cell (GPUs without a case in common) leaves c->v NULL, which qsort
+     * must not be given even with a count of 0. */
+    if (c->n > 1) qsort(c->v, c->n, sizeof *c->v, row_first_cmp);
     return KB_OK;
 }
 
