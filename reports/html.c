@@ -3,7 +3,9 @@
  * PNG, nothing fetched from anywhere. It is rendered from report.md itself,
  * so the two cannot disagree; the renderer knows only the Markdown that
  * markdown.c writes: headings, bullet lists, pipe tables (with alignment),
- * raw <details>/<summary> lines, images, links, **bold**, `code`, rules. */
+ * raw <details>/<summary> lines, images, links, **bold**, `code`, rules.
+ * Nothing of the results' text becomes markup: it is escaped wherever it
+ * lands, a link it spells only with a harmless target (safe_href). */
 #include "report_int.h"
 
 #include <errno.h>
@@ -28,6 +30,21 @@ static void esc(FILE *f, const char *s, size_t n)
         }
         }
     }
+}
+
+/* A link target report.html may hold: an anchor, an http(s) URL or a
+ * relative path (markdown.c's links: #sections, plots/, --image-base). Text
+ * from the results can spell a link too ("[x](javascript:...)" in a
+ * message), which is then shown as text. */
+static int safe_href(const char *s, size_t n)
+{
+    if ((n >= 7 && strncmp(s, "http://", 7) == 0) || (n >= 8 && strncmp(s, "https://", 8) == 0))
+        return 1;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == ':') return 0; /* a scheme of another kind */
+        if (s[i] == '/' || s[i] == '?' || s[i] == '#') break;
+    }
+    return 1;
 }
 
 /* Inline Markdown of one span: **bold**, `code`, [text](url), \| escapes. */
@@ -58,7 +75,7 @@ static void inline_md(FILE *f, const char *s, size_t n)
             const char *close = memchr(rest, ']', left);
             if (!close || close + 1 >= s + n || close[1] != '(') goto plain;
             const char *paren = memchr(close, ')', (size_t)(s + n - close));
-            if (!paren) goto plain;
+            if (!paren || !safe_href(close + 2, (size_t)(paren - close - 2))) goto plain;
             fputs("<a href=\"", f);
             esc(f, close + 2, (size_t)(paren - close - 2));
             fputs("\">", f);
@@ -157,6 +174,13 @@ static const char *const style =
     "summary{cursor:pointer;margin:.4em 0}svg{max-width:100%;height:auto}"
     "h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:1.6em}";
 
+/* The one raw HTML markdown.c writes: a fold, "<details><summary>what</summary>"
+ * and "</details>" on lines of their own. */
+#define DETAILS "<details><summary>"
+#define DETAILS_LEN (sizeof DETAILS - 1)
+#define SUMMARY_END "</summary>"
+#define SUMMARY_END_LEN (sizeof SUMMARY_END - 1)
+
 typedef enum { B_NONE, B_PARA, B_LIST, B_TABLE } block;
 
 static void end_block(FILE *f, block *b)
@@ -190,9 +214,19 @@ kb_status kb_report_write_html(const char *md_path, const char *html_path, const
         while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
         if (n == 0) {
             end_block(f, &b);
-        } else if (line[0] == '<') { /* raw HTML markdown.c wrote: <details>, <summary> */
+        } else if (strcmp(line, "</details>") == 0) {
             end_block(f, &b);
-            fprintf(f, "%s\n", line);
+            fputs("</details>\n", f);
+        } else if (n > DETAILS_LEN + SUMMARY_END_LEN &&
+                   strncmp(line, DETAILS, DETAILS_LEN) == 0 &&
+                   strcmp(line + n - SUMMARY_END_LEN, SUMMARY_END) == 0) {
+            /* The raw HTML markdown.c writes, its summary escaped: a
+             * benchmark name from the results is part of it. Any other line
+             * starting with '<' is text (the paragraph below). */
+            end_block(f, &b);
+            fputs(DETAILS, f);
+            inline_md(f, line + DETAILS_LEN, n - DETAILS_LEN - SUMMARY_END_LEN);
+            fputs(SUMMARY_END "\n", f);
         } else if (line[0] == '#') {
             end_block(f, &b);
             int level = 0;

@@ -198,6 +198,42 @@ START_TEST(test_html_self_contained)
 }
 END_TEST
 
+/* Text from the results (a benchmark name, a peer's message) lands in
+ * report.md as written; report.html passed any line starting with '<' on
+ * as raw HTML, the fold's summary with a benchmark name in it included,
+ * and made any [text](url) a link, javascript: URLs too. Now only the
+ * fold's own tags are markup, and a link is an anchor, http(s) or a
+ * relative path; the rest is shown as text. */
+START_TEST(test_html_input_text_is_not_markup)
+{
+    char dir[4096], md[4200], html[4200];
+    kbt_tmpdir(dir);
+    snprintf(md, sizeof md, "%s/report.md", dir);
+    kbt_write(md, "# kbench report: x\n\n"
+                  "<details><summary><img src=x onerror=alert(1)> bf16: GB/s per "
+                  "shape</summary>\n\n"
+                  "| shape | eager |\n|---|--:|\n| 4x4 | 1 |\n\n</details>\n\n"
+                  "<script>alert(2)</script>\n\n"
+                  "- [a](javascript:alert(3)) [b](JAVASCRIPT:x) [c](data:text/html,x) "
+                  "[d](#accuracy-failures) [e](plots/a.svg) [f](https://example.com/r)\n");
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    kb_err e = {""};
+    ck_assert_msg(kb_report_write_html(md, html, dir, "t", &e) == KB_OK, "%s", e.msg);
+    char *h = read_out(dir, "report.html");
+    ASSERT_CONTAINS(h,
+                    "<details><summary>&lt;img src=x onerror=alert(1)&gt; bf16: GB/s per "
+                    "shape</summary>\n<table>",
+                    "</tbody></table>\n</details>\n",
+                    "<p>&lt;script&gt;alert(2)&lt;/script&gt;</p>",
+                    "[a](javascript:alert(3))", "[b](JAVASCRIPT:x)", "[c](data:text/html,x)",
+                    "<a href=\"#accuracy-failures\">d</a>", "<a href=\"plots/a.svg\">e</a>",
+                    "<a href=\"https://example.com/r\">f</a>");
+    ASSERT_LACKS(h, "<img", "<script", "href=\"javascript", "href=\"JAVASCRIPT", "href=\"data");
+    free(h);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 START_TEST(test_plots_drawn)
 {
     if (access("/usr/bin/gnuplot", X_OK) != 0) {
@@ -388,6 +424,7 @@ Suite *kb_suite_report_output(void)
     tcase_add_test(t, test_plot_sweeps_and_points);
     tcase_add_test(t, test_fold_and_image_base);
     tcase_add_test(t, test_html_self_contained);
+    tcase_add_test(t, test_html_input_text_is_not_markup);
     tcase_add_test(t, test_mixed_gpus_and_versions);
     tcase_add_test(t, test_gpus_side_by_side);
     tcase_add_test(t, test_report_is_utf8);
