@@ -288,6 +288,12 @@ static kb_status parse_value(const read_ctx *c, const col *k, int key, const cha
         if ((key && v < 1) || (k->type == T_DIM && v < 0))
             return KB_FAIL(e, KB_ERR_PARSE, "%s:%ld: column '%s' must be >= 1, got %lld",
                            c->path, line, k->name, (long long)v);
+        /* The counts (samples, mismatches, kernels): a negative one was read
+         * as it stood, and written back empty, as "not measured". */
+        if (*s && v < 0)
+            return KB_FAIL(e, KB_ERR_PARSE,
+                           "%s:%ld: column '%s': %lld must be >= 0 (empty when not measured)",
+                           c->path, line, k->name, (long long)v);
         if (k->type == T_INT) {
             if (v < INT_MIN || v > INT_MAX)
                 return KB_FAIL(e, KB_ERR_PARSE, "%s:%ld: column '%s': %lld out of range",

@@ -389,6 +389,42 @@ START_TEST(read_rejects_unmeasurable_numbers)
 }
 END_TEST
 
+/* Counts cannot be negative: samples -3, mismatches -5 or kernels -2 were
+ * read as they stood (and written back empty, as not measured). Empty and
+ * 0 still read. */
+START_TEST(read_rejects_negative_counts)
+{
+    char dir[4096], path[4200], text[512];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/c.csv", dir);
+    const char *head = "benchmark,backend,dtype,M,N,median_ms,samples,mismatches,kernels\n";
+    static const struct {
+        const char *row, *want;
+    } bad[] = {
+        {"softmax_forward,eager,bf16,1,2,1,-3,,\n", "c.csv:2: column 'samples': -3 must be >= 0"},
+        {"softmax_forward,eager,bf16,1,2,1,,-5,\n",
+         "c.csv:2: column 'mismatches': -5 must be >= 0"},
+        {"softmax_forward,eager,bf16,1,2,1,,,-2\n", "c.csv:2: column 'kernels': -2 must be >= 0"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "%s%s", head, bad[i].row);
+        expect_read_error(path, text, bad[i].want);
+    }
+    snprintf(text, sizeof text, "%ssoftmax_forward,eager,bf16,1,2,1,,,\n"
+                                "softmax_forward,eager,bf16,1,4,1,0,0,0\n", head);
+    kbt_write(path, text);
+    kb_results r;
+    kb_results_init(&r);
+    kb_err e = {{0}};
+    ck_assert_msg(kb_results_read_csv(path, &r, &e) == KB_OK, "%s", e.msg);
+    ck_assert_uint_eq(r.n, 2);
+    ck_assert_int_eq(r.v[0].mismatches, -1); /* empty: not checked */
+    ck_assert_int_eq(r.v[1].mismatches, 0);
+    kb_results_free(&r);
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 /* A row's shape is one kbench could run (kb_shape_too_large, the --shape
  * bound): M=2^63-1 overflowed the report's row and byte counts (kb_out_rows'
  * 2M) and the plot's N axis. The bound itself still reads. */
@@ -701,6 +737,7 @@ Suite *kb_suite_results(void)
     tcase_add_test(t, read_rejects_unmeasurable_numbers);
     tcase_add_test(t, read_rejects_unknown_verdicts);
     tcase_add_test(t, read_rejects_nul_bytes);
+    tcase_add_test(t, read_rejects_negative_counts);
     tcase_add_test(t, read_rejects_shapes_too_large);
     tcase_add_test(t, accuracy_state_text);
     tcase_add_test(t, write_failure_leaves_original);
