@@ -231,6 +231,10 @@ static int spec_parse(const char *text, const char *file, spec_table *t, char *w
         char *nl = strchr(l, '\n');
         if (nl) *nl = 0;
         save = nl ? nl + 1 : NULL;
+        /* A CRLF checkout: the '\r' after a row's last '|' made it "not a
+         * table row", and the table was then not found at all. */
+        const size_t ll = strlen(l);
+        if (ll && l[ll - 1] == '\r') l[ll - 1] = 0;
         char *cell[SPEC_CELLS];
         const int n = split_cells(l, cell);
         if (state == 0 && n > 0 && strcmp(cell[0], "benchmark") == 0 &&
@@ -501,6 +505,23 @@ START_TEST(parser_evaluates)
 }
 END_TEST
 
+/* The table read from a file with CRLF line ends: the same rows, the same
+ * lines. */
+START_TEST(parser_reads_crlf)
+{
+    static spec_table t;
+    char why[512] = "";
+    ck_assert_msg(spec_parse("text\r\n\r\n| benchmark | inputs | bytes (s = dtype size) | flops | "
+                             "error scale |\r\n|---|---|---|---|---|\r\n"
+                             "| a | x | 2·M·N·s | 0 | abs |\r\n| b | x | M·s | 0 | loss |\r\n",
+                             "t.md", &t, why, sizeof why) == 0,
+                  "%s", why);
+    ck_assert_int_eq(t.n, 2);
+    ck_assert_str_eq(t.rows[1].scale, "loss");
+    ck_assert_int_eq(t.rows[1].line, 6);
+}
+END_TEST
+
 Suite *kb_suite_spec(void)
 {
     Suite *s = suite_create("spec");
@@ -509,6 +530,7 @@ Suite *kb_suite_spec(void)
     tcase_add_test(tc, spec_edits_fail_by_name);
     tcase_add_test(tc, parser_refuses_malformed_rows);
     tcase_add_test(tc, parser_evaluates);
+    tcase_add_test(tc, parser_reads_crlf);
     suite_add_tcase(s, tc);
     return s;
 }
