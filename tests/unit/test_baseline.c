@@ -268,10 +268,7 @@ START_TEST(read_nul_byte)
 {
     char dir[4096], path[4200];
     kbt_tmpdir_file(dir, path, sizeof path, "nul.csv");
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(nul_files[_i].text, 1, nul_files[_i].len, f), nul_files[_i].len);
-    ck_assert_int_eq(fclose(f), 0);
+    kbt_write_n(path, nul_files[_i].text, nul_files[_i].len);
     expect_parse_error(path, nul_files[_i].file_line, nul_files[_i].what);
     kbt_rm_rf(dir);
 }

@@ -306,34 +306,11 @@ START_TEST(read_errors)
 }
 END_TEST
 
-/* A NUL byte cut a field short without a word: "SAME<NUL>X" read as SAME
- * and "2175.3<NUL>9" as 2175.3. Now the row is refused, naming the field. */
-START_TEST(read_rejects_nul_bytes)
+/* Reading the n bytes of text from path fails (KB_ERR_PARSE) with want in
+ * the message, appending nothing. */
+static void expect_read_error_n(const char *path, const char *text, size_t n, const char *want)
 {
-    static const char text[] = "benchmark,backend,dtype,M,N,median_ms,gbps,verdict\n"
-                               "softmax_forward,eager,bf16,1,2,3,2175.3\0009,SAME\n";
-    char dir[4096], path[4200];
-    kbt_tmpdir_file(dir, path, sizeof path, "nul.csv");
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(text, 1, sizeof text - 1, f), sizeof text - 1);
-    ck_assert_int_eq(fclose(f), 0);
-    kb_results r;
-    kb_results_init(&r);
-    kb_err e = {{0}};
-    ck_assert_int_eq(kb_results_read_csv(path, &r, &e), KB_ERR_PARSE);
-    ck_assert_msg(strstr(e.msg, "nul.csv:2: field 7 holds a NUL byte"), "%s", e.msg);
-    ck_assert_uint_eq(r.n, 0);
-    kb_results_free(&r);
-    kbt_rm_rf(dir);
-}
-END_TEST
-
-/* Reading text from path fails (KB_ERR_PARSE) with want in the message,
- * appending nothing. */
-static void expect_read_error(const char *path, const char *text, const char *want)
-{
-    kbt_write(path, text);
+    kbt_write_n(path, text, n);
     kb_results r;
     kb_results_init(&r);
     kb_err e = {{0}};
@@ -342,6 +319,24 @@ static void expect_read_error(const char *path, const char *text, const char *wa
     ck_assert_uint_eq(r.n, 0);
     kb_results_free(&r);
 }
+
+static void expect_read_error(const char *path, const char *text, const char *want)
+{
+    expect_read_error_n(path, text, strlen(text), want);
+}
+
+/* A NUL byte cut a field short without a word: "SAME<NUL>X" read as SAME
+ * and "2175.3<NUL>9" as 2175.3. Now the row is refused, naming the field. */
+START_TEST(read_rejects_nul_bytes)
+{
+    static const char text[] = "benchmark,backend,dtype,M,N,median_ms,gbps,verdict\n"
+                               "softmax_forward,eager,bf16,1,2,3,2175.3\0009,SAME\n";
+    char dir[4096], path[4200];
+    kbt_tmpdir_file(dir, path, sizeof path, "nul.csv");
+    expect_read_error_n(path, text, sizeof text - 1, "nul.csv:2: field 7 holds a NUL byte");
+    kbt_rm_rf(dir);
+}
+END_TEST
 
 /* A time or rate of 0 or less, or a negative noise, cannot have been
  * measured: the reader refuses the row, naming file, line, column and value

@@ -111,23 +111,25 @@ START_TEST(bucket_rounds_up_and_flags_unaligned)
         ck_assert_msg(strcmp(buf, want) == 0, "N=%lld: got %s, want %s", (long long)t[i].N, buf,
                       want);
     }
-    /* M is rounded up to a power of two too: the grid matters as much as the row */
-    char buf[64];
-    kb_tune_bucket(KB_BF16, 1, 32768, 0, buf, sizeof buf);
-    ck_assert_str_eq(buf, "N<=32768,M<=1");
-    kb_tune_bucket(KB_BF16, 1024, 151936, 0, buf, sizeof buf);
-    ck_assert_str_eq(buf, "N<=262144,M<=1024");
-    kb_tune_bucket(KB_BF16, 1025, 151936, 0, buf, sizeof buf);
-    ck_assert_str_eq(buf, "N<=262144,M<=2048");
-    kb_tune_bucket(KB_BF16, 1152000, 4095, 0, buf, sizeof buf);
-    ck_assert_str_eq(buf, "N<=4096,unaligned,M<=2097152");
-    /* a 3-D problem's K (rope's kv heads) is its own class: 8 and 32 are two entries */
-    kb_tune_bucket(KB_BF16, 8192, 32, 8, buf, sizeof buf);
-    ck_assert_str_eq(buf, "N<=32,M<=8192,K<=8");
-    kb_tune_bucket(KB_BF16, 8192, 32, 32, buf, sizeof buf);
-    ck_assert_str_eq(buf, "N<=32,M<=8192,K<=32");
-    kb_tune_bucket(KB_BF16, 4099, 5, 3, buf, sizeof buf);
-    ck_assert_str_eq(buf, "N<=8,unaligned,M<=8192,K<=4");
+    /* M is rounded up to a power of two too: the grid matters as much as the row;
+     * a 3-D problem's K (rope's kv heads) is its own class: 8 and 32 are two entries */
+    static const struct {
+        int64_t M, N, K;
+        const char *want;
+    } mk[] = {
+        {1, 32768, 0, "N<=32768,M<=1"},
+        {1024, 151936, 0, "N<=262144,M<=1024"},
+        {1025, 151936, 0, "N<=262144,M<=2048"},
+        {1152000, 4095, 0, "N<=4096,unaligned,M<=2097152"},
+        {8192, 32, 8, "N<=32,M<=8192,K<=8"},
+        {8192, 32, 32, "N<=32,M<=8192,K<=32"},
+        {4099, 5, 3, "N<=8,unaligned,M<=8192,K<=4"},
+    };
+    for (size_t i = 0; i < sizeof mk / sizeof mk[0]; i++) {
+        char buf[64];
+        kb_tune_bucket(KB_BF16, mk[i].M, mk[i].N, mk[i].K, buf, sizeof buf);
+        ck_assert_str_eq(buf, mk[i].want);
+    }
     ck_assert_int_eq(kb_tune_rows_class(576000), 1048576);
     ck_assert_int_eq(kb_tune_rows_class(0), 1);
 }

@@ -187,10 +187,7 @@ START_TEST(cache_nul_byte_is_refused)
     snprintf(path, sizeof path, "%s/cache.txt", tmpdir);
     static const char text[] =
         "# header\nNVIDIA H200|softmax_forward|bf16|N<=4096,M<=1024|threads=32|100\0junk\n";
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(text, 1, sizeof text - 1, f), sizeof text - 1);
-    ck_assert_int_eq(fclose(f), 0);
+    kbt_write_n(path, text, sizeof text - 1);
     const kb_tune_key k = {"NVIDIA H200", "softmax_forward", "bf16", "N<=4096,M<=1024"};
     double gbps = 0;
     int found = 1;

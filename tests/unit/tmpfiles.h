@@ -89,12 +89,18 @@ static inline void kbt_long_path(char *out, size_t cap, const char *dir, const c
     ck_assert_uint_eq(strlen(out), total);
 }
 
-static inline void kbt_write(const char *path, const char *text)
+/* The n bytes of text into path (NUL bytes included). */
+static inline void kbt_write_n(const char *path, const char *text, size_t n)
 {
     FILE *f = fopen(path, "wb");
     ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(text, 1, strlen(text), f), strlen(text));
+    ck_assert_uint_eq(fwrite(text, 1, n, f), n);
     ck_assert_int_eq(fclose(f), 0);
+}
+
+static inline void kbt_write(const char *path, const char *text)
+{
+    kbt_write_n(path, text, strlen(text));
 }
 
 /* Whole file, NUL-terminated, caller frees; NULL if it cannot be opened. */
