@@ -387,6 +387,25 @@ END_TEST
 /* Counts cannot be negative: samples -3, mismatches -5 or kernels -2 were
  * read as they stood (and written back empty, as not measured). Empty and
  * 0 still read. */
+/* A key with a line break (a quoted CSV field may hold one) split the plot's
+ * data comment and the report's headings; it is refused, naming the column. */
+START_TEST(read_rejects_control_characters_in_keys)
+{
+    char dir[4096], path[4200];
+    kbt_tmpdir(dir);
+    snprintf(path, sizeof path, "%s/k.csv", dir);
+    expect_read_error(path,
+                      "benchmark,backend,dtype,M,N,median_ms\n"
+                      "softmax_forward,\"tu\nned\",bf16,1,2,1\n",
+                      "k.csv:2: column 'backend' holds a control character (0x0a)");
+    expect_read_error(path,
+                      "benchmark,backend,dtype,M,N,median_ms\n"
+                      "softmax\tforward,eager,bf16,1,2,1\n",
+                      "k.csv:2: column 'benchmark' holds a control character (0x09)");
+    kbt_rm_rf(dir);
+}
+END_TEST
+
 START_TEST(read_rejects_negative_counts)
 {
     char dir[4096], path[4200], text[512];
@@ -733,6 +752,7 @@ Suite *kb_suite_results(void)
     tcase_add_test(t, read_rejects_unknown_verdicts);
     tcase_add_test(t, read_rejects_nul_bytes);
     tcase_add_test(t, read_rejects_negative_counts);
+    tcase_add_test(t, read_rejects_control_characters_in_keys);
     tcase_add_test(t, read_rejects_shapes_too_large);
     tcase_add_test(t, accuracy_state_text);
     tcase_add_test(t, write_failure_leaves_original);
