@@ -130,6 +130,9 @@ static kb_status get_text(read_ctx *c, char *const *f, int col, long line, char 
     if (strlen(s) >= cap)
         return BAD("%s:%ld: column '%s' is longer than %zu characters: '%.40s...'", c->path,
                    line, col_names[col], cap - 1, s);
+    if (required && kb_csv_control_char(s)) /* a key */
+        return BAD("%s:%ld: column '%s' holds a control character (0x%02x)", c->path, line,
+                   col_names[col], kb_csv_control_char(s));
     strcpy(dst, s);
     return KB_OK;
 }

@@ -286,6 +286,13 @@ static int only_space(const char *s)
     return *s == '\0';
 }
 
+int kb_csv_control_char(const char *s)
+{
+    for (const unsigned char *q = (const unsigned char *)s; *q; q++)
+        if (*q < 0x20 || *q == 0x7f) return *q;
+    return 0;
+}
+
 int kb_parse_double(const char *s, double *out)
 {
     char *end;

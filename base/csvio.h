@@ -56,6 +56,11 @@ void kb_format_double(char *buf, size_t len, double v);
  * arrays rows are read into (fields of a row, results, baseline rows). */
 void *kb_grow(void *v, size_t n, size_t *cap, size_t elem, size_t first);
 
+/* The first control character (below 0x20, or 0x7f) of s, else 0: a key
+ * column (benchmark, backend, dtype) holds none, since keys name plot files,
+ * report headings and the plots' data comments, which a line break splits. */
+int kb_csv_control_char(const char *s);
+
 /* Strict number parsing: whole string, finite. Return 0 on success. */
 int kb_parse_double(const char *s, double *out);
 int kb_parse_int64(const char *s, int64_t *out);

@@ -276,14 +276,10 @@ static kb_status parse_value(const read_ctx *c, const col *k, int key, const cha
         if (key && strlen(s) >= k->size)
             return KB_FAIL(e, KB_ERR_PARSE, "%s:%ld: column '%s' is longer than %zu characters",
                            c->path, line, k->name, k->size - 1);
-        /* A key names plot files, report headings and the plots' data
-         * comments: a line break or other control character in it would
-         * split them. */
-        for (const unsigned char *q = (const unsigned char *)s; key && *q; q++)
-            if (*q < 0x20 || *q == 0x7f)
-                return KB_FAIL(e, KB_ERR_PARSE,
-                               "%s:%ld: column '%s' holds a control character (0x%02x)", c->path,
-                               line, k->name, *q);
+        if (key && kb_csv_control_char(s))
+            return KB_FAIL(e, KB_ERR_PARSE,
+                           "%s:%ld: column '%s' holds a control character (0x%02x)", c->path,
+                           line, k->name, kb_csv_control_char(s));
         snprintf(AT(x, k, char), k->size, "%s", s);
         return KB_OK;
     case T_DIM:

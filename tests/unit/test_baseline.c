@@ -227,6 +227,10 @@ static const struct {
     {"softmax_forward,eager,bfloat16_long,1,2,0.5,10,0.01", NULL}, /* too long for dtype */
     {"softmax_forward,eager,bf16,1,2,nan,10,0.01", NULL},     /* NaN median */
     {"softmax_forward,eager,bf16,1,2,0x10,10,0.01", NULL},    /* hex */
+    /* a control character in a key: a line break split the report's headings */
+    {"softmax_forward,\"ea\rger\",bf16,1,2,0.5,10,0.01",
+     "column 'backend' holds a control character (0x0d)"},
+    {"softmax_forward,eager,bf\x7f" "16,1,2,0.5,10,0.01", "column 'dtype' holds a control character (0x7f)"},
     /* larger than kbench runs (kb_shape_too_large): 2M overflowed */
     {"softmax_forward,eager,bf16,9223372036854775807,1,0.5,10,0.01",
      "bad.csv:2: shape 9223372036854775807x1 is larger than kbench runs"},
