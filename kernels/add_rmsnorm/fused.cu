@@ -103,9 +103,9 @@ ar_fwd_kernel(const T *__restrict__ x, const T *__restrict__ r, const float *__r
     }
 }
 
-/* The plain RMSNorm backward row loop (common/fused_norm_bwd.cuh) with dres
- * added to dx; program blockIdx.x owns rows [b * rows_per_cta, ...) and
- * partial row b. */
+/* The RMSNorm backward row loop (common/fused_norm_bwd.cuh) with dres added
+ * to dx; program blockIdx.x owns rows [b * rows_per_cta, ...) and partial
+ * row b. */
 template <typename T, int W, int U>
 static __global__ void __launch_bounds__(1024)
 ar_bwd_kernel(const T *__restrict__ h, const T *__restrict__ dy, const T *__restrict__ dres,
@@ -113,43 +113,8 @@ ar_bwd_kernel(const T *__restrict__ h, const T *__restrict__ dy, const T *__rest
               float *part, int64_t M, int64_t N, int64_t rows_per_cta)
 {
     __shared__ float scratch[32];
-    float acc[U][W];
-    const fused_dw_part<W, U> dw(part, M, N, rows_per_cta, acc);
-    for (int64_t row = dw.r0; row < dw.r1; row++) {
-        const T *hr = h + row * N, *gr = dy + row * N, *rr = dres + row * N;
-        T *dr = dx + row * N;
-        const float rs = rstd[row];
-        /* pass 1: sum(g * xh) (padding: h = dy = w = 0) */
-        float sgx = 0.f;
-        for (int64_t base = 0; base < N; base += dw.tile) {
-            float xv[U][W], gv[U][W], wv[U][W];
-            fused_load_xgw<T, W, U, false>(hr, gr, w, base, N, xv, gv, wv);
-#pragma unroll
-            for (int k = 0; k < U; k++)
-#pragma unroll
-                for (int i = 0; i < W; i++) sgx += (gv[k][i] * wv[k][i]) * (xv[k][i] * rs);
-        }
-        const float c = kb_block_sum(sgx, scratch) / (float)N;
-        /* pass 2: dx = rstd * (g - xh * c) + dres; dy * xh into the partial.
-         * dres is read once, one access at a time (no tile of it held). */
-        for (int64_t base = 0; base < N; base += dw.tile) {
-            float xv[U][W], gv[U][W], wv[U][W];
-            fused_load_xgw<T, W, U, true>(hr, gr, w, base, N, xv, gv, wv);
-            float o[W], d[W], pv[W];
-            fused_tile_each<W, U>(base, N, [&](int k, int64_t col) {
-                fused_ld<T, W, true>(rr + col, o);
-#pragma unroll
-                for (int i = 0; i < W; i++) {
-                    const float xh = xv[k][i] * rs;
-                    o[i] += rs * (gv[k][i] * wv[k][i] - xh * c);
-                    d[i] = gv[k][i] * xh;
-                }
-                fused_st<T, W>(dr + col, o);
-                dw.add(acc, k, col, row, d, pv);
-            });
-        }
-    }
-    dw.flush(acc, N);
+    fused_norm_bwd_rows<false, T, W, U, true>(h, dy, w, nullptr, rstd, dx, part, M, N,
+                                              rows_per_cta, scratch, dres);
 }
 
 /* ---- host ------------------------------------------------------------------------ */

@@ -6,10 +6,12 @@
  * the saved statistics); pass 2 writes
  *     dx = rstd * (g - mean(g) - xh * mean(g * xh))   (no mean(g) for RMSNorm)
  * and adds dy * xh into the program's dw partial (fused_dw_part,
- * fused_rows.cuh). Each op's __global__ keeps its own parameter list
- * (RMSNorm saves no mean) and calls this inlined, so the two kernels
- * compile to what they were as separate copies (ci/sass-diff). Also the
- * tile sizes and traits both norms give fused_rows.cuh. */
+ * fused_rows.cuh). add_rmsnorm's backward is RMSNorm's with the residual
+ * stream's gradient added to dx (RES: dres, read once per element in pass
+ * 2). Each op's __global__ keeps its own parameter list (RMSNorm saves no
+ * mean) and calls this inlined, so the kernels compile to what they were
+ * as separate copies (ci/sass-diff). Also the tile sizes and traits both
+ * norms give fused_rows.cuh. */
 #ifndef KB_FUSED_NORM_BWD_CUH
 #define KB_FUSED_NORM_BWD_CUH
 
@@ -33,17 +35,18 @@
     static constexpr int BWD_ELEMS1 = FUSED_NORM_TILE_ELEMS_BWD1,                          \
                          BWD_ELEMSV = FUSED_NORM_TILE_ELEMS;
 
-template <bool LN, typename T, int W, int U>
+template <bool LN, typename T, int W, int U, bool RES = false>
 static __device__ __forceinline__ void
 fused_norm_bwd_rows(const T *__restrict__ x, const T *__restrict__ dy,
                     const float *__restrict__ w, const float *__restrict__ mean,
                     const float *__restrict__ rstd, T *__restrict__ dx, float *part, int64_t M,
-                    int64_t N, int64_t rows_per_cta, float *scratch)
+                    int64_t N, int64_t rows_per_cta, float *scratch,
+                    const T *__restrict__ dres = nullptr)
 {
     float acc[U][W];
     const fused_dw_part<W, U> dw(part, M, N, rows_per_cta, acc);
     for (int64_t row = dw.r0; row < dw.r1; row++) {
-        const T *xr = x + row * N, *gr = dy + row * N;
+        const T *xr = x + row * N, *gr = dy + row * N, *rr = RES ? dres + row * N : nullptr;
         T *dr = dx + row * N;
         float mu = 0.f;
         if constexpr (LN) mu = mean[row];
@@ -76,12 +79,18 @@ fused_norm_bwd_rows(const T *__restrict__ x, const T *__restrict__ dy,
             fused_load_xgw<T, W, U, true>(xr, gr, w, base, N, xv, gv, wv);
             float o[W], d[W], pv[W];
             fused_tile_each<W, U>(base, N, [&](int k, int64_t col) {
+                /* dres is read once, one access at a time (no tile of it held) */
+                if constexpr (RES) fused_ld<T, W, true>(rr + col, o);
 #pragma unroll
                 for (int i = 0; i < W; i++) {
                     const float g = gv[k][i] * wv[k][i];
                     if constexpr (LN) {
                         const float xh = (xv[k][i] - mu) * rs;
                         o[i] = rs * (g - mg - xh * c);
+                        d[i] = gv[k][i] * xh;
+                    } else if constexpr (RES) {
+                        const float xh = xv[k][i] * rs;
+                        o[i] += rs * (g - xh * c);
                         d[i] = gv[k][i] * xh;
                     } else {
                         const float xh = xv[k][i] * rs;
