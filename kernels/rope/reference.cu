@@ -16,6 +16,7 @@
 #include <math.h>
 
 #include "kb_cuda.cuh"
+#include "ref_rows.cuh" /* ld, st: values at the reference's precision */
 #include "rope.h"
 
 namespace {
@@ -55,10 +56,6 @@ template <typename T> __global__ void rope_ref_table(T *cs, int64_t M, double ba
     }
 }
 
-__device__ __forceinline__ double to_d(float v) { return v; }
-__device__ __forceinline__ double to_d(kb_bf16 v) { return __bfloat162float(v); }
-__device__ __forceinline__ double to_d(kb_fp16 v) { return __half2float(v); }
-
 template <typename T, bool BWD>
 __global__ void rope_ref_gold(const T *src, const T *cs, T *gold, float *scale, int64_t M,
                               int64_t heads)
@@ -72,13 +69,13 @@ __global__ void rope_ref_gold(const T *src, const T *cs, T *gold, float *scale, 
         const T *c = cs + m * kD, *s = cs + M * kD + m * kD;
         double t0, t1; /* the element's two terms */
         if (d < H) {
-            t0 = to_d(a[d]) * to_d(c[d]);
-            t1 = BWD ? to_d(a[d + H]) * to_d(s[d + H]) : -to_d(a[d + H]) * to_d(s[d]);
+            t0 = ld(a[d]) * ld(c[d]);
+            t1 = BWD ? ld(a[d + H]) * ld(s[d + H]) : -ld(a[d + H]) * ld(s[d]);
         } else {
-            t0 = to_d(a[d]) * to_d(c[d]);
-            t1 = BWD ? -to_d(a[d - H]) * to_d(s[d - H]) : to_d(a[d - H]) * to_d(s[d]);
+            t0 = ld(a[d]) * ld(c[d]);
+            t1 = BWD ? -ld(a[d - H]) * ld(s[d - H]) : ld(a[d - H]) * ld(s[d]);
         }
-        gold[i] = kb_from_float<T>((float)(t0 + t1));
+        gold[i] = st<T>(t0 + t1);
         scale[i] = (float)(fabs(t0) + fabs(t1));
     }
 }
