@@ -4,24 +4,15 @@
  * forward stores it). Slow and obvious on purpose: the unit tests check it
  * against closed forms and finite differences. Limits: any M, N >= 1. */
 #include <inttypes.h>
-#include <math.h>
 
 #include "add_rmsnorm_ref.h"
 #include "half.h"
-
-#define EPS ((double)KB_NORM_EPS)
-
-static double row_rstd(const float *h, int64_t N)
-{
-    double s = 0.0;
-    for (int64_t j = 0; j < N; j++) s += (double)h[j] * h[j];
-    return 1.0 / sqrt(s / (double)N + EPS);
-}
+#include "ref_rows.h" /* the RMS row statistic and the norms' dw column sums */
 
 void kb_add_rmsnorm_ref_cpu_rstd(int64_t M, int64_t N, const float *h, float *rstd)
 {
     if (!h || !rstd || M < 1 || N < 1) return;
-    for (int64_t i = 0; i < M; i++) rstd[i] = (float)row_rstd(h + i * N, N);
+    for (int64_t i = 0; i < M; i++) rstd[i] = (float)kb_ref_row_rms_rstd(h + i * N, N);
 }
 
 /* What the direction reads and writes, each named in the message when NULL. */
@@ -67,7 +58,7 @@ kb_status kb_add_rmsnorm_ref_cpu(const kb_problem *p, const kb_ref_in *in, kb_re
             h[k] = kb_round_to(p->dtype, (float)((double)in->x[k] + (double)in->res[k]));
         for (int64_t i = 0; i < M; i++) {
             const float *hr = h + i * N;
-            const double rs = row_rstd(hr, N);
+            const double rs = kb_ref_row_rms_rstd(hr, N);
             for (int64_t j = 0; j < N; j++) y[i * N + j] = (float)((double)hr[j] * rs * in->w[j]);
         }
         return KB_OK;
@@ -83,11 +74,6 @@ kb_status kb_add_rmsnorm_ref_cpu(const kb_problem *p, const kb_ref_in *in, kb_re
             out->out[i * N + j] = (float)(rs * (g - xh * c) + dr[j]);
         }
     }
-    for (int64_t j = 0; j < N; j++) {
-        double s = 0.0;
-        for (int64_t i = 0; i < M; i++)
-            s += (double)in->dy[i * N + j] * ((double)in->x[i * N + j] * in->rstd[i]);
-        out->dw[j] = (float)s;
-    }
+    kb_ref_norm_dw(in, 0, M, N, out->dw); /* h as x, no mean */
     return KB_OK;
 }
